@@ -1,0 +1,208 @@
+// `mhla-lab bench`: times each phase of the exact solver (and the trainers) at a few sizes.
+// Medians over repeats; the machine is noisy, so compare ratios measured in the same run.
+#include "app/cli.h"
+#include "core/certificate.h"
+#include "core/features.h"
+#include "core/parallel.h"
+#include "core/runner.h"
+#include "core/training/training.h"
+#include <QCoreApplication>
+#include <QStringList>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace mhla::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+template <typename F> double medianTime(int repeats, F&& f) {
+    std::vector<double> t;
+    for (int r = 0; r < repeats; ++r) {
+        const auto t0 = Clock::now();
+        f();
+        t.push_back(seconds(t0));
+    }
+    return median(t);
+}
+
+struct Size {
+    int d, n;
+    long long N;
+    int heads;
+};
+
+/// Random-MHLA data of one size, generated in blocks as the runner does.
+struct Blocks {
+    std::vector<Mat> U, Qz, Y;
+};
+
+Blocks generate(const Task& task, long long N, long long B, int threads) {
+    Blocks b;
+    const int d = task.d(), P = pairCount(d);
+    for (long long s0 = 0; s0 < N; s0 += B) {
+        const long long m = std::min(B, N - s0);
+        Mat U(m, P), Qz(m, d), Y(m, task.dOut());
+        parallelFor(m, threads, [&](long long i) {
+            const Sample s = task.sample(Stream::Train, s0 + i);
+            Vec u(P);
+            promptVech(s.Z, u.data());
+            U.row(i) = u.transpose();
+            Qz.row(i) = s.Z.col(s.Z.cols() - 1).transpose();
+            Y.row(i) = s.y.transpose();
+        });
+        b.U.push_back(std::move(U));
+        b.Qz.push_back(std::move(Qz));
+        b.Y.push_back(std::move(Y));
+    }
+    return b;
+}
+
+void benchSolver(const std::vector<Size>& sizes, int repeats, int threads) {
+    std::printf("\n== Exact solver: random MHLA, d_out = d, median of %d runs, %d thread(s) ==\n",
+                repeats, resolveThreads(threads));
+    std::printf("%4s %4s %7s %6s | %9s %9s %9s %9s %9s | %8s %8s | %s\n", "d", "n", "N", "D",
+                "gen s", "accum s", "cert+sol", "heads s", "total s", "GF/s exe", "GF/s eq",
+                "check");
+    for (const Size& s : sizes) {
+        ExperimentConfig cfg;
+        cfg.task.kind = TaskKind::RandomMhla;
+        cfg.task.d = s.d;
+        cfg.task.tokens = s.n;
+        cfg.task.dOut = s.d;
+        cfg.task.teacherHeads = s.heads;
+        cfg.task.samples = s.N;
+        cfg.eval.spectrum = SpectrumMode::None;
+        cfg.eval.lambdaTrace = 0;
+        const auto task = makeTask(cfg.task);
+        const int d = s.d, P = pairCount(d);
+        const long long D = featureDim(d);
+        const long long B = std::clamp<long long>(65536 / P, 256, 8192);
+        Blocks blocks;
+        const double tGen = medianTime(repeats, [&] { blocks = generate(*task, s.N, B, threads); });
+        Mat L, C;
+        const double tAcc = medianTime(repeats, [&] {
+            MomentAccumulator acc(d, d);
+            for (size_t k = 0; k < blocks.U.size(); ++k) acc.addBlock(blocks.U[k], blocks.Qz[k], blocks.Y[k], threads);
+            L = acc.lambda();
+            C = acc.crossMoment();
+        });
+        CertifyOptions opt;
+        PolySolution sol;
+        const double tSolve = medianTime(repeats, [&] { sol = solveCertified(L, C, 0.0, opt); });
+        HeadDecomposition hd;
+        const double tHeads = medianTime(repeats, [&] { hd = headsFromP(sol.P, d); });
+        // Flops: executed = the triangular blocks (D^2/4 per sample, 2 flops each, plus the
+        // scaling); equivalent = what a plain SYRK Phi^T Phi would need (N D^2).
+        const double exe = static_cast<double>(s.N) * pairCount(d) * (static_cast<double>(P) * (P + 1)) + 
+                           static_cast<double>(s.N) * pairCount(d) * P;
+        const double eq = static_cast<double>(s.N) * static_cast<double>(D) * static_cast<double>(D);
+        const double rel = (sol.P - task->teacherP()).norm() / task->teacherP().norm();
+        std::printf("%4d %4d %7lld %6lld | %9.4f %9.4f %9.4f %9.4f %9.4f | %8.1f %8.1f | "
+                    "lambda_min %.2e, |P-P*|/|P*| %.1e, %s\n",
+                    d, s.n, s.N, D, tGen, tAcc, tSolve, tHeads, tGen + tAcc + tSolve + tHeads,
+                    exe / tAcc * 1e-9, eq / tAcc * 1e-9, sol.certificate.lambdaMin, rel,
+                    sol.certificate.method.c_str());
+    }
+}
+
+void benchCrossover(const std::vector<int>& ds, int repeats) {
+    std::printf("\n== Certificate: dense eigenvalues vs Cholesky + Lanczos (Spectra), median of %d ==\n",
+                repeats);
+    std::printf("%4s %6s | %10s %10s %8s | %s\n", "d", "D", "dense s", "lanczos s", "ratio",
+                "lambda_min dense / lanczos");
+    for (int d : ds) {
+        ExperimentConfig cfg;
+        cfg.task.kind = TaskKind::RandomMhla;
+        cfg.task.d = d;
+        cfg.task.tokens = d + 1;
+        cfg.task.dOut = 1;
+        const long long D = featureDim(d);
+        const auto task = makeTask(cfg.task);
+        MomentAccumulator acc(d, 1);
+        const Blocks b = generate(*task, 2 * D, 4096, 0);
+        for (size_t k = 0; k < b.U.size(); ++k) acc.addBlock(b.U[k], b.Qz[k], b.Y[k], 0);
+        const Mat L = acc.lambda();
+        CertifyOptions opt;
+        Certificate cd, cl;
+        const double td = medianTime(repeats, [&] { cd = certify(L, opt, "dense"); });
+        const double tl = medianTime(repeats, [&] { cl = certify(L, opt, "lanczos"); });
+        std::printf("%4d %6lld | %10.4f %10.4f %8.2f | %.6e / %.6e (%s)\n", d, D, td, tl, td / tl,
+                    cd.lambdaMin, cl.lambdaMin, cl.method.c_str());
+    }
+}
+
+void benchDefaultSolve(int repeats, int threads) {
+    ExperimentConfig cfg; // the default experiment: associative memory, pairs 2, N = 16384
+    RunContext ctx;
+    ctx.threads = threads;
+    ExperimentResult r;
+    const double t = medianTime(repeats, [&] { r = runExperiment(cfg, ctx); });
+    std::printf("\n== Default experiment (associative memory, pairs 2, N 16384, all metrics) ==\n"
+                "whole solve: %.4f s median of %d (certified %s, lambda_min %.3e)\n",
+                t, repeats, r.certificate.certified ? "yes" : "no", r.certificate.lambdaMin);
+}
+
+} // namespace
+
+int runBench(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    int repeats = 5, threads = 0;
+    bool quick = false;
+    const QStringList args = app.arguments();
+    for (int i = 2; i < args.size(); ++i) {
+        const QString a = args[i];
+        auto intArg = [&](int& out, int lo, int hi) {
+            bool ok = false;
+            out = i + 1 < args.size() ? args[++i].toInt(&ok) : 0;
+            if (!ok || out < lo || out > hi) {
+                std::fprintf(stderr, "mhla-lab bench: %s expects an integer in [%d, %d]\n",
+                             a.toUtf8().constData(), lo, hi);
+                return false;
+            }
+            return true;
+        };
+        if (a == QLatin1String("--repeats")) {
+            if (!intArg(repeats, 1, 1000)) return InvalidInput;
+        } else if (a == QLatin1String("--threads")) {
+            if (!intArg(threads, 1, 1024)) return InvalidInput;
+        } else if (a == QLatin1String("--quick")) {
+            quick = true;
+        } else if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
+            std::puts("Usage: mhla-lab bench [--repeats N] [--threads N] [--quick]\n"
+                      "Times each phase of the exact solver at d = 4, 8, 16 (the sizes of\n"
+                      "shared/bench/numpy_ref.py), the dense-vs-Lanczos certificate crossover, the\n"
+                      "default experiment end to end, and the trainers' steps per second.\n"
+                      "--quick: small sizes only, one repeat (a smoke test).");
+            return Success;
+        } else {
+            std::fprintf(stderr, "mhla-lab bench: unknown option \"%s\" (see mhla-lab bench --help)\n",
+                         a.toUtf8().constData());
+            return InvalidInput;
+        }
+    }
+    if (quick) repeats = 1;
+    const std::vector<Size> sizes = quick ? std::vector<Size>{{4, 3, 4096, 1}, {8, 9, 4096, 4}}
+                                          : std::vector<Size>{{4, 3, 16384, 1}, {8, 9, 65536, 4}, {16, 17, 32768, 8}};
+    benchSolver(sizes, repeats, threads);
+    benchCrossover(quick ? std::vector<int>{6, 8} : std::vector<int>{6, 8, 9, 10, 12, 14, 16},
+                   std::min(repeats, 3));
+    benchDefaultSolve(repeats, threads);
+    benchTrainers(std::cout, repeats);
+    return Success;
+}
+
+} // namespace mhla::cli

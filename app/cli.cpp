@@ -1,0 +1,278 @@
+#include "app/cli.h"
+#include "core/config.h"
+#include "core/parallel.h"
+#include "core/runner.h"
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QSaveFile>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+namespace mhla::cli {
+
+namespace {
+
+QString q(const char* s) { return QString::fromUtf8(s); }
+void err(const QString& s) { std::fprintf(stderr, "%s\n", s.toLocal8Bit().constData()); }
+
+const char kUsage[] = R"(mhla-lab — learning multi-head linear attention with guarantees
+
+Usage:
+  mhla-lab                         open the desktop app
+  mhla-lab solve --config FILE [--set section.key=value ...] [--out DIR] [--threads N]
+                 [--progress] [--force]
+                                   run one experiment headless, print its result as JSON
+  mhla-lab figures --config FILE --out DIR [--set section.key=value ...]
+                                   run one experiment and write every figure (SVG, PDF, PNG,
+                                   CSV) without a window
+  mhla-lab bench [--repeats N] [--threads N] [--quick]
+                                   time each phase of the solver and the trainers
+  mhla-lab --help | --version
+
+Exit codes: 0 success, 2 invalid input (the message names the key, the value and what is
+allowed), 1 internal failure, 130 cancelled (Ctrl+C).
+Run `mhla-lab solve --help` for every key of the experiment file.
+)";
+
+bool isHelp(const char* a) { return std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0; }
+
+CancelToken* g_cancel = nullptr;
+extern "C" void onSigint(int) {
+    if (g_cancel) g_cancel->cancel();
+}
+
+QString solveHelp() {
+    return q(R"(Usage: mhla-lab solve [--config FILE] [--set section.key=value ...] [--out DIR]
+                      [--threads N] [--progress] [--force]
+
+Runs one experiment and prints one JSON object on stdout.
+
+Options:
+  --config FILE        experiment file (JSON with sections task, solver, eval). Without it the
+                       defaults below are used (associative memory, pairs 2, 16384 samples).
+  --set KEY=VALUE      override one key, e.g. --set task.samples=1000 (repeatable; VALUE is
+                       parsed as JSON, else taken as a string: --set task.kind=automaton)
+  --out DIR            also write result.json, experiment.json, spectrum.csv, heads.csv,
+                       lambda_trace.csv (and history.csv for trainers) into DIR (created if
+                       needed; refuses a DIR that already holds a result.json unless --force)
+  --threads N          worker threads (default: all cores). Results never depend on it.
+  --progress           print progress lines on stderr
+  --force              allow overwriting the files of an earlier run in --out DIR
+
+Result fields:
+  feature_dim          D = d^2(d+1)/2, the number of cubic features psi(Z)
+  samples              N, training samples
+  lambda_min/max       extreme eigenvalues of Lambda = (1/N) sum psi psi^T (uncentred)
+  condition_number     lambda_max / lambda_min (null when lambda_min <= 0)
+  tolerance            tau = solver.tolerance * lambda_max
+  null_dim             eigenvalues of Lambda <= tau
+  certified            lambda_min > tau: every empirical risk minimiser computes the same function
+  certificate_method   dense (full eigen-decomposition) or lanczos (Cholesky + Spectra)
+  solve_method         cholesky, min-norm (not certified), eigen, ridge, or the trainer's name
+  train_mse, val_mse   mean squared error on the training set / on fresh task samples
+  ood_rel_mse          E|f(Z) - f*(Z)|^2 / E|f*(Z)|^2 on generic N(0,1) prompts
+  distance_p(_rel)     |P - P*|_F (/ |P*|_F) in folded coefficient space
+  heads, rank          heads kept / numerical rank of unfold(P); teacher_rank for P*
+  singular_values      singular values of unfold(P), descending
+  untruncated          (solver.heads > 0) the metrics before keeping the top heads
+  null_witness         (not certified) metrics of another least-squares solution P + |P*| e1 v^T
+                       with Lambda v = 0: same training fit, different function out of
+                       distribution
+  exact                (trainers) the exact solver's metrics on the same data
+  history, stop_reason (trainers) one point per logged epoch; epochs, target_loss or diverged
+  execution            (automaton) step/word accuracy of the model and of the teacher
+  lambda_trace         [samples seen, lambda_min] pairs: the certificate appearing
+  timings_ms           per phase and total
+  config               the resolved experiment (every default filled in)
+
+Experiment keys (section.key, default, allowed values, task kinds that read it):)") +
+           experimentKeysHelp();
+}
+
+bool writeFile(const QString& path, const QByteArray& data, QString* error) {
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(data) != data.size() || !f.commit()) {
+        *error = q("cannot write \"") + path + q("\": ") + f.errorString();
+        return false;
+    }
+    return true;
+}
+
+int solve(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    QStringList args = app.arguments();
+    args.removeAt(1); // the subcommand
+    QCommandLineParser parser;
+    parser.addOption({q("config"), q("experiment file"), q("FILE")});
+    parser.addOption({q("set"), q("override"), q("KEY=VALUE")});
+    parser.addOption({q("out"), q("output directory"), q("DIR")});
+    parser.addOption({q("threads"), q("threads"), q("N")});
+    parser.addOption({q("progress"), q("progress on stderr")});
+    parser.addOption({q("force"), q("overwrite --out files")});
+    parser.addOption({{q("h"), q("help")}, q("help")});
+    if (!parser.parse(args)) {
+        err(q("mhla-lab solve: ") + parser.errorText() + q(" (see mhla-lab solve --help)"));
+        return InvalidInput;
+    }
+    if (parser.isSet(q("help"))) {
+        std::fputs(solveHelp().toUtf8().constData(), stdout);
+        return Success;
+    }
+    if (!parser.positionalArguments().isEmpty()) {
+        err(q("mhla-lab solve: unexpected argument \"") + parser.positionalArguments().first() +
+            q("\" (see mhla-lab solve --help)"));
+        return InvalidInput;
+    }
+    int threads = 0;
+    if (parser.isSet(q("threads"))) {
+        bool ok = false;
+        threads = parser.value(q("threads")).toInt(&ok);
+        if (!ok || threads < 1 || threads > 1024) {
+            err(q("--threads: \"") + parser.value(q("threads")) +
+                q("\" is not allowed; expected an integer in [1, 1024]"));
+            return InvalidInput;
+        }
+    }
+
+    ExperimentConfig cfg;
+    try {
+        QJsonObject obj;
+        if (parser.isSet(q("config"))) {
+            const QString path = parser.value(q("config"));
+            QFile f(path);
+            if (!f.open(QIODevice::ReadOnly)) {
+                err(q("--config: cannot read \"") + path + q("\": ") + f.errorString());
+                return InvalidInput;
+            }
+            QJsonParseError pe;
+            const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &pe);
+            if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
+                err(path + q(": malformed JSON") +
+                    (pe.error != QJsonParseError::NoError
+                         ? q(" at offset ") + QString::number(pe.offset) + q(": ") + pe.errorString()
+                         : q(": the experiment must be a JSON object")));
+                return InvalidInput;
+            }
+            obj = doc.object();
+        }
+        for (const QString& s : parser.values(q("set"))) applyOverride(obj, s);
+        cfg = experimentFromJson(obj);
+    } catch (const ConfigError& e) {
+        err(QString::fromStdString(e.what()));
+        return InvalidInput;
+    }
+
+    QString outDir;
+    if (parser.isSet(q("out"))) {
+        outDir = parser.value(q("out"));
+        if (!QDir().mkpath(outDir)) {
+            err(q("--out: cannot create the directory \"") + outDir + q("\""));
+            return InvalidInput;
+        }
+        const QString probe = QDir(outDir).filePath(q(".mhla-write-test"));
+        QFile t(probe);
+        if (!t.open(QIODevice::WriteOnly)) {
+            err(q("--out: the directory \"") + outDir + q("\" is not writable: ") + t.errorString());
+            return InvalidInput;
+        }
+        t.close();
+        t.remove();
+        if (!parser.isSet(q("force")) && QFileInfo::exists(QDir(outDir).filePath(q("result.json")))) {
+            err(q("--out: \"") + outDir +
+                q("\" already holds the results of a run (result.json); choose another directory "
+                  "or pass --force to overwrite them"));
+            return InvalidInput;
+        }
+    }
+
+    CancelToken cancel;
+    g_cancel = &cancel;
+    std::signal(SIGINT, onSigint);
+    RunContext ctx;
+    ctx.cancel = &cancel;
+    ctx.threads = threads;
+    if (parser.isSet(q("progress"))) {
+        ctx.progress = [](const ProgressEvent& e) {
+            std::fprintf(stderr, "[%5.1f%%] %s", 100.0 * e.fraction, e.phase.c_str());
+            if (e.samplesSeen >= 0) std::fprintf(stderr, "  samples %lld", e.samplesSeen);
+            if (std::isfinite(e.lambdaMinSoFar)) std::fprintf(stderr, "  lambda_min %.3e", e.lambdaMinSoFar);
+            if (e.point)
+                std::fprintf(stderr, "  epoch %d  train_mse %.3e  val_mse %.3e", e.point->epoch,
+                             e.point->trainMse, e.point->valMse);
+            std::fputc('\n', stderr);
+        };
+    }
+
+    ExperimentResult result;
+    try {
+        result = runExperiment(cfg, ctx);
+    } catch (const ConfigError& e) {
+        err(QString::fromStdString(e.what()));
+        return InvalidInput;
+    } catch (const Cancelled&) {
+        err(q("mhla-lab solve: cancelled"));
+        return 130;
+    } catch (const std::exception& e) {
+        err(q("mhla-lab solve: internal error: ") + QString::fromUtf8(e.what()));
+        return InternalError;
+    }
+    g_cancel = nullptr;
+
+    const QByteArray json = QJsonDocument(resultToJson(result)).toJson(QJsonDocument::Indented);
+    std::fwrite(json.constData(), 1, static_cast<size_t>(json.size()), stdout);
+    std::fflush(stdout);
+
+    if (!outDir.isEmpty()) {
+        const QDir dir(outDir);
+        QString error;
+        QString trace = q("samples,lambda_min\n");
+        for (const auto& [n, l] : result.lambdaTrace)
+            trace += QString::number(n) + QLatin1Char(',') + QString::number(l, 'g', 17) + QLatin1Char('\n');
+        bool ok = writeFile(dir.filePath(q("result.json")), json, &error) &&
+                  writeFile(dir.filePath(q("experiment.json")),
+                            QJsonDocument(experimentToJson(result.config)).toJson(), &error) &&
+                  writeFile(dir.filePath(q("spectrum.csv")), spectrumCsv(result).toUtf8(), &error) &&
+                  writeFile(dir.filePath(q("heads.csv")), headsCsv(result).toUtf8(), &error) &&
+                  writeFile(dir.filePath(q("lambda_trace.csv")), trace.toUtf8(), &error);
+        if (ok && !result.history.empty())
+            ok = writeFile(dir.filePath(q("history.csv")), historyCsv(result).toUtf8(), &error);
+        if (!ok) {
+            err(q("mhla-lab solve: ") + error);
+            return InternalError;
+        }
+    }
+    return Success;
+}
+
+} // namespace
+
+const char* usage() { return kUsage; }
+
+bool isCliCommand(const char* arg) {
+    return std::strcmp(arg, "solve") == 0 || std::strcmp(arg, "bench") == 0 || isHelp(arg) ||
+           std::strcmp(arg, "--version") == 0;
+}
+
+int run(int argc, char** argv) {
+    const char* cmd = argv[1];
+    if (isHelp(cmd)) {
+        std::fputs(kUsage, stdout);
+        return Success;
+    }
+    if (std::strcmp(cmd, "--version") == 0) {
+        std::printf("mhla-lab %s\n", MHLA_VERSION);
+        return Success;
+    }
+    if (std::strcmp(cmd, "solve") == 0) return solve(argc, argv);
+    if (std::strcmp(cmd, "bench") == 0) return runBench(argc, argv);
+    std::fprintf(stderr, "mhla-lab: unknown command \"%s\"\n%s", cmd, kUsage);
+    return InvalidInput;
+}
+
+} // namespace mhla::cli

@@ -1,0 +1,139 @@
+#pragma once
+// The experiment file (JSON), shared by the GUI and the command line. Parsing is strict:
+// unknown keys, wrong types, out-of-range and non-finite values are errors that name the key,
+// the value and what is allowed. Every default is filled in and echoed by toJson().
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mhla {
+
+/// Invalid experiment input. what() names the key, the value and what is allowed.
+class ConfigError : public std::runtime_error {
+public:
+    explicit ConfigError(const std::string& msg) : std::runtime_error(msg) {}
+};
+
+enum class TaskKind { RandomMhla, AssociativeMemory, Automaton };
+enum class Embedding { OneHot, Orthogonal, Gaussian };
+enum class SolverKind { Poly, Mhla, Multilayer, Softmax };
+enum class OptimizerKind { Sgd, Adam };
+enum class ScheduleKind { Constant, Cosine };
+enum class SpectrumMode { Auto, Full, None };
+
+struct TaskConfig {
+    TaskKind kind = TaskKind::AssociativeMemory;
+    long long seed = 1;
+    long long samples = 16384;
+    // random_mhla
+    int d = 4;
+    int tokens = 3;
+    int dOut = 4;
+    int teacherHeads = 1;
+    double noise = 0.0;
+    // associative_memory
+    int pairs = 2;
+    double orthogonalProb = 0.0;
+    // automaton
+    int states = 3;
+    int alphabet = 2;
+    Embedding embedding = Embedding::OneHot;
+    double coverage = 1.0;
+    double queryFiller = 0.1;
+    int wordLength = 20;
+};
+
+struct SolverConfig {
+    SolverKind kind = SolverKind::Poly;
+    // poly
+    double ridge = 0.0;
+    int heads = 0;                 ///< poly: keep the top H heads (0 = all); trainers: H >= 1
+    double tolerance = 1e-10;      ///< certificate tolerance, relative to lambda_max
+    double rankTolerance = 1e-8;   ///< numerical rank of unfold(P), relative to sigma_1
+    // trainers (issue: gradient-trained baselines)
+    int layers = 2;
+    OptimizerKind optimizer = OptimizerKind::Adam;
+    double lr = 1e-2;
+    double momentum = 0.9;
+    int batch = 32;
+    int epochs = 50;
+    ScheduleKind schedule = ScheduleKind::Cosine;
+    double warmup = 0.1;
+    double clip = 5.0;             ///< gradient-norm clipping (0 = off)
+    double targetLoss = 0.0;       ///< stop when train_mse <= target_loss (0 = off)
+    long long seed = 1;            ///< initialisation and shuffling
+    int logEvery = 1;              ///< epochs between history points
+    bool compareExact = true;      ///< also run the exact solver and report the distance to it
+};
+
+struct EvalConfig {
+    long long valSamples = 4096;
+    long long oodSamples = 4096;
+    int words = 200;
+    SpectrumMode spectrum = SpectrumMode::Auto; ///< auto: full spectrum when D <= 1024
+    int lambdaTrace = 12;          ///< checkpoints of lambda_min vs samples seen (0 = off)
+};
+
+struct ExperimentConfig {
+    TaskConfig task;
+    SolverConfig solver;
+    EvalConfig eval;
+
+    /// Prompt dimension d, number of tokens n and output dimension d_out implied by the task.
+    int promptDim() const;
+    int tokenCount() const;
+    int outputDim() const;
+};
+
+/// Parses and validates an experiment object. Throws ConfigError.
+ExperimentConfig experimentFromJson(const QJsonObject& obj);
+/// Parses JSON text (errors for malformed JSON carry the offset). Throws ConfigError.
+ExperimentConfig experimentFromJsonText(const QByteArray& text);
+/// Reads a file. Throws ConfigError (unreadable file, malformed JSON, invalid values).
+ExperimentConfig experimentFromFile(const QString& path);
+/// The resolved experiment with every key (defaults filled in).
+QJsonObject experimentToJson(const ExperimentConfig& cfg);
+/// Applies "dotted.key=value" to an experiment object (value parsed as JSON, else as a string).
+/// Throws ConfigError for a malformed assignment; the key itself is checked when parsing.
+void applyOverride(QJsonObject& obj, const QString& assignment);
+/// Validates the whole configuration (ranges, memory). Throws ConfigError.
+void validate(const ExperimentConfig& cfg);
+/// A multi-line description of every key, its default and what is allowed (for --help).
+QString experimentKeysHelp();
+
+/// Description of one key of the experiment file: the single source of the JSON names,
+/// types, ranges, defaults and help texts (parser, --help, GUI tooltips).
+struct KeyInfo {
+    enum class Type { Integer, Real, Bool, Choice };
+    QString section;      ///< "task", "solver" or "eval"
+    QString key;          ///< JSON key inside the section
+    Type type;
+    double min, max;      ///< inclusive bounds for Integer/Real (unless the *Open flags)
+    bool minOpen = false, maxOpen = false;
+    QStringList choices;  ///< Choice: allowed strings, in enum order
+    QString appliesTo;    ///< e.g. "random_mhla", "trainers", "all"
+    QString help;         ///< meaning and formula
+    std::function<double(const ExperimentConfig&)> get;  ///< Choice: the index
+    std::function<void(ExperimentConfig&, double)> set;
+
+    QString path() const { return section + QLatin1Char('.') + key; }
+    /// "an integer in [1, 64]", "a number > 0", "one of onehot, orthogonal, gaussian".
+    QString allowed() const;
+    /// The value of this key in cfg as JSON.
+    QJsonValue value(const ExperimentConfig& cfg) const;
+};
+/// Every key of the experiment file, in file order.
+const std::vector<KeyInfo>& experimentKeys();
+
+QString toString(TaskKind);
+QString toString(Embedding);
+QString toString(SolverKind);
+QString toString(OptimizerKind);
+QString toString(ScheduleKind);
+QString toString(SpectrumMode);
+
+} // namespace mhla

@@ -1,0 +1,50 @@
+#pragma once
+// Multi-head linear attention (MATH.md §1-2 and §4.3): the model, its folded coefficients P,
+// the unfolded W and the canonical heads from the SVD of unfold(P).
+#include "core/types.h"
+#include <vector>
+
+namespace mhla {
+
+/// An MHLA with H heads: V_h is d_out x d, Q_h is d x d.
+struct Heads {
+    std::vector<Mat> V;
+    std::vector<Mat> Q;
+    int count() const { return static_cast<int>(V.size()); }
+};
+
+/// Number of symmetric pairs (a <= b) of [d]: d(d+1)/2.
+inline int pairCount(int d) { return d * (d + 1) / 2; }
+/// Folded cubic feature dimension D = d * d(d+1)/2.
+inline long long featureDim(int d) { return static_cast<long long>(d) * pairCount(d); }
+/// Row-major index of the pair (a,b), a <= b.
+inline int pairIndex(int a, int b, int d) { return a * d - a * (a - 1) / 2 + (b - a); }
+
+/// S(Z) = Z Z^T.
+Mat promptMoment(const Mat& Z);
+/// f(Z) = sum_h V_h S(Z) Q_h z_q, the output at the query token (last column of Z).
+Vec mhlaOutput(const Heads& heads, const Mat& Z);
+/// Causal all-positions output: column t is sum_h V_h S_t Q_h z_t with S_t = sum_{s<=t} z_s z_s^T.
+Mat mhlaOutputCausal(const Heads& heads, const Mat& Z);
+
+/// Folded coefficients P (d_out x D) of a set of heads, so that f(Z) = P psi(Z).
+Mat foldHeads(const Heads& heads, int d, int dOut);
+/// fold(W) for W of size (d_out*d) x d^2.
+Mat foldW(const Mat& W, int d, int dOut);
+/// The symmetric representative W = unfold(P), (d_out*d) x d^2.
+Mat unfoldP(const Mat& P, int d);
+/// Unfolded coefficients sum_h vec(V_h) vec(Q_h)^T (row-major vec).
+Mat headsToW(const Heads& heads, int d, int dOut);
+
+/// Canonical heads of a folded solution: SVD of unfold(P), sorted by singular value.
+struct HeadDecomposition {
+    Heads heads;          ///< canonical heads (all numerical-rank heads, or the top `maxHeads`)
+    Vec singularValues;   ///< every singular value of unfold(P), descending
+    int rank = 0;         ///< number of singular values > rankTol * sigma_1
+};
+/// Heads from the SVD of unfold(P). maxHeads = 0 keeps every head of the numerical rank.
+/// Each head's sign is fixed so that the largest-magnitude entry of its V is positive, which
+/// makes heads of two models comparable entry by entry.
+HeadDecomposition headsFromP(const Mat& P, int d, int maxHeads = 0, double rankTol = 1e-8);
+
+} // namespace mhla

@@ -1,0 +1,278 @@
+#include "core/tasks.h"
+#include "core/features.h"
+#include "core/parallel.h"
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace mhla {
+
+void Task::setTeacher(Heads h) {
+    m_teacher = std::move(h);
+    m_teacherP = foldHeads(m_teacher, m_d, m_dOut);
+}
+
+Mat Task::genericPrompt(long long index) const {
+    Rng rng(static_cast<std::uint64_t>(m_seed), Stream::Ood, static_cast<std::uint64_t>(index));
+    return rng.normalMatrix(m_d, m_n, 1.0);
+}
+
+namespace {
+
+/// Fisher-Yates permutation of [0, n).
+std::vector<int> permutation(int n, Rng& rng) {
+    std::vector<int> p(static_cast<size_t>(n));
+    std::iota(p.begin(), p.end(), 0);
+    for (int i = n - 1; i > 0; --i)
+        std::swap(p[static_cast<size_t>(i)], p[rng.below(static_cast<std::uint64_t>(i) + 1)]);
+    return p;
+}
+
+Mat unitColumns(Index rows, Index cols, Rng& rng) {
+    Mat m = rng.normalMatrix(rows, cols);
+    for (Index j = 0; j < cols; ++j) {
+        const double nrm = m.col(j).norm();
+        m.col(j) /= nrm > 0 ? nrm : 1.0;
+    }
+    return m;
+}
+
+/// The one-head "copy the value whose key matches the query" teacher of MATH.md §7:
+/// V* = [0 | I] (value block), Q* = [[I, 0], [0, 0]] (key block).
+Heads lookupTeacher(int keyDim, int valueDim) {
+    const int d = keyDim + valueDim;
+    Heads h;
+    Mat V = Mat::Zero(valueDim, d);
+    V.rightCols(valueDim).setIdentity();
+    Mat Q = Mat::Zero(d, d);
+    Q.topLeftCorner(keyDim, keyDim).setIdentity();
+    h.V.push_back(V);
+    h.Q.push_back(Q);
+    return h;
+}
+
+class RandomMhlaTask : public Task {
+public:
+    explicit RandomMhlaTask(const TaskConfig& cfg)
+        : Task(cfg.seed, cfg.d, cfg.dOut, cfg.tokens), m_noise(cfg.noise) {
+        Rng rng(static_cast<std::uint64_t>(cfg.seed), Stream::Teacher);
+        Heads h;
+        const double sd = 1.0 / std::sqrt(static_cast<double>(cfg.d));
+        for (int k = 0; k < cfg.teacherHeads; ++k) {
+            h.V.push_back(rng.normalMatrix(cfg.dOut, cfg.d, sd));
+            h.Q.push_back(rng.normalMatrix(cfg.d, cfg.d, sd));
+        }
+        setTeacher(std::move(h));
+    }
+    Sample sample(Stream stream, long long index) const override {
+        Rng rng(static_cast<std::uint64_t>(m_seed), stream, static_cast<std::uint64_t>(index));
+        Sample s;
+        s.Z = rng.normalMatrix(m_d, m_n, 1.0 / std::sqrt(static_cast<double>(m_n)));
+        s.y = mhlaOutput(m_teacher, s.Z);
+        if (m_noise > 0)
+            for (Index i = 0; i < s.y.size(); ++i) s.y(i) += m_noise * rng.normal();
+        return s;
+    }
+
+private:
+    double m_noise;
+};
+
+class AssociativeMemoryTask : public Task {
+public:
+    explicit AssociativeMemoryTask(const TaskConfig& cfg)
+        : Task(cfg.seed, 2 * cfg.pairs, cfg.pairs, cfg.pairs + 1), m_m(cfg.pairs),
+          m_p(cfg.orthogonalProb) {
+        setTeacher(lookupTeacher(m_m, m_m));
+    }
+    Sample sample(Stream stream, long long index) const override {
+        Rng rng(static_cast<std::uint64_t>(m_seed), stream, static_cast<std::uint64_t>(index));
+        const bool orthogonal = rng.uniform() < m_p;
+        Mat K, U;
+        if (orthogonal) {
+            K = rng.haarOrthogonal(m_m);
+            U = rng.haarOrthogonal(m_m);
+        } else {
+            K = unitColumns(m_m, m_m, rng);
+            U = unitColumns(m_m, m_m, rng);
+        }
+        const Index j = static_cast<Index>(rng.below(static_cast<std::uint64_t>(m_m)));
+        Sample s;
+        s.Z.resize(m_d, m_n);
+        s.Z.topLeftCorner(m_m, m_m) = K;
+        s.Z.bottomLeftCorner(m_m, m_m) = U;
+        s.Z.col(m_m).head(m_m) = K.col(j);
+        for (Index i = 0; i < m_m; ++i) s.Z(m_m + i, m_m) = rng.normal();
+        s.y = mhlaOutput(m_teacher, s.Z);
+        return s;
+    }
+
+private:
+    int m_m;
+    double m_p;
+};
+
+int listedPairs(const TaskConfig& cfg) {
+    const int total = cfg.states * cfg.alphabet;
+    const int listed = static_cast<int>(std::ceil(cfg.coverage * total - 1e-12));
+    return std::clamp(listed, 1, total);
+}
+
+} // namespace
+
+AutomatonTask::AutomatonTask(const TaskConfig& cfg)
+    : Task(cfg.seed, cfg.states * cfg.alphabet + cfg.states, cfg.states, listedPairs(cfg) + 1),
+      m_cfg(cfg) {
+    setTeacher(lookupTeacher(keyDim(), valueDim()));
+}
+
+Dfa AutomatonTask::randomDfa(Rng& rng) const {
+    Dfa dfa;
+    dfa.states = m_cfg.states;
+    dfa.alphabet = m_cfg.alphabet;
+    dfa.next.resize(static_cast<size_t>(dfa.states * dfa.alphabet));
+    for (auto& t : dfa.next) t = static_cast<int>(rng.below(static_cast<std::uint64_t>(dfa.states)));
+    return dfa;
+}
+
+AutomatonCodes AutomatonTask::randomCodes(Rng& rng) const {
+    AutomatonCodes codes;
+    switch (m_cfg.embedding) {
+    case Embedding::OneHot:
+        codes.keys = Mat::Identity(keyDim(), keyDim());
+        codes.values = Mat::Identity(valueDim(), valueDim());
+        break;
+    case Embedding::Orthogonal:
+        codes.keys = rng.haarOrthogonal(keyDim());
+        codes.values = rng.haarOrthogonal(valueDim());
+        break;
+    case Embedding::Gaussian:
+        codes.keys = unitColumns(keyDim(), keyDim(), rng);
+        codes.values = unitColumns(valueDim(), valueDim(), rng);
+        break;
+    }
+    return codes;
+}
+
+Mat AutomatonTask::tablePrompt(const Dfa& dfa, const AutomatonCodes& codes,
+                               const std::vector<int>& order, int q, int a, const Vec& g) const {
+    const int kd = keyDim(), vd = valueDim();
+    Mat Z(m_d, static_cast<Index>(order.size()) + 1);
+    for (size_t t = 0; t < order.size(); ++t) {
+        const int pair = order[t];
+        const int state = pair / dfa.alphabet, letter = pair % dfa.alphabet;
+        Z.col(static_cast<Index>(t)).head(kd) = codes.keys.col(pair);
+        Z.col(static_cast<Index>(t)).tail(vd) = codes.values.col(dfa.delta(state, letter));
+    }
+    Z.col(Z.cols() - 1).head(kd) = codes.keys.col(q * dfa.alphabet + a);
+    Z.col(Z.cols() - 1).tail(vd) = m_cfg.queryFiller * g;
+    return Z;
+}
+
+Sample AutomatonTask::sample(Stream stream, long long index) const {
+    Rng rng(static_cast<std::uint64_t>(m_seed), stream, static_cast<std::uint64_t>(index));
+    const Dfa dfa = randomDfa(rng);
+    const AutomatonCodes codes = randomCodes(rng);
+    std::vector<int> order = permutation(m_cfg.states * m_cfg.alphabet, rng);
+    order.resize(static_cast<size_t>(m_n - 1));
+    const int pair = order[rng.below(order.size())];
+    Vec g(valueDim());
+    for (Index i = 0; i < g.size(); ++i) g(i) = rng.normal();
+    Sample s;
+    s.Z = tablePrompt(dfa, codes, order, pair / m_cfg.alphabet, pair % m_cfg.alphabet, g);
+    s.y = mhlaOutput(m_teacher, s.Z);
+    return s;
+}
+
+namespace {
+int decodeState(const Vec& y, const Mat& values) {
+    Index best = 0;
+    (values.transpose() * y).maxCoeff(&best);
+    return static_cast<int>(best);
+}
+} // namespace
+
+ExecutionResult executeWords(const AutomatonTask& task, const Mat& P, int words, long long seed,
+                             const RunContext& ctx) {
+    ExecutionResult r;
+    const TaskConfig& cfg = task.config();
+    r.words = words;
+    r.wordLength = cfg.wordLength;
+    const int L = cfg.wordLength;
+    struct WordOutcome {
+        int modelSteps = 0, teacherSteps = 0;
+        bool modelWord = true, teacherWord = true;
+    };
+    std::vector<WordOutcome> outcomes(static_cast<size_t>(words));
+    std::vector<int> exWord, exTrue, exPred, exTeacher;
+    Dfa exDfa;
+    parallelFor(words, ctx.threads, [&](long long w) {
+        ctx.checkCancel();
+        Rng rng(static_cast<std::uint64_t>(seed), Stream::Execution, static_cast<std::uint64_t>(w));
+        const Dfa dfa = task.randomDfa(rng);
+        const AutomatonCodes codes = task.randomCodes(rng);
+        const std::vector<int> order = permutation(cfg.states * cfg.alphabet, rng);
+        int model = 0, teacher = 0, truth = 0;
+        WordOutcome o;
+        std::vector<int> letters, trueStates, predicted, teacherPredicted;
+        Vec psi(featureDim(task.d()));
+        for (int step = 0; step < L; ++step) {
+            const int a = static_cast<int>(rng.below(static_cast<std::uint64_t>(cfg.alphabet)));
+            Vec g(task.valueDim());
+            for (Index i = 0; i < g.size(); ++i) g(i) = rng.normal();
+            const Mat Zm = task.tablePrompt(dfa, codes, order, model, a, g);
+            featureVectorInto(Zm, psi.data());
+            const int nextModel = decodeState(P * psi, codes.values);
+            if (nextModel == dfa.delta(model, a)) ++o.modelSteps;
+            else o.modelWord = false;
+            const Mat Zt = task.tablePrompt(dfa, codes, order, teacher, a, g);
+            const int nextTeacher = decodeState(mhlaOutput(task.teacher(), Zt), codes.values);
+            if (nextTeacher == dfa.delta(teacher, a)) ++o.teacherSteps;
+            else o.teacherWord = false;
+            truth = dfa.delta(truth, a);
+            model = nextModel;
+            teacher = nextTeacher;
+            letters.push_back(a);
+            trueStates.push_back(truth);
+            predicted.push_back(model);
+            teacherPredicted.push_back(teacher);
+        }
+        outcomes[static_cast<size_t>(w)] = o;
+        if (w == 0) {
+            exDfa = dfa;
+            exWord = letters;
+            exTrue = trueStates;
+            exPred = predicted;
+            exTeacher = teacherPredicted;
+        }
+    });
+    long long ms = 0, ts = 0, mw = 0, tw = 0;
+    for (const auto& o : outcomes) {
+        ms += o.modelSteps;
+        ts += o.teacherSteps;
+        mw += o.modelWord;
+        tw += o.teacherWord;
+    }
+    const double steps = static_cast<double>(words) * L;
+    r.stepAccuracy = steps > 0 ? ms / steps : 0;
+    r.teacherStepAccuracy = steps > 0 ? ts / steps : 0;
+    r.wordAccuracy = words > 0 ? static_cast<double>(mw) / words : 0;
+    r.teacherWordAccuracy = words > 0 ? static_cast<double>(tw) / words : 0;
+    r.exampleDfa = exDfa;
+    r.exampleWord = exWord;
+    r.exampleTrueStates = exTrue;
+    r.examplePredicted = exPred;
+    r.exampleTeacherPredicted = exTeacher;
+    return r;
+}
+
+std::unique_ptr<Task> makeTask(const TaskConfig& cfg) {
+    switch (cfg.kind) {
+    case TaskKind::RandomMhla: return std::make_unique<RandomMhlaTask>(cfg);
+    case TaskKind::AssociativeMemory: return std::make_unique<AssociativeMemoryTask>(cfg);
+    case TaskKind::Automaton: return std::make_unique<AutomatonTask>(cfg);
+    }
+    throw std::logic_error("unknown task kind");
+}
+
+} // namespace mhla

@@ -1,0 +1,90 @@
+#pragma once
+// The synthetic tasks of MATH.md §7. A task is a deterministic function of (seed, stream,
+// index): sample(Stream::Train, 17) is the same on every thread and every run.
+#include "core/config.h"
+#include "core/model.h"
+#include "core/rng.h"
+#include <memory>
+
+namespace mhla {
+
+struct Sample {
+    Mat Z; ///< d x n prompt, query token last
+    Vec y; ///< d_out label
+};
+
+class Task {
+public:
+    virtual ~Task() = default;
+    int d() const { return m_d; }
+    int dOut() const { return m_dOut; }
+    /// Tokens per prompt n (query included).
+    int tokens() const { return m_n; }
+    /// The ground-truth heads (one head for associative memory and automaton).
+    const Heads& teacher() const { return m_teacher; }
+    /// Folded teacher coefficients P*.
+    const Mat& teacherP() const { return m_teacherP; }
+    /// A sample of the task distribution (label includes noise where the task has noise).
+    virtual Sample sample(Stream stream, long long index) const = 0;
+    /// A generic prompt: i.i.d. N(0,1) entries, the task's d and n (MATH.md §6).
+    Mat genericPrompt(long long index) const;
+
+protected:
+    Task(long long seed, int d, int dOut, int n) : m_seed(seed), m_d(d), m_dOut(dOut), m_n(n) {}
+    void setTeacher(Heads h);
+    long long m_seed;
+    int m_d, m_dOut, m_n;
+    Heads m_teacher;
+    Mat m_teacherP;
+};
+
+/// Creates the task of a (validated) configuration.
+std::unique_ptr<Task> makeTask(const TaskConfig& cfg);
+
+// ---- Automaton (MATH.md §7) ------------------------------------------------------------------
+
+/// A random DFA: next[q * k + a] = delta(q, a).
+struct Dfa {
+    int states = 0, alphabet = 0;
+    std::vector<int> next;
+    int delta(int q, int a) const { return next[static_cast<size_t>(q * alphabet + a)]; }
+};
+
+/// Codes of one prompt: keys (s*k columns of length s*k) and values (s columns of length s).
+struct AutomatonCodes {
+    Mat keys;   ///< key dim x (s*k), column q*k+a is key(q,a)
+    Mat values; ///< s x s, column j is val(j)
+};
+
+class AutomatonTask : public Task {
+public:
+    explicit AutomatonTask(const TaskConfig& cfg);
+    Sample sample(Stream stream, long long index) const override;
+    int keyDim() const { return m_cfg.states * m_cfg.alphabet; }
+    int valueDim() const { return m_cfg.states; }
+    Dfa randomDfa(Rng& rng) const;
+    AutomatonCodes randomCodes(Rng& rng) const;
+    /// The prompt listing the pairs `order` of the table of `dfa` (in that order) and then
+    /// querying (q, a) with the filler query_filler * g.
+    Mat tablePrompt(const Dfa& dfa, const AutomatonCodes& codes, const std::vector<int>& order,
+                    int q, int a, const Vec& g) const;
+    const TaskConfig& config() const { return m_cfg; }
+
+private:
+    TaskConfig m_cfg;
+};
+
+/// Execution of words on fresh DFAs (MATH.md §7): accuracy of a model given by its folded
+/// coefficients and of the teacher.
+struct ExecutionResult {
+    double stepAccuracy = 0, wordAccuracy = 0;
+    double teacherStepAccuracy = 0, teacherWordAccuracy = 0;
+    int words = 0, wordLength = 0;
+    /// The first word, for display: table, letters, true and predicted state traces.
+    Dfa exampleDfa;
+    std::vector<int> exampleWord, exampleTrueStates, examplePredicted, exampleTeacherPredicted;
+};
+ExecutionResult executeWords(const AutomatonTask& task, const Mat& P, int words, long long seed,
+                             const RunContext& ctx = {});
+
+} // namespace mhla

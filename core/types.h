@@ -1,0 +1,77 @@
+#pragma once
+// Basic value types shared by the whole core.
+#include <Eigen/Dense>
+#include <atomic>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace mhla {
+
+using Mat = Eigen::MatrixXd;
+using Vec = Eigen::VectorXd;
+using Index = Eigen::Index;
+
+/// Thrown by long computations when their CancelToken is set.
+class Cancelled : public std::runtime_error {
+public:
+    Cancelled() : std::runtime_error("cancelled") {}
+};
+
+/// A cancellation flag shared between the thread that runs a computation and the one that
+/// may stop it. Checked between chunks of work (a block of samples, a minibatch).
+class CancelToken {
+public:
+    void cancel() { m_flag.store(true, std::memory_order_relaxed); }
+    void reset() { m_flag.store(false, std::memory_order_relaxed); }
+    bool isCancelled() const { return m_flag.load(std::memory_order_relaxed); }
+    /// Throws Cancelled when cancellation was requested.
+    void check() const {
+        if (isCancelled()) throw Cancelled();
+    }
+
+private:
+    std::atomic<bool> m_flag{false};
+};
+
+/// One point of a training history (one per logged step). Fields that are undefined for a
+/// model (e.g. distance_p for a softmax block) are NaN.
+struct HistoryPoint {
+    int epoch = 0;
+    long long step = 0;
+    double lr = 0;
+    double trainMse = 0;
+    double valMse = 0;
+    double oodRelMse = std::numeric_limits<double>::quiet_NaN();
+    double distanceP = std::numeric_limits<double>::quiet_NaN();
+    double distancePRel = std::numeric_limits<double>::quiet_NaN();
+    /// ||P - P_exact||_F / ||P_exact||_F against the exact solver on the same data.
+    double distanceExactRel = std::numeric_limits<double>::quiet_NaN();
+};
+
+/// What a running computation reports. `fraction` is in [0,1] for the current phase.
+struct ProgressEvent {
+    std::string phase;        ///< "generate+accumulate", "certificate", "solve", "train", ...
+    double fraction = 0;      ///< progress of the whole run, 0..1
+    long long samplesSeen = -1;              ///< accumulation: samples added so far
+    double lambdaMinSoFar = std::numeric_limits<double>::quiet_NaN(); ///< certificate trace
+    const HistoryPoint* point = nullptr;     ///< training: the point just logged (or null)
+};
+
+using ProgressFn = std::function<void(const ProgressEvent&)>;
+
+/// Everything a long computation needs from its caller besides its inputs.
+struct RunContext {
+    ProgressFn progress;                 ///< may be empty; called on the computing thread
+    const CancelToken* cancel = nullptr; ///< may be null
+    int threads = 0;                     ///< 0 = hardware concurrency; results never depend on it
+
+    void report(const ProgressEvent& e) const {
+        if (progress) progress(e);
+    }
+    void checkCancel() const {
+        if (cancel) cancel->check();
+    }
+};
+
+} // namespace mhla

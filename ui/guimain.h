@@ -1,0 +1,12 @@
+#pragma once
+// Entry points of the desktop layer, called by app/main.cpp.
+
+namespace mhla::ui {
+
+/// Opens the main window (QApplication). Returns the exit code.
+int runGui(int argc, char** argv);
+/// `mhla-lab figures --config FILE --out DIR`: writes every figure headless (offscreen
+/// platform). Returns 0 on success, 2 for invalid input, 1 for an internal failure.
+int runFigures(int argc, char** argv);
+
+} // namespace mhla::ui
