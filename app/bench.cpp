@@ -7,8 +7,12 @@
 #include "core/runner.h"
 #include "core/training/training.h"
 #include <QCoreApplication>
+#include <QProcess>
+#include <QRegularExpression>
 #include <QStringList>
+#include <QFileInfo>
 #include <algorithm>
+#include <optional>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -71,7 +75,20 @@ Blocks generate(const Task& task, long long N, long long B, int threads) {
     return b;
 }
 
-void benchSolver(const std::vector<Size>& sizes, int repeats, int threads) {
+/// Times of the NumPy reference (shared/bench/numpy_ref.py) for one size: {syrk, total}.
+std::optional<std::pair<double, double>> runReference(const QString& script, const Size& s) {
+    QProcess p;
+    p.start(QStringLiteral("/usr/bin/python3"),
+            {script, QString::number(s.d), QString::number(s.n), QString::number(s.N), QString::number(s.heads)});
+    if (!p.waitForFinished(600000) || p.exitCode() != 0) return std::nullopt;
+    const QString out = QString::fromUtf8(p.readAllStandardOutput());
+    const auto syrk = QRegularExpression(QStringLiteral("Sigma\\(syrk\\) ([0-9.]+)s")).match(out);
+    const auto total = QRegularExpression(QStringLiteral("total ([0-9.]+)s")).match(out);
+    if (!syrk.hasMatch() || !total.hasMatch()) return std::nullopt;
+    return std::make_pair(syrk.captured(1).toDouble(), total.captured(1).toDouble());
+}
+
+void benchSolver(const std::vector<Size>& sizes, int repeats, int threads, const QString& reference) {
     std::printf("\n== Exact solver: random MHLA, d_out = d, median of %d runs, %d thread(s) ==\n",
                 repeats, resolveThreads(threads));
     std::printf("%4s %4s %7s %6s | %9s %9s %9s %9s %9s | %8s %8s | %s\n", "d", "n", "N", "D",
@@ -90,7 +107,7 @@ void benchSolver(const std::vector<Size>& sizes, int repeats, int threads) {
         const auto task = makeTask(cfg.task);
         const int d = s.d, P = pairCount(d);
         const long long D = featureDim(d);
-        const long long B = std::clamp<long long>(65536 / P, 256, 8192);
+        const long long B = kAccumulationBlock;
         Blocks blocks;
         const double tGen = medianTime(repeats, [&] { blocks = generate(*task, s.N, B, threads); });
         Mat L, C;
@@ -116,6 +133,23 @@ void benchSolver(const std::vector<Size>& sizes, int repeats, int threads) {
                     d, s.n, s.N, D, tGen, tAcc, tSolve, tHeads, tGen + tAcc + tSolve + tHeads,
                     exe / tAcc * 1e-9, eq / tAcc * 1e-9, sol.certificate.lambdaMin, rel,
                     sol.certificate.method.c_str());
+        if (!reference.isEmpty()) {
+            std::vector<double> syrk, total;
+            for (int r = 0; r < repeats; ++r)
+                if (const auto t = runReference(reference, s)) {
+                    syrk.push_back(t->first);
+                    total.push_back(t->second);
+                }
+            if (syrk.empty()) {
+                std::printf("     numpy reference failed to run (%s)\n", reference.toUtf8().constData());
+            } else {
+                const double ours = tGen + tAcc + tSolve + tHeads;
+                std::printf("     numpy reference (median of %zu): Sigma %.4f s, total %.4f s  ->  "
+                            "accumulation %.2fx, whole pipeline %.2fx faster here\n",
+                            syrk.size(), median(syrk), median(total), median(syrk) / tAcc,
+                            median(total) / ours);
+            }
+        }
     }
 }
 
@@ -162,6 +196,7 @@ int runBench(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     int repeats = 5, threads = 0;
     bool quick = false;
+    QString reference;
     const QStringList args = app.arguments();
     for (int i = 2; i < args.size(); ++i) {
         const QString a = args[i];
@@ -179,14 +214,22 @@ int runBench(int argc, char** argv) {
             if (!intArg(repeats, 1, 1000)) return InvalidInput;
         } else if (a == QLatin1String("--threads")) {
             if (!intArg(threads, 1, 1024)) return InvalidInput;
+        } else if (a == QLatin1String("--reference")) {
+            if (i + 1 >= args.size() || !QFileInfo(args[i + 1]).isFile()) {
+                std::fprintf(stderr, "mhla-lab bench: --reference expects the path of numpy_ref.py\n");
+                return InvalidInput;
+            }
+            reference = args[++i];
         } else if (a == QLatin1String("--quick")) {
             quick = true;
         } else if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
-            std::puts("Usage: mhla-lab bench [--repeats N] [--threads N] [--quick]\n"
+            std::puts("Usage: mhla-lab bench [--repeats N] [--threads N] [--quick] [--reference numpy_ref.py]\n"
                       "Times each phase of the exact solver at d = 4, 8, 16 (the sizes of\n"
                       "shared/bench/numpy_ref.py), the dense-vs-Lanczos certificate crossover, the\n"
                       "default experiment end to end, and the trainers' steps per second.\n"
-                      "--quick: small sizes only, one repeat (a smoke test).");
+                      "--quick: small sizes only, one repeat (a smoke test).\n"
+                      "--reference FILE: also run the NumPy reference script (shared/bench/numpy_ref.py)\n"
+                      "with the same d, n, N, heads, interleaved, and print the ratios.");
             return Success;
         } else {
             std::fprintf(stderr, "mhla-lab bench: unknown option \"%s\" (see mhla-lab bench --help)\n",
@@ -197,8 +240,8 @@ int runBench(int argc, char** argv) {
     if (quick) repeats = 1;
     const std::vector<Size> sizes = quick ? std::vector<Size>{{4, 3, 4096, 1}, {8, 9, 4096, 4}}
                                           : std::vector<Size>{{4, 3, 16384, 1}, {8, 9, 65536, 4}, {16, 17, 32768, 8}};
-    benchSolver(sizes, repeats, threads);
-    benchCrossover(quick ? std::vector<int>{6, 8} : std::vector<int>{6, 8, 9, 10, 12, 14, 16},
+    benchSolver(sizes, repeats, threads, reference);
+    benchCrossover(quick ? std::vector<int>{6, 8} : std::vector<int>{3, 4, 5, 6, 8, 10, 12, 14, 16},
                    std::min(repeats, 3));
     benchDefaultSolve(repeats, threads);
     benchTrainers(std::cout, repeats);

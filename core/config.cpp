@@ -326,7 +326,7 @@ void validate(const ExperimentConfig& cfg) {
     // Memory: the solve needs O(D^2); refuse what this machine cannot hold, with the estimate.
     const double ram = physicalMemoryBytes();
     const bool needsExact = !trainer || cfg.solver.compareExact;
-    double bytes = needsExact ? estimateSolveBytes(d, dOut, 1024) : 0.0;
+    double bytes = needsExact ? estimateSolveBytes(d, dOut, static_cast<int>(kAccumulationBlock)) : 0.0;
     if (trainer) // trainers keep the training and validation prompts in memory
         bytes += 8.0 * static_cast<double>(cfg.task.samples + cfg.eval.valSamples) *
                  (static_cast<double>(d) * cfg.tokenCount() + dOut);

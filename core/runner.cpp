@@ -19,11 +19,6 @@ double msSince(Clock::time_point t0) {
 }
 QString q(const char* s) { return QString::fromUtf8(s); }
 
-/// Samples per accumulation block: large enough for efficient matrix products, small enough
-/// to keep the block's memory (block x D/d) negligible. A function of d only, so the
-/// summation order (and every bit of the result) never depends on the thread count.
-long long blockSize(int d) { return std::clamp<long long>(65536 / pairCount(d), 256, 8192); }
-
 /// Sample counts at which lambda_min is recorded (geometric from D/2 to N).
 std::vector<long long> traceCheckpoints(long long D, long long N, int count) {
     std::vector<long long> out;
@@ -69,7 +64,7 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
     const long long N = cfg.task.samples;
     const long long D = featureDim(d);
     MomentAccumulator acc(d, dOut);
-    const long long B = blockSize(d);
+    const long long B = kAccumulationBlock;
     const std::vector<long long> checkpoints = traceCheckpoints(D, N, cfg.eval.lambdaTrace);
     size_t nextCheckpoint = 0;
 

@@ -1,0 +1,227 @@
+#include "core/training/trainer.h"
+#include "core/parallel.h"
+#include "core/training/mhlamodel.h"
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace mhla::training {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+} // namespace
+
+double relativeDistance(const Mat& A, const Mat& B) {
+    if (B.size() == 0 || A.rows() != B.rows() || A.cols() != B.cols()) return kNaN;
+    const double nb = B.norm();
+    return nb > 0 ? (A - B).norm() / nb : kNaN;
+}
+
+MinibatchStep::MinibatchStep(TrainableModel& model, const SolverConfig& solver, int threads)
+    : m_model(model), m_opt(solver.optimizer, model.parameterCount(), solver.momentum),
+      m_clip(solver.clip), m_threads(threads), m_grad(Vec::Zero(model.parameterCount())) {}
+
+double MinibatchStep::operator()(const TrainingData& data, const long long* idx, int count, double lr) {
+    const double loss = m_model.lossAndGradient(data, idx, count, &m_grad, m_threads);
+    if (!std::isfinite(loss)) return loss;
+    m_gradNorm = clipGradient(m_grad, m_clip);
+    if (!std::isfinite(m_gradNorm)) return std::numeric_limits<double>::infinity();
+    m_opt.step(m_model.mutableParameters(), m_grad, lr);
+    return loss;
+}
+
+Trainer::Trainer(const ExperimentConfig& cfg, const Task& task, const Dataset& train,
+                 const Dataset& val, const Mat& exactP, const RunContext& ctx)
+    : m_cfg(cfg), m_task(task), m_train(train), m_val(val), m_exactP(exactP), m_ctx(ctx),
+      m_model(makeModel(cfg.solver, task.d(), task.dOut())) {
+    const long long N = static_cast<long long>(train.Z.size());
+    if (N < 1) throw std::invalid_argument("trainer: empty training set");
+    if (cfg.solver.batch < 1 || cfg.solver.epochs < 0 || cfg.solver.logEvery < 1)
+        throw std::invalid_argument("trainer: batch and log_every must be >= 1, epochs >= 0");
+    m_batch = static_cast<int>(std::min<long long>(cfg.solver.batch, N));
+    m_stepsPerEpoch = (N + m_batch - 1) / m_batch;
+    const bool moments = m_model->usesMoments();
+    m_trainData = prepareTrainingData(train, moments, ctx.threads);
+    m_valData = prepareTrainingData(val, moments, ctx.threads);
+
+    const long long K = std::min(cfg.eval.oodSamples, kHistoryOodPrompts);
+    m_oodPrompts.resize(static_cast<size_t>(std::max(0LL, K)));
+    m_oodTeacher.resize(m_oodPrompts.size());
+    parallelFor(static_cast<long long>(m_oodPrompts.size()), ctx.threads, [&](long long i) {
+        m_oodPrompts[static_cast<size_t>(i)] = task.genericPrompt(i);
+        m_oodTeacher[static_cast<size_t>(i)] = mhlaOutput(task.teacher(), m_oodPrompts[static_cast<size_t>(i)]);
+    });
+    for (const auto& y : m_oodTeacher) m_oodTeacherSq += y.squaredNorm();
+}
+
+Trainer::~Trainer() = default;
+
+MhlaModel* Trainer::mhlaModel() { return dynamic_cast<MhlaModel*>(m_model.get()); }
+
+double Trainer::historyOod() const {
+    const long long K = static_cast<long long>(m_oodPrompts.size());
+    if (K == 0 || m_oodTeacherSq <= 0) return kNaN;
+    constexpr long long block = 64;
+    const long long blocks = (K + block - 1) / block;
+    std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
+    parallelFor(blocks, m_ctx.threads, [&](long long b) {
+        auto ws = m_model->makeWorkspace();
+        Vec y;
+        double s = 0;
+        for (long long i = b * block; i < std::min(K, (b + 1) * block); ++i) {
+            m_model->predict(m_oodPrompts[static_cast<size_t>(i)], y, *ws);
+            s += (y - m_oodTeacher[static_cast<size_t>(i)]).squaredNorm();
+        }
+        partial[static_cast<size_t>(b)] = s;
+    });
+    double sum = 0;
+    for (double p : partial) sum += p;
+    return sum / m_oodTeacherSq;
+}
+
+HistoryPoint Trainer::evaluate(int epoch, double lr, double trainMse) const {
+    HistoryPoint p;
+    p.epoch = epoch;
+    p.step = m_steps;
+    p.lr = lr;
+    p.trainMse = trainMse;
+    p.valMse = m_valData.size() > 0 ? m_model->mse(m_valData, m_ctx.threads) : kNaN;
+    p.oodRelMse = historyOod();
+    if (const auto* mh = dynamic_cast<const MhlaModel*>(m_model.get())) {
+        const Mat P = foldHeads(mh->heads(), m_task.d(), m_task.dOut());
+        p.distanceP = (P - m_task.teacherP()).norm();
+        p.distancePRel = relativeDistance(P, m_task.teacherP());
+        if (m_exactP.size() > 0) p.distanceExactRel = relativeDistance(P, m_exactP);
+    }
+    return p;
+}
+
+void Trainer::run(ExperimentResult& out) {
+    const auto& s = m_cfg.solver;
+    const long long N = m_trainData.size();
+    const long long total = totalSteps();
+    MinibatchStep step(*m_model, s, m_ctx.threads);
+    std::vector<long long> perm(static_cast<size_t>(N));
+
+    out.history.clear();
+    // NaN marks an undefined field (no validation set, no generic prompts), never divergence.
+    auto isFinitePoint = [this](const HistoryPoint& p) {
+        return std::isfinite(p.trainMse) && (m_valData.size() == 0 || std::isfinite(p.valMse)) &&
+               (m_oodPrompts.empty() || m_oodTeacherSq <= 0 || std::isfinite(p.oodRelMse));
+    };
+    auto log = [&](const HistoryPoint& p) {
+        out.history.push_back(p);
+        ProgressEvent e;
+        e.phase = "train";
+        e.fraction = total > 0 ? static_cast<double>(m_steps) / static_cast<double>(total) : 1.0;
+        e.point = &out.history.back();
+        m_ctx.report(e);
+    };
+
+    double lr = total > 0 ? scheduledRate(s.schedule, s.lr, s.warmup, 0, total) : s.lr;
+    HistoryPoint first = evaluate(0, lr, m_model->mse(m_trainData, m_ctx.threads));
+    Vec snapshot = m_model->parameters();
+    bool diverged = !isFinitePoint(first);
+    if (!diverged) log(first);
+    std::string reason = "epochs";
+    if (!diverged && s.targetLoss > 0 && first.trainMse <= s.targetLoss) reason = "target_loss";
+
+    for (int epoch = 1; epoch <= s.epochs && !diverged && reason == "epochs"; ++epoch) {
+        std::iota(perm.begin(), perm.end(), 0LL);
+        Rng rng(static_cast<std::uint64_t>(s.seed), Stream::TrainShuffle, static_cast<std::uint64_t>(epoch));
+        for (long long i = N - 1; i > 0; --i)
+            std::swap(perm[static_cast<size_t>(i)], perm[rng.below(static_cast<std::uint64_t>(i) + 1)]);
+        for (long long b = 0; b < m_stepsPerEpoch; ++b) {
+            m_ctx.checkCancel();
+            lr = scheduledRate(s.schedule, s.lr, s.warmup, m_steps, total);
+            const long long begin = b * m_batch;
+            const int count = static_cast<int>(std::min<long long>(m_batch, N - begin));
+            const double loss = step(m_trainData, perm.data() + begin, count, lr);
+            if (!std::isfinite(loss)) {
+                diverged = true;
+                break;
+            }
+            ++m_steps;
+        }
+        if (diverged) break;
+        const bool logNow = epoch % s.logEvery == 0 || epoch == s.epochs;
+        if (!logNow && s.targetLoss <= 0) continue;
+        const double trainMse = m_model->mse(m_trainData, m_ctx.threads);
+        if (!std::isfinite(trainMse)) {
+            diverged = true;
+            break;
+        }
+        const bool reached = s.targetLoss > 0 && trainMse <= s.targetLoss;
+        if (!logNow && !reached) continue;
+        const HistoryPoint p = evaluate(epoch, lr, trainMse);
+        if (!isFinitePoint(p)) {
+            diverged = true;
+            break;
+        }
+        snapshot = m_model->parameters();
+        log(p);
+        if (reached) reason = "target_loss";
+    }
+    if (diverged) {
+        reason = "diverged";
+        m_model->setParameters(snapshot);
+    }
+
+    out.stopReason = reason;
+    out.solveMethod = m_model->name();
+    Metrics m;
+    if (!out.history.empty()) {
+        m.trainMse = out.history.back().trainMse;
+        m.valMse = out.history.back().valMse;
+    } else { // the initial model is already non-finite: nothing finite to report
+        m.trainMse = m.valMse = std::numeric_limits<double>::infinity();
+    }
+    const TrainableModel& model = *m_model;
+    m.oodRelMse = oodRelMse(
+        m_task, [&model](const Mat& Z) { return model.predict(Z); }, m_cfg.eval.oodSamples, m_ctx);
+    if (const auto* mh = dynamic_cast<const MhlaModel*>(m_model.get())) {
+        out.P = foldHeads(mh->heads(), m_task.d(), m_task.dOut());
+        out.heads = headsFromP(out.P, m_task.d(), 0, s.rankTolerance);
+        m.distanceP = (out.P - m_task.teacherP()).norm();
+        m.distancePRel = relativeDistance(out.P, m_task.teacherP());
+    } else {
+        out.P = Mat();
+        out.heads = HeadDecomposition{};
+        m.distanceP = m.distancePRel = kNaN;
+    }
+    out.metrics = m;
+}
+
+} // namespace mhla::training
+
+namespace mhla {
+
+Dataset makeDataset(const Task& task, Stream stream, long long count, const RunContext& ctx) {
+    Dataset ds;
+    if (count <= 0) {
+        ds.Y.resize(task.dOut(), 0);
+        return ds;
+    }
+    ds.Z.resize(static_cast<size_t>(count));
+    ds.Y.resize(task.dOut(), count);
+    constexpr long long block = 64;
+    parallelFor((count + block - 1) / block, ctx.threads, [&](long long b) {
+        ctx.checkCancel();
+        for (long long i = b * block; i < std::min(count, (b + 1) * block); ++i) {
+            Sample s = task.sample(stream, i);
+            ds.Y.col(i) = s.y;
+            ds.Z[static_cast<size_t>(i)] = std::move(s.Z);
+        }
+    });
+    return ds;
+}
+
+void trainBaseline(const ExperimentConfig& cfg, const Task& task, const Dataset& train,
+                   const Dataset& val, const Mat& exactP, ExperimentResult& out,
+                   const RunContext& ctx) {
+    training::Trainer trainer(cfg, task, train, val, exactP, ctx);
+    trainer.run(out);
+}
+
+} // namespace mhla

@@ -1,0 +1,126 @@
+// Streaming accumulation of Lambda and C (MATH.md §3-4) and determinism across thread counts.
+#include "core/features.h"
+#include "core/runner.h"
+#include "core/tasks.h"
+#include <QTest>
+
+using namespace mhla;
+
+namespace {
+struct Data {
+    std::vector<Mat> Z;
+    std::vector<Vec> y;
+};
+Data randomData(int d, int n, int dOut, int N, std::uint64_t seed) {
+    Data data;
+    for (int s = 0; s < N; ++s) {
+        Rng rng(seed, 0, static_cast<std::uint64_t>(s));
+        data.Z.push_back(rng.normalMatrix(d, n));
+        data.y.push_back(rng.normalMatrix(dOut, 1).col(0));
+    }
+    return data;
+}
+} // namespace
+
+class TestFeatures : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void featureVectorDefinition() {
+        Rng rng(1);
+        const int d = 3;
+        const Mat Z = rng.normalMatrix(d, 4);
+        const Vec psi = featureVector(Z);
+        const Mat S = Z * Z.transpose();
+        for (int a = 0; a < d; ++a)
+            for (int b = a; b < d; ++b)
+                for (int c = 0; c < d; ++c)
+                    QCOMPARE(psi(pairIndex(a, b, d) * d + c), S(a, b) * Z(c, 3));
+    }
+
+    // Blocks of any size give the one-shot (1/N) sum psi psi^T and (1/N) sum y psi^T.
+    void streamingEqualsOneShot_data() {
+        QTest::addColumn<int>("d");
+        QTest::addColumn<int>("block");
+        QTest::newRow("d2 block1") << 2 << 1;
+        QTest::newRow("d4 block7") << 4 << 7;
+        QTest::newRow("d5 block64") << 5 << 64;
+        QTest::newRow("d4 one block") << 4 << 300;
+    }
+    void streamingEqualsOneShot() {
+        QFETCH(int, d);
+        QFETCH(int, block);
+        const int n = 3, dOut = 2, N = 300;
+        const Data data = randomData(d, n, dOut, N, 77);
+        const long long D = featureDim(d);
+        Mat L = Mat::Zero(D, D), C = Mat::Zero(dOut, D);
+        for (int s = 0; s < N; ++s) {
+            const Vec psi = featureVector(data.Z[s]);
+            L += psi * psi.transpose();
+            C += data.y[s] * psi.transpose();
+        }
+        L /= N;
+        C /= N;
+        MomentAccumulator acc(d, dOut);
+        for (int s0 = 0; s0 < N; s0 += block) {
+            const int e = std::min(N, s0 + block);
+            acc.addSamples({data.Z.begin() + s0, data.Z.begin() + e}, {data.y.begin() + s0, data.y.begin() + e}, 2);
+        }
+        QCOMPARE(acc.count(), 300LL);
+        const Mat La = acc.lambda();
+        QVERIFY((La - La.transpose()).norm() == 0.0);
+        QVERIFY2((La - L).norm() <= 1e-13 * L.norm(), qPrintable(QString::number((La - L).norm() / L.norm())));
+        QVERIFY((acc.crossMoment() - C).norm() <= 1e-13 * C.norm());
+    }
+
+    void accumulationIsBitIdenticalAcrossThreads() {
+        const Data data = randomData(6, 4, 3, 500, 5);
+        MomentAccumulator one(6, 3), two(6, 3), four(6, 3);
+        one.addSamples(data.Z, data.y, 1);
+        two.addSamples(data.Z, data.y, 2);
+        four.addSamples(data.Z, data.y, 4);
+        QVERIFY(one.lambda() == two.lambda());
+        QVERIFY(one.lambda() == four.lambda());
+        QVERIFY(one.crossMoment() == two.crossMoment());
+    }
+
+    // The whole experiment gives bit-identical numbers with 1 and 2 threads.
+    void experimentIsBitIdenticalAcrossThreads_data() {
+        QTest::addColumn<QString>("kind");
+        QTest::newRow("random_mhla") << QStringLiteral("random_mhla");
+        QTest::newRow("associative_memory") << QStringLiteral("associative_memory");
+        QTest::newRow("automaton") << QStringLiteral("automaton");
+    }
+    void experimentIsBitIdenticalAcrossThreads() {
+        QFETCH(QString, kind);
+        QJsonObject obj{{QStringLiteral("task"), QJsonObject{{QStringLiteral("kind"), kind},
+                                                              {QStringLiteral("samples"), 3000}}},
+                        {QStringLiteral("eval"), QJsonObject{{QStringLiteral("val_samples"), 700},
+                                                              {QStringLiteral("ood_samples"), 700},
+                                                              {QStringLiteral("words"), 20}}}};
+        const ExperimentConfig cfg = experimentFromJson(obj);
+        RunContext c1, c2;
+        c1.threads = 1;
+        c2.threads = 2;
+        const ExperimentResult a = runExperiment(cfg, c1), b = runExperiment(cfg, c2);
+        QVERIFY(a.P == b.P);
+        QCOMPARE(a.certificate.lambdaMin, b.certificate.lambdaMin);
+        QCOMPARE(a.metrics.trainMse, b.metrics.trainMse);
+        QCOMPARE(a.metrics.valMse, b.metrics.valMse);
+        QCOMPARE(a.metrics.oodRelMse, b.metrics.oodRelMse);
+        QVERIFY(a.heads.singularValues == b.heads.singularValues);
+        QVERIFY(a.lambdaTrace == b.lambdaTrace);
+        if (a.execution) QCOMPARE(a.execution->stepAccuracy, b.execution->stepAccuracy);
+    }
+
+    void memoryEstimateGrowsAsDSquared() {
+        // O(D^2 + block D): doubling N changes nothing, the estimate is dominated by D^2.
+        const double e16 = estimateSolveBytes(16, 16, 1024);
+        const double D = static_cast<double>(featureDim(16));
+        QVERIFY(e16 >= 8.0 * D * D);
+        QVERIFY(e16 <= 8.0 * 5.0 * D * D);
+        QVERIFY(physicalMemoryBytes() > 0);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestFeatures)
+#include "tst_features.moc"

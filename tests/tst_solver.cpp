@@ -1,0 +1,240 @@
+// The certificate and the exact solver (MATH.md §3, §4) on closed forms and on the tasks.
+#include "core/certificate.h"
+#include "core/features.h"
+#include "core/runner.h"
+#include <QTest>
+
+using namespace mhla;
+
+namespace {
+ExperimentConfig config(const QJsonObject& task, const QJsonObject& solver = {},
+                        const QJsonObject& eval = {}) {
+    return experimentFromJson(QJsonObject{{QStringLiteral("task"), task},
+                                          {QStringLiteral("solver"), solver},
+                                          {QStringLiteral("eval"), eval}});
+}
+QString s(const char* t) { return QString::fromUtf8(t); }
+
+/// A PSD matrix with a known spectrum: Q diag(ev) Q^T.
+Mat withSpectrum(const Vec& ev, std::uint64_t seed) {
+    Rng rng(seed);
+    const Mat Q = rng.haarOrthogonal(ev.size());
+    return Q * ev.asDiagonal() * Q.transpose();
+}
+} // namespace
+
+class TestSolver : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // Certificate of a matrix with a known spectrum, on both code paths.
+    void certificateOfKnownSpectrum_data() {
+        QTest::addColumn<QString>("method");
+        QTest::addColumn<int>("D");
+        QTest::addColumn<int>("zeros");
+        QTest::newRow("dense PD") << s("dense") << 60 << 0;
+        QTest::newRow("dense null 3") << s("dense") << 60 << 3;
+        QTest::newRow("lanczos PD") << s("lanczos") << 300 << 0;
+        QTest::newRow("lanczos null 2 falls back") << s("lanczos") << 300 << 2;
+    }
+    void certificateOfKnownSpectrum() {
+        QFETCH(QString, method);
+        QFETCH(int, D);
+        QFETCH(int, zeros);
+        Vec ev(D);
+        for (int i = 0; i < D; ++i) ev(i) = i < zeros ? 0.0 : 1e-3 * std::pow(1.05, i);
+        const Mat L = withSpectrum(ev, static_cast<std::uint64_t>(D + zeros));
+        CertifyOptions opt;
+        const Certificate c = certify(L, opt, method.toStdString());
+        const double lmax = ev.maxCoeff();
+        QVERIFY(std::abs(c.lambdaMax - lmax) <= 1e-10 * lmax);
+        QCOMPARE(c.nullDim, zeros);
+        QCOMPARE(c.certified, zeros == 0);
+        QVERIFY(std::abs(c.tolerance - 1e-10 * lmax) <= 1e-9 * 1e-10 * lmax);
+        if (zeros == 0) {
+            QVERIFY2(std::abs(c.lambdaMin - 1e-3) <= 1e-9, qPrintable(QString::number(c.lambdaMin)));
+            QVERIFY(std::abs(c.condition - lmax / 1e-3) <= 1e-6 * lmax / 1e-3);
+            QCOMPARE(QString::fromStdString(c.method), method);
+        } else {
+            QVERIFY(std::abs(c.lambdaMin) <= 1e-12 * lmax);
+            QCOMPARE(QString::fromStdString(c.method), s("dense"));
+        }
+    }
+
+    // P Lambda = C: Cholesky, minimum-norm (pseudo-inverse) and ridge, against independent
+    // closed forms.
+    void solveAgainstClosedForms() {
+        const int D = 40, dOut = 3;
+        Vec ev(D);
+        for (int i = 0; i < D; ++i) ev(i) = i < 4 ? 0.0 : 0.1 + i;
+        const Mat L = withSpectrum(ev, 3);
+        Rng rng(8);
+        const Mat C = rng.normalMatrix(dOut, D);
+        CertifyOptions opt;
+        // Minimum-norm: C Lambda^+, with the pseudo-inverse from a complete orthogonal
+        // decomposition (an independent algorithm).
+        const PolySolution mn = solveCertified(L, C, 0.0, opt);
+        QCOMPARE(QString::fromStdString(mn.method), s("min-norm"));
+        Eigen::CompleteOrthogonalDecomposition<Mat> cod(L);
+        cod.setThreshold(1e-10);
+        const Mat pinv = cod.pseudoInverse();
+        QVERIFY2((mn.P - C * pinv).norm() <= 1e-9 * (C * pinv).norm(),
+                 qPrintable(QString::number((mn.P - C * pinv).norm())));
+        QCOMPARE(mn.nullVector.size(), static_cast<Index>(D));
+        QVERIFY((L * mn.nullVector).norm() <= 1e-12 * ev.maxCoeff());
+        // Ridge: C (Lambda + rho I)^{-1}.
+        const PolySolution rg = solveCertified(L, C, 0.5, opt);
+        const Mat expect = C * (L + 0.5 * Mat::Identity(D, D)).inverse();
+        QVERIFY((rg.P - expect).norm() <= 1e-12 * expect.norm());
+        // Certified: P Lambda = C to round-off on both paths.
+        const Mat Lpd = withSpectrum(Vec::LinSpaced(150, 0.01, 10.0), 4);
+        const Mat C2 = rng.normalMatrix(dOut, 150);
+        for (long long crossover : {1000LL, 10LL}) {
+            opt.denseCrossover = crossover;
+            const PolySolution ex = solveCertified(Lpd, C2, 0.0, opt);
+            QVERIFY(ex.certificate.certified);
+            QCOMPARE(QString::fromStdString(ex.certificate.method), crossover == 10 ? s("lanczos") : s("dense"));
+            QVERIFY((ex.P * Lpd - C2).norm() <= 1e-11 * C2.norm());
+        }
+    }
+
+    // Exact recovery of a random MHLA teacher from certified data.
+    void recoversRandomTeacher_data() {
+        QTest::addColumn<int>("d");
+        QTest::addColumn<int>("heads");
+        QTest::addColumn<int>("tokens");
+        QTest::newRow("d3 H1") << 3 << 1 << 4;
+        QTest::newRow("d4 H2") << 4 << 2 << 3;
+        QTest::newRow("d5 H8 more heads than d") << 5 << 8 << 6;
+    }
+    void recoversRandomTeacher() {
+        QFETCH(int, d);
+        QFETCH(int, heads);
+        QFETCH(int, tokens);
+        const ExperimentConfig cfg =
+            config({{s("kind"), s("random_mhla")}, {s("d"), d}, {s("d_out"), d}, {s("tokens"), tokens},
+                    {s("teacher_heads"), heads}, {s("samples"), 4000}},
+                   {}, {{s("val_samples"), 1000}, {s("ood_samples"), 1000}});
+        const ExperimentResult r = runExperiment(cfg);
+        QVERIFY(r.certificate.certified);
+        QCOMPARE(r.certificate.nullDim, 0);
+        QVERIFY2(r.metrics.distancePRel <= 1e-9, qPrintable(QString::number(r.metrics.distancePRel)));
+        QVERIFY(r.metrics.trainMse <= 1e-24);
+        QVERIFY(r.metrics.valMse <= 1e-24);
+        QVERIFY2(r.metrics.oodRelMse <= 1e-20, qPrintable(QString::number(r.metrics.oodRelMse)));
+        // Heads of the solution and the teacher agree in canonical form.
+        QCOMPARE(r.heads.rank, r.teacherHeads.rank);
+        QVERIFY((r.heads.singularValues - r.teacherHeads.singularValues).norm() <=
+                1e-8 * r.teacherHeads.singularValues.norm());
+    }
+
+    // Agnostic setting: label noise sigma; the least-squares fit approaches the Bayes error
+    // sigma^2 on fresh samples (excess ~ sigma^2 D / N).
+    void noisyLabelsApproachBayesError() {
+        const double sigma = 0.1;
+        const ExperimentConfig cfg =
+            config({{s("kind"), s("random_mhla")}, {s("d"), 3}, {s("d_out"), 1}, {s("tokens"), 4},
+                    {s("noise"), sigma}, {s("samples"), 20000}},
+                   {}, {{s("val_samples"), 20000}});
+        const ExperimentResult r = runExperiment(cfg);
+        QVERIFY(r.certificate.certified);
+        QVERIFY2(std::abs(r.metrics.valMse / (sigma * sigma) - 1.0) <= 0.05,
+                 qPrintable(QString::number(r.metrics.valMse)));
+        QVERIFY(std::abs(r.metrics.trainMse / (sigma * sigma) - 1.0) <= 0.05);
+        QVERIFY(r.metrics.distancePRel > 1e-6);
+        QVERIFY(r.metrics.distancePRel < 0.1);
+    }
+
+    // Associative memory: Gaussian keys certify and recover the teacher; orthogonal keys do
+    // not certify, and then a second least-squares solution fits the training data equally
+    // well while computing a different function out of distribution.
+    void associativeMemoryCertificate_data() {
+        QTest::addColumn<int>("pairs");
+        QTest::newRow("m=2") << 2;
+        QTest::newRow("m=3") << 3;
+    }
+    void associativeMemoryCertificate() {
+        QFETCH(int, pairs);
+        const QJsonObject ev{{s("val_samples"), 2000}, {s("ood_samples"), 2000}};
+        const ExperimentResult good = runExperiment(config(
+            {{s("kind"), s("associative_memory")}, {s("pairs"), pairs}, {s("orthogonal_prob"), 0.0}, {s("samples"), 8000}}, {}, ev));
+        QVERIFY(good.certificate.certified);
+        QVERIFY(good.certificate.lambdaMin > 1e-4 * good.certificate.lambdaMax);
+        QVERIFY(good.metrics.distancePRel <= 1e-9);
+        QVERIFY(good.metrics.oodRelMse <= 1e-20);
+        QVERIFY(!good.nullWitness);
+
+        const ExperimentResult bad = runExperiment(config(
+            {{s("kind"), s("associative_memory")}, {s("pairs"), pairs}, {s("orthogonal_prob"), 1.0}, {s("samples"), 8000}}, {}, ev));
+        QVERIFY(!bad.certificate.certified);
+        QVERIFY(bad.certificate.nullDim > 0);
+        QCOMPARE(QString::fromStdString(bad.solveMethod), s("min-norm"));
+        QVERIFY(bad.metrics.trainMse <= 1e-24); // the minimum-norm solution fits
+        QVERIFY(bad.nullWitness.has_value());
+        QVERIFY(bad.nullWitness->trainMse <= 1e-24);  // so does the witness ...
+        QVERIFY2(bad.nullWitness->oodRelMse >= 1e-2,   // ... which misses the teacher elsewhere
+                 qPrintable(QString::number(bad.nullWitness->oodRelMse)));
+        QVERIFY(std::abs(bad.nullWitness->distancePRel - 1.0) <= 0.01 + bad.metrics.distancePRel);
+        // Finding (see README): the teacher is orthogonal to the null space of Lambda here, so
+        // the minimum-norm solution happens to be the teacher.
+        QVERIFY(bad.metrics.distancePRel <= 1e-9);
+    }
+
+    void lowerOrthogonalProbabilityRestoresCertificate() {
+        const ExperimentResult r = runExperiment(config(
+            {{s("kind"), s("associative_memory")}, {s("pairs"), 2}, {s("orthogonal_prob"), 0.9}, {s("samples"), 8000}},
+            {}, {{s("val_samples"), 500}, {s("ood_samples"), 500}}));
+        QVERIFY(r.certificate.certified);
+    }
+
+    // The lambda_min trace is non-decreasing in expectation and ends at the final lambda_min.
+    void lambdaTraceEndsAtCertificate() {
+        const ExperimentResult r = runExperiment(config({{s("kind"), s("associative_memory")}, {s("samples"), 5000}},
+                                                        {}, {{s("lambda_trace"), 8}, {s("val_samples"), 100}, {s("ood_samples"), 100}}));
+        QVERIFY(r.lambdaTrace.size() >= 2);
+        QCOMPARE(r.lambdaTrace.back().first, 5000LL);
+        QVERIFY(std::abs(r.lambdaTrace.back().second - r.certificate.lambdaMin) <= 1e-12 * r.certificate.lambdaMax);
+        QVERIFY(r.lambdaTrace.front().first < r.lambdaTrace.back().first);
+        // Fewer samples (20) than features (40): rank-deficient, lambda_min ~ 0.
+        QVERIFY(std::abs(r.lambdaTrace.front().second) <= 1e-10 * r.certificate.lambdaMax);
+    }
+
+    void truncatedHeadsReportTheirLoss() {
+        const ExperimentResult r = runExperiment(config(
+            {{s("kind"), s("random_mhla")}, {s("d"), 3}, {s("d_out"), 3}, {s("teacher_heads"), 3}, {s("samples"), 3000}},
+            {{s("heads"), 1}}, {{s("val_samples"), 500}, {s("ood_samples"), 500}}));
+        QCOMPARE(r.heads.heads.count(), 1);
+        QVERIFY(r.heads.rank > 1);
+        QVERIFY(r.untruncatedMetrics.has_value());
+        QVERIFY(r.untruncatedMetrics->valMse <= 1e-24);
+        QVERIFY(r.metrics.valMse > 1e-6); // one head cannot represent a rank > 1 solution
+        QVERIFY((r.P - foldHeads(r.heads.heads, 3, 3)).norm() <= 1e-12 * r.P.norm());
+    }
+
+    void ridgeShrinksTowardZero() {
+        const auto run = [](double ridge) {
+            return runExperiment(config({{s("kind"), s("associative_memory")}, {s("samples"), 3000}},
+                                        {{s("ridge"), ridge}}, {{s("val_samples"), 500}, {s("ood_samples"), 500}}));
+        };
+        const ExperimentResult a = run(0.0), b = run(1.0);
+        QCOMPARE(QString::fromStdString(b.solveMethod), s("ridge"));
+        QVERIFY(b.P.norm() < a.P.norm());
+        QVERIFY(b.metrics.trainMse > a.metrics.trainMse);
+    }
+
+    void cancellationStopsTheRun() {
+        CancelToken token;
+        token.cancel();
+        RunContext ctx;
+        ctx.cancel = &token;
+        bool cancelled = false;
+        try {
+            runExperiment(ExperimentConfig{}, ctx);
+        } catch (const Cancelled&) {
+            cancelled = true;
+        }
+        QVERIFY(cancelled);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSolver)
+#include "tst_solver.moc"

@@ -1,0 +1,170 @@
+// The task generators of MATH.md §7: shapes, closed-form labels, determinism, execution.
+#include "core/features.h"
+#include "core/runner.h"
+#include "core/tasks.h"
+#include <QTest>
+
+using namespace mhla;
+
+namespace {
+QString s(const char* t) { return QString::fromUtf8(t); }
+TaskConfig taskConfig(const QJsonObject& task) {
+    return experimentFromJson(QJsonObject{{s("task"), task}}).task;
+}
+} // namespace
+
+class TestTasks : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void normalSamplerMoments() {
+        Rng rng(123);
+        const int n = 200000;
+        double sum = 0, sq = 0;
+        for (int i = 0; i < n; ++i) {
+            const double x = rng.normal();
+            sum += x;
+            sq += x * x;
+        }
+        // Mean within 5 standard errors of 0, variance within 5 standard errors of 1.
+        QVERIFY(std::abs(sum / n) <= 5.0 / std::sqrt(n));
+        QVERIFY(std::abs(sq / n - 1.0) <= 5.0 * std::sqrt(2.0 / n));
+    }
+
+    void haarMatricesAreOrthogonal() {
+        Rng rng(4);
+        for (int n : {1, 2, 5, 9}) {
+            const Mat Q = rng.haarOrthogonal(n);
+            QVERIFY((Q.transpose() * Q - Mat::Identity(n, n)).norm() <= 1e-13);
+        }
+    }
+
+    void samplesAreAFunctionOfSeedStreamIndex_data() {
+        QTest::addColumn<QString>("kind");
+        QTest::newRow("random_mhla") << s("random_mhla");
+        QTest::newRow("associative_memory") << s("associative_memory");
+        QTest::newRow("automaton") << s("automaton");
+    }
+    void samplesAreAFunctionOfSeedStreamIndex() {
+        QFETCH(QString, kind);
+        const auto a = makeTask(taskConfig({{s("kind"), kind}}));
+        const auto b = makeTask(taskConfig({{s("kind"), kind}}));
+        const auto other = makeTask(taskConfig({{s("kind"), kind}, {s("seed"), 2}}));
+        const Sample x = a->sample(Stream::Train, 17), y = b->sample(Stream::Train, 17);
+        QVERIFY(x.Z == y.Z && x.y == y.y);
+        QVERIFY(!(a->sample(Stream::Validation, 17).Z == x.Z));
+        QVERIFY(!(a->sample(Stream::Train, 18).Z == x.Z));
+        QVERIFY(!(other->sample(Stream::Train, 17).Z == x.Z));
+        QCOMPARE(x.Z.rows(), static_cast<Index>(a->d()));
+        QCOMPARE(x.Z.cols(), static_cast<Index>(a->tokens()));
+        QCOMPARE(x.y.size(), static_cast<Index>(a->dOut()));
+        // Labels are the teacher's output, equal to P* psi(Z) (noise-free tasks).
+        QVERIFY((a->teacherP() * featureVector(x.Z) - x.y).norm() <= 1e-12 * (1.0 + x.y.norm()));
+        const Mat g = a->genericPrompt(3);
+        QCOMPARE(g.rows(), static_cast<Index>(a->d()));
+        QCOMPARE(g.cols(), static_cast<Index>(a->tokens()));
+    }
+
+    void randomMhlaScales() {
+        // Prompt entries N(0, 1/n): E[sum of squares of a prompt] = d.
+        const auto t = makeTask(taskConfig({{s("kind"), s("random_mhla")}, {s("d"), 5}, {s("tokens"), 10}}));
+        double total = 0;
+        const int N = 4000;
+        for (int i = 0; i < N; ++i) total += t->sample(Stream::Train, i).Z.squaredNorm();
+        QVERIFY(std::abs(total / N - 5.0) <= 0.1);
+        QCOMPARE(t->teacher().count(), 1);
+    }
+
+    // y = sum_t u_t (k_t^T k_j) + f (k_j^T k_j), with d = 2m, n = m + 1, d_out = m.
+    void associativeMemoryClosedForm_data() {
+        QTest::addColumn<double>("p");
+        QTest::newRow("gaussian keys") << 0.0;
+        QTest::newRow("orthogonal keys") << 1.0;
+    }
+    void associativeMemoryClosedForm() {
+        QFETCH(double, p);
+        const int m = 3;
+        const auto t = makeTask(taskConfig({{s("kind"), s("associative_memory")}, {s("pairs"), m}, {s("orthogonal_prob"), p}}));
+        QCOMPARE(t->d(), 2 * m);
+        QCOMPARE(t->tokens(), m + 1);
+        QCOMPARE(t->dOut(), m);
+        for (int i = 0; i < 20; ++i) {
+            const Sample x = t->sample(Stream::Train, i);
+            const Mat K = x.Z.topLeftCorner(m, m), U = x.Z.bottomLeftCorner(m, m);
+            const Vec kj = x.Z.col(m).head(m), f = x.Z.col(m).tail(m);
+            Vec expect = f * kj.squaredNorm();
+            for (int c = 0; c < m; ++c) expect += U.col(c) * K.col(c).dot(kj);
+            QVERIFY((x.y - expect).norm() <= 1e-13);
+            // The query key is one of the listed keys.
+            bool listed = false;
+            for (int c = 0; c < m; ++c) listed = listed || (K.col(c) - kj).norm() == 0.0;
+            QVERIFY(listed);
+            for (int c = 0; c < m; ++c) QVERIFY(std::abs(K.col(c).norm() - 1.0) <= 1e-13);
+            if (p == 1.0) QVERIFY((K.transpose() * K - Mat::Identity(m, m)).norm() <= 1e-13);
+        }
+    }
+
+    void automatonPromptLayout() {
+        const TaskConfig cfg = taskConfig({{s("kind"), s("automaton")}, {s("states"), 3}, {s("alphabet"), 2}, {s("coverage"), 0.5}});
+        AutomatonTask t(cfg);
+        QCOMPARE(t.keyDim(), 6);
+        QCOMPARE(t.valueDim(), 3);
+        QCOMPARE(t.d(), 9);
+        QCOMPARE(t.tokens(), 3 + 1); // ceil(0.5 * 6) listed pairs + the query
+        const Sample x = t.sample(Stream::Train, 0);
+        // The queried key is one of the listed keys and the label is its value code plus the filler term.
+        const Vec qk = x.Z.col(3).head(6);
+        int match = -1;
+        for (int c = 0; c < 3; ++c)
+            if ((x.Z.col(c).head(6) - qk).norm() == 0.0) match = c;
+        QVERIFY(match >= 0);
+        const Vec expect = x.Z.col(match).tail(3) + x.Z.col(3).tail(3) * qk.squaredNorm();
+        QVERIFY((x.y - expect).norm() <= 1e-13);
+    }
+
+    // Execution: the one-hot and orthogonal teachers execute words perfectly; Gaussian codes
+    // suffer crosstalk even for the teacher.
+    void automatonTeacherExecution_data() {
+        QTest::addColumn<QString>("embedding");
+        QTest::addColumn<bool>("perfect");
+        QTest::newRow("onehot") << s("onehot") << true;
+        QTest::newRow("orthogonal") << s("orthogonal") << true;
+        QTest::newRow("gaussian") << s("gaussian") << false;
+    }
+    void automatonTeacherExecution() {
+        QFETCH(QString, embedding);
+        QFETCH(bool, perfect);
+        const TaskConfig cfg = taskConfig({{s("kind"), s("automaton")}, {s("embedding"), embedding}, {s("word_length"), 30}});
+        AutomatonTask t(cfg);
+        const ExecutionResult r = executeWords(t, t.teacherP(), 100, 9);
+        // The folded teacher P* and the teacher's heads must agree step by step.
+        QCOMPARE(r.stepAccuracy, r.teacherStepAccuracy);
+        QCOMPARE(r.wordAccuracy, r.teacherWordAccuracy);
+        if (perfect) {
+            QCOMPARE(r.teacherStepAccuracy, 1.0);
+            QCOMPARE(r.teacherWordAccuracy, 1.0);
+        } else {
+            QVERIFY(r.teacherStepAccuracy < 1.0);
+            QVERIFY(r.teacherStepAccuracy > 1.0 / 3.0); // better than chance
+        }
+        QCOMPARE(static_cast<int>(r.exampleWord.size()), 30);
+        // The example trace is the DFA run from state 0.
+        int state = 0;
+        for (size_t i = 0; i < r.exampleWord.size(); ++i) {
+            state = r.exampleDfa.delta(state, r.exampleWord[i]);
+            QCOMPARE(r.exampleTrueStates[i], state);
+        }
+    }
+
+    // The negated teacher points away from the right value code: it must be scored as wrong.
+    void executionOfAWrongModelIsScoredAsWrong() {
+        const TaskConfig cfg = taskConfig({{s("kind"), s("automaton")}, {s("states"), 4}});
+        AutomatonTask t(cfg);
+        const ExecutionResult r = executeWords(t, -t.teacherP(), 50, 1);
+        QVERIFY(r.stepAccuracy < 0.5);
+        QVERIFY(r.wordAccuracy < 0.1);
+        QCOMPARE(r.teacherWordAccuracy, 1.0);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTasks)
+#include "tst_tasks.moc"
