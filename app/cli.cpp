@@ -88,6 +88,7 @@ Result fields:
   history, stop_reason (trainers) one point per logged epoch; epochs, target_loss or diverged
   execution            (automaton) step/word accuracy of the model and of the teacher
   lambda_trace         [samples seen, lambda_min] pairs: the certificate appearing
+  warnings             what you must know about these numbers (e.g. training diverged)
   timings_ms           per phase and total
   config               the resolved experiment (every default filled in)
 
@@ -224,6 +225,7 @@ int solve(int argc, char** argv) {
     }
     g_cancel = nullptr;
 
+    for (const std::string& w : result.warnings) err(q("mhla-lab solve: warning: ") + QString::fromStdString(w));
     const QByteArray json = QJsonDocument(resultToJson(result)).toJson(QJsonDocument::Indented);
     std::fwrite(json.constData(), 1, static_cast<size_t>(json.size()), stdout);
     std::fflush(stdout);

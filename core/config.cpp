@@ -136,7 +136,7 @@ std::vector<KeyInfo> buildKeys() {
                 field(&ExperimentConfig::solver, &SolverConfig::ridge)),
         intKey("solver", "heads", 0, 1 << 20, "all",
                "poly: keep the top H heads of the SVD of unfold(P) (0 = all); trainers: heads per "
-               "layer (>= 1).",
+               "layer (>= 1; softmax: at most d, head width d/H when H divides d, else d).",
                field(&ExperimentConfig::solver, &SolverConfig::heads)),
         realKey("solver", "tolerance", 0, 1, true, true, "all",
                 "Certificate tolerance relative to lambda_max: tau = tolerance * lambda_max.",

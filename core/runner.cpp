@@ -207,10 +207,28 @@ ExperimentResult runExperiment(const ExperimentConfig& cfg, const RunContext& ct
         const auto t0 = Clock::now();
         const Mat exactP = r.P;
         r.P.resize(0, 0);
-        ctx.report(ProgressEvent{"generate", poly ? 0.8 : 0.3});
+        // The exact reference took [0, 0.3) of the run's progress (when it ran); training the rest.
+        const double start = cfg.solver.compareExact ? 0.3 : 0.0;
+        ctx.report(ProgressEvent{"generate", start});
         const Dataset train = makeDataset(*task, Stream::Train, cfg.task.samples, ctx);
         const Dataset val = makeDataset(*task, Stream::Validation, cfg.eval.valSamples, ctx);
-        trainBaseline(cfg, *task, train, val, exactP, r, ctx);
+        RunContext trainCtx = ctx;
+        if (ctx.progress)
+            trainCtx.progress = [&ctx, start](const ProgressEvent& e) {
+                ProgressEvent scaled = e;
+                scaled.fraction = start + (0.95 - start) * e.fraction;
+                ctx.report(scaled);
+            };
+        trainBaseline(cfg, *task, train, val, exactP, r, trainCtx);
+        if (r.stopReason == "diverged") {
+            const int epoch = r.history.empty() ? 0 : r.history.back().epoch;
+            r.warnings.push_back("training diverged (the loss became NaN or infinite); the model "
+                                 "and its metrics are those of epoch " + std::to_string(epoch) +
+                                 ", the last finite point. Lower solver.lr or set solver.clip.");
+        }
+        if (!std::isfinite(r.metrics.oodRelMse))
+            r.warnings.push_back("the model's output overflows on generic N(0,1) prompts: "
+                                 "ood_rel_mse is infinite (printed as null)");
         r.timingsMs.emplace_back("train", msSince(t0));
     }
 
@@ -304,6 +322,11 @@ QJsonObject resultToJson(const ExperimentResult& r) {
                                     {q("distance_p_rel"), number(p.distancePRel)},
                                     {q("distance_exact_rel"), number(p.distanceExactRel)}});
         o.insert(q("history"), hist);
+    }
+    if (!r.warnings.empty()) {
+        QJsonArray w;
+        for (const std::string& text : r.warnings) w.append(QString::fromStdString(text));
+        o.insert(q("warnings"), w);
     }
     QJsonObject timings;
     for (const auto& [name, ms] : r.timingsMs) timings.insert(QString::fromStdString(name), ms);

@@ -43,6 +43,7 @@ struct ExperimentResult {
     std::vector<HistoryPoint> history;
     std::optional<Metrics> exactMetrics; ///< trainers: metrics of the exact solver on the same data
     std::string stopReason;            ///< trainers: "epochs", "target_loss", "diverged"
+    std::vector<std::string> warnings; ///< things the user must know about these numbers
     std::vector<std::pair<std::string, double>> timingsMs; ///< per phase, then "total"
 };
 

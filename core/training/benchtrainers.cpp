@@ -31,13 +31,15 @@ double stepsPerSecond(const BenchCase& c, const training::TrainingData& data, lo
     std::vector<long long> idx(static_cast<size_t>(N));
     std::iota(idx.begin(), idx.end(), 0LL);
     const long long perEpoch = N / c.batch;
-    for (long long b = 0; b < perEpoch; ++b) step(data, idx.data() + b * c.batch, c.batch, 1e-4); // warm
+    for (long long b = 0; b < perEpoch; ++b)
+        step(data, idx.data() + b * c.batch, c.batch, 1e-4); // warm
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
     long long steps = 0;
     double elapsed = 0;
     do {
-        for (long long b = 0; b < perEpoch; ++b) step(data, idx.data() + b * c.batch, c.batch, 1e-4);
+        for (long long b = 0; b < perEpoch; ++b)
+            step(data, idx.data() + b * c.batch, c.batch, 1e-4);
         steps += perEpoch;
         elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     } while (elapsed < 0.2);
@@ -55,13 +57,15 @@ void benchTrainers(std::ostream& out, int repeats) {
         {"softmax", SolverKind::Softmax, 4, 4, 1, 20, 32},
     };
     repeats = std::max(1, repeats);
-    out << "trainers (Adam + clipping, one thread, median of " << repeats << " runs of >= 0.2 s)\n";
+    out << "== Trainers (minibatch steps: Adam + clipping, one thread, median of " << repeats
+        << " runs of >= 0.2 s) ==\n";
     for (const auto& c : cases) {
         const long long N = 1024;
         Rng rng(12345, 0);
         Dataset ds;
         for (long long i = 0; i < N; ++i)
-            ds.Z.push_back(rng.normalMatrix(c.d, c.tokens, 1.0 / std::sqrt(static_cast<double>(c.tokens))));
+            ds.Z.push_back(
+                rng.normalMatrix(c.d, c.tokens, 1.0 / std::sqrt(static_cast<double>(c.tokens))));
         ds.Y = rng.normalMatrix(c.d, N);
         auto probe = training::makeModel(
             [&] {
@@ -74,12 +78,14 @@ void benchTrainers(std::ostream& out, int repeats) {
             c.d, c.d);
         const auto data = training::prepareTrainingData(ds, probe->usesMoments());
         std::vector<double> rates;
-        for (int r = 0; r < repeats; ++r) rates.push_back(stepsPerSecond(c, data, N));
+        for (int r = 0; r < repeats; ++r)
+            rates.push_back(stepsPerSecond(c, data, N));
         std::sort(rates.begin(), rates.end());
         const double median = rates[rates.size() / 2];
         char line[200];
         std::snprintf(line, sizeof line,
-                      "  %-10s d=%-2d H=%-2d L=%d n=%-3d batch=%-3d params=%-6lld %10.0f steps/s %9.2f us/step\n",
+                      "  %-10s d=%-2d H=%-2d L=%d n=%-3d batch=%-3d params=%-6lld %10.0f steps/s "
+                      "%9.2f us/step\n",
                       c.label, c.d, c.heads, c.layers, c.tokens, c.batch,
                       static_cast<long long>(probe->parameterCount()), median, 1e6 / median);
         out << line;

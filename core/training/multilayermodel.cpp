@@ -7,14 +7,15 @@ namespace mhla::training {
 namespace {
 
 struct MultilayerWorkspace : TrainableModel::Workspace {
-    std::vector<Mat> X;          // L+1 activations, d x n
-    std::vector<Mat> S, QV, T;   // per layer: d*d x n, H*d x n, H*d x n (columns >= t0 used)
-    Mat G, Gin, W, SW;           // backward: d x n, d x n, H*d x n, H*d x n
-    Mat N, Sc;                   // d x d
+    std::vector<Mat> X;        // L+1 activations, d x n
+    std::vector<Mat> S, QV, T; // per layer: d*d x n, H*d x n, H*d x n (columns >= t0 used)
+    Mat G, Gin, W, SW;         // backward: d x n, d x n, H*d x n, H*d x n
+    Mat N, Sc;                 // d x d
     Vec r;
     Index n = -1;
     void reserve(Index d, Index Hd, int L, Index tokens) {
-        if (n == tokens && static_cast<int>(S.size()) == L) return;
+        if (n == tokens && static_cast<int>(S.size()) == L)
+            return;
         n = tokens;
         X.assign(static_cast<size_t>(L) + 1, Mat::Zero(d, tokens));
         S.assign(static_cast<size_t>(L), Mat::Zero(d * d, tokens));
@@ -55,15 +56,18 @@ MultilayerModel::MultilayerModel(int d, int dOut, int heads, int layers, Rng& rn
     }
     m_R = block("R");
     const double sdQ = 1.0 / std::sqrt(static_cast<double>(d));
-    const double sdV = sdQ / std::sqrt(static_cast<double>(heads) * layers);
+    const double sdV = 0.1 * sdQ / std::sqrt(static_cast<double>(heads) * layers);
     for (int l = 0; l < layers; ++l) {
         auto V = view(m_V[static_cast<size_t>(l)]);
         auto Q = view(m_Q[static_cast<size_t>(l)]);
-        for (Index i = 0; i < V.size(); ++i) V.data()[i] = sdV * rng.normal();
-        for (Index i = 0; i < Q.size(); ++i) Q.data()[i] = sdQ * rng.normal();
+        for (Index i = 0; i < V.size(); ++i)
+            V.data()[i] = sdV * rng.normal();
+        for (Index i = 0; i < Q.size(); ++i)
+            Q.data()[i] = sdQ * rng.normal();
     }
     auto R = view(m_R);
-    for (Index i = 0; i < R.size(); ++i) R.data()[i] = sdQ * rng.normal();
+    for (Index i = 0; i < R.size(); ++i)
+        R.data()[i] = sdQ * rng.normal();
 }
 
 std::unique_ptr<TrainableModel::Workspace> MultilayerModel::makeWorkspace() const {
@@ -77,7 +81,8 @@ double MultilayerModel::workPerSample(Index n) const {
 void MultilayerModel::forward(const Mat& Z, Workspace& wsBase) const {
     auto& ws = static_cast<MultilayerWorkspace&>(wsBase);
     const Index d = m_d, H = m_heads, Hd = H * d, n = Z.cols();
-    if (Z.rows() != d || n < 1) throw std::invalid_argument("MultilayerModel: prompt of the wrong size");
+    if (Z.rows() != d || n < 1)
+        throw std::invalid_argument("MultilayerModel: prompt of the wrong size");
     ws.reserve(d, Hd, m_layers, n);
     ws.X[0] = Z;
     for (int l = 0; l < m_layers; ++l) {
@@ -122,7 +127,8 @@ double MultilayerModel::sumSquaredError(const TrainingData& data, const long lon
         ws.r.noalias() = R * ws.X.back().col(n - 1);
         ws.r -= data.Y->col(idx[j]);
         sum += ws.r.squaredNorm();
-        if (!grad) continue;
+        if (!grad)
+            continue;
 
         ws.r *= 2.0;
         gradView(grad, m_R).noalias() += ws.r * ws.X.back().col(n - 1).transpose();
@@ -138,7 +144,8 @@ double MultilayerModel::sumSquaredError(const TrainingData& data, const long lon
             const Index t0 = l + 1 == m_layers ? n - 1 : 0;
             const Index m = n - t0;
             const auto Gm = ws.G.middleCols(t0, m);
-            gradView(grad, m_V[static_cast<size_t>(l)]).noalias() += Gm * T.middleCols(t0, m).transpose();
+            gradView(grad, m_V[static_cast<size_t>(l)]).noalias() +=
+                Gm * T.middleCols(t0, m).transpose();
             ws.W.middleCols(t0, m).noalias() = V.transpose() * Gm;
             for (Index t = t0; t < n; ++t)
                 Eigen::Map<Mat>(ws.SW.col(t).data(), d, H).noalias() =
@@ -146,7 +153,8 @@ double MultilayerModel::sumSquaredError(const TrainingData& data, const long lon
                     Eigen::Map<const Mat>(ws.W.col(t).data(), d, H);
             gradView(grad, m_Q[static_cast<size_t>(l)]).noalias() +=
                 ws.SW.middleCols(t0, m) * X.middleCols(t0, m).transpose();
-            if (l == 0) break; // no gradient needed with respect to the prompt
+            if (l == 0)
+                break; // no gradient needed with respect to the prompt
             ws.Gin.setZero();
             ws.Gin.middleCols(t0, m) = Gm;
             ws.Gin.middleCols(t0, m).noalias() += Q.transpose() * ws.SW.middleCols(t0, m);

@@ -7,13 +7,15 @@ namespace mhla::training {
 namespace {
 
 struct SoftmaxWorkspace : TrainableModel::Workspace {
-    Mat Xhat1, A, K, Vv, P, dA, dK, dV; // d x n, d x n, Hdh x n, Hdh x n, n x H, d x n, Hdh x n, Hdh x n
-    Vec rstd1;                           // n
+    Mat Xhat1, A, K, Vv, P, dA, dK,
+        dV;    // d x n, d x n, Hdh x n, Hdh x n, n x H, d x n, Hdh x n, Hdh x n
+    Vec rstd1; // n
     Vec q, o, x1, xhat2, b, pre, hid, x2, r, g2, dhid, db, dxhat, g1, dO, dq, dp; // small
     double rstd2 = 0;
     Index n = -1;
     void reserve(Index d, Index Hdh, Index H, Index tokens) {
-        if (n == tokens) return;
+        if (n == tokens)
+            return;
         n = tokens;
         Xhat1.resize(d, tokens);
         A.resize(d, tokens);
@@ -29,8 +31,7 @@ struct SoftmaxWorkspace : TrainableModel::Workspace {
 };
 
 /// x_hat = (x - mean) / sqrt(var + eps) (biased variance); returns 1/sqrt(var + eps).
-template <class In, class Out>
-double normalise(const In& x, Out&& xhat) {
+template <class In, class Out> double normalise(const In& x, Out&& xhat) {
     const double mean = x.mean();
     const double var = (x.array() - mean).square().mean();
     const double rstd = 1.0 / std::sqrt(var + SoftmaxModel::kLayerNormEps);
@@ -50,7 +51,8 @@ void normaliseBackward(const V1& dxhat, const V2& xhat, double rstd, Out&& dx) {
 
 SoftmaxModel::SoftmaxModel(int d, int dOut, int heads, Rng& rng)
     : TrainableModel(d, dOut), m_heads(heads), m_dh(d % heads == 0 ? d / heads : d) {
-    if (heads < 1) throw std::invalid_argument("SoftmaxModel: heads must be >= 1");
+    if (heads < 1)
+        throw std::invalid_argument("SoftmaxModel: heads must be >= 1");
     const Index Hdh = static_cast<Index>(heads) * m_dh;
     addBlock("ln1_gain", d, 1);
     addBlock("ln1_bias", d, 1);
@@ -82,7 +84,8 @@ SoftmaxModel::SoftmaxModel(int d, int dOut, int heads, Rng& rng)
     auto fill = [&](const Block& b, double variance) {
         auto M = view(b);
         const double sd = std::sqrt(variance);
-        for (Index i = 0; i < M.size(); ++i) M.data()[i] = sd * rng.normal();
+        for (Index i = 0; i < M.size(); ++i)
+            M.data()[i] = sd * rng.normal();
     };
     const double dd = d;
     view(m_g1).setOnes();
@@ -109,7 +112,8 @@ double SoftmaxModel::workPerSample(Index n) const {
 void SoftmaxModel::forward(const Mat& Z, Workspace& wsBase) const {
     auto& ws = static_cast<SoftmaxWorkspace&>(wsBase);
     const Index d = m_d, H = m_heads, dh = m_dh, Hdh = H * dh, n = Z.cols();
-    if (Z.rows() != d || n < 1) throw std::invalid_argument("SoftmaxModel: prompt of the wrong size");
+    if (Z.rows() != d || n < 1)
+        throw std::invalid_argument("SoftmaxModel: prompt of the wrong size");
     ws.reserve(d, Hdh, H, n);
     const auto g1 = view(m_g1);
     const auto bl1 = view(m_b1ln);
@@ -157,7 +161,8 @@ double SoftmaxModel::sumSquaredError(const TrainingData& data, const long long* 
         ws.r.noalias() = R * ws.x2;
         ws.r -= data.Y->col(idx[j]);
         sum += ws.r.squaredNorm();
-        if (!grad) continue;
+        if (!grad)
+            continue;
 
         ws.r *= 2.0;
         // readout and MLP
@@ -167,7 +172,8 @@ double SoftmaxModel::sumSquaredError(const TrainingData& data, const long long* 
         gradView(grad, m_c2).col(0) += ws.g2;
         ws.dhid.noalias() = view(m_W2).transpose() * ws.g2;
         for (Index i = 0; i < ws.dhid.size(); ++i)
-            if (ws.pre(i) <= 0) ws.dhid(i) = 0;
+            if (ws.pre(i) <= 0)
+                ws.dhid(i) = 0;
         gradView(grad, m_W1).noalias() += ws.dhid * ws.b.transpose();
         gradView(grad, m_c1).col(0) += ws.dhid;
         ws.db.noalias() = view(m_W1).transpose() * ws.dhid;

@@ -97,7 +97,9 @@ protected:
     Eigen::Map<const Mat> view(const Block& b) const {
         return Eigen::Map<const Mat>(m_theta.data() + b.offset, b.rows, b.cols);
     }
-    Eigen::Map<Mat> view(const Block& b) { return Eigen::Map<Mat>(m_theta.data() + b.offset, b.rows, b.cols); }
+    Eigen::Map<Mat> view(const Block& b) {
+        return Eigen::Map<Mat>(m_theta.data() + b.offset, b.rows, b.cols);
+    }
     static Eigen::Map<Mat> gradView(double* grad, const Block& b) {
         return Eigen::Map<Mat>(grad + b.offset, b.rows, b.cols);
     }

@@ -29,7 +29,8 @@ private:
     double m_gradNorm = 0;
 };
 
-/// Trains the model of cfg.solver on `train`. The referenced objects must outlive the Trainer.
+/// Trains the model of cfg.solver on `train`. The task and the data sets are referenced and
+/// must outlive the Trainer; the configuration and exactP are copied.
 ///
 /// Epoch e (1-based) visits the training set in the order of a Fisher-Yates shuffle drawn from
 /// Rng(solver.seed, Stream::TrainShuffle, e), in minibatches of min(batch, N) samples (the last
@@ -64,11 +65,9 @@ private:
     HistoryPoint evaluate(int epoch, double lr, double trainMse) const;
     double historyOod() const;
 
-    const ExperimentConfig& m_cfg;
+    ExperimentConfig m_cfg;
     const Task& m_task;
-    const Dataset& m_train;
-    const Dataset& m_val;
-    const Mat& m_exactP;
+    Mat m_exactP;
     RunContext m_ctx;
     std::unique_ptr<TrainableModel> m_model;
     TrainingData m_trainData, m_valData;

@@ -1,0 +1,375 @@
+// The desktop app end to end on the offscreen platform: presets run on the worker thread and
+// the panels show exactly core's result; Stop leaves the window usable at once; invalid values
+// disable Run with core's reason at the field; saved experiments and Reset reproduce runs.
+#include "core/runner.h"
+#include "ui/appsettings.h"
+#include "ui/certificatepanel.h"
+#include "ui/curvespanel.h"
+#include "ui/experimentpanel.h"
+#include "ui/headspanel.h"
+#include "ui/heatmapwidget.h"
+#include "ui/mainwindow.h"
+#include "ui/plotwidget.h"
+#include "ui/presets.h"
+#include "ui/runcontroller.h"
+#include "ui/runlist.h"
+#include <QCheckBox>
+#include <QGraphicsView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+
+using namespace mhla;
+using namespace mhla::ui;
+
+namespace {
+
+bool waitIdle(MainWindow& w, int timeoutMs = 60000) {
+    RunController* c = w.findChild<RunController*>(QStringLiteral("runController"));
+    if (!c->isBusy()) return true;
+    QSignalSpy spy(c, &RunController::idle);
+    QElapsedTimer t;
+    t.start();
+    while (c->isBusy() && t.elapsed() < timeoutMs) spy.wait(200);
+    return !c->isBusy();
+}
+
+bool close(double a, double b, double rel = 1e-12) {
+    if (std::isnan(a) && std::isnan(b)) return true;
+    return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)});
+}
+
+bool sameMatrix(const Mat& a, const Mat& b, double tol = 1e-12) {
+    if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
+    if (a.size() == 0) return true;
+    return (a - b).cwiseAbs().maxCoeff() <= tol * std::max(1.0, b.cwiseAbs().maxCoeff());
+}
+
+const PlotSeries* seriesNamed(const PlotWidget* p, const QString& name) {
+    for (const auto& s : p->series())
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+} // namespace
+
+class TstGuiMainWindow : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QVERIFY(m_dir.isValid());
+        AppSettings::useFile(m_dir.filePath(QStringLiteral("settings.ini")));
+        QVERIFY(builtinPresets().size() >= 5);
+    }
+
+    void presetRunsAndPanelsShowCoreResult_data() {
+        QTest::addColumn<int>("preset");
+        QTest::addColumn<int>("runs");
+        const auto& presets = builtinPresets();
+        for (int i = 0; i < presets.size(); ++i)
+            QTest::newRow(qPrintable(presets[i].file)) << i << std::max(1, static_cast<int>(presets[i].sweepValues.size()));
+    }
+    void presetRunsAndPanelsShowCoreResult() {
+        QFETCH(int, preset);
+        QFETCH(int, runs);
+        MainWindow w;
+        w.show();
+        w.loadPreset(preset);
+        auto* run = w.findChild<QPushButton*>(QStringLiteral("runButton"));
+        QVERIFY(run && run->isEnabled());
+        QTest::mouseClick(run, Qt::LeftButton);
+        QVERIFY(waitIdle(w));
+        RunList* list = w.findChild<RunList*>(QStringLiteral("runList"));
+        QCOMPARE(list->count(), runs);
+
+        auto* badge = w.findChild<QLabel*>(QStringLiteral("certificateBadge"));
+        auto* spectrum = w.findChild<PlotWidget*>(QStringLiteral("spectrumPlot"));
+        auto* loss = w.findChild<PlotWidget*>(QStringLiteral("lossPlot"));
+        auto* heads = w.findChild<HeatmapWidget*>(QStringLiteral("headsHeatmap"));
+        auto* coeffs = w.findChild<HeatmapWidget*>(QStringLiteral("coefficientsHeatmap"));
+        QVERIFY(badge && spectrum && loss && heads && coeffs);
+
+        for (const RunRecord* rec : list->allRuns()) {
+            QVERIFY2(rec->result, qPrintable(rec->name + QStringLiteral(": ") + rec->stateText()));
+            list->select(rec->id);
+            const ExperimentResult core = runExperiment(rec->config);
+            const ExperimentResult& gui = *rec->result;
+            // The worker ran core's exact code: identical numbers.
+            QVERIFY(close(gui.certificate.lambdaMin, core.certificate.lambdaMin));
+            QCOMPARE(gui.certificate.nullDim, core.certificate.nullDim);
+            QCOMPARE(gui.certificate.certified, core.certificate.certified);
+            QVERIFY(sameMatrix(gui.P, core.P));
+            // Badge.
+            const QString expected = core.certificate.certified
+                                         ? QStringLiteral("certified identifiable")
+                                         : QStringLiteral("not certified (null dimension %1)").arg(core.certificate.nullDim);
+            QVERIFY2(badge->text().contains(expected), qPrintable(badge->text()));
+            // Spectrum: every eigenvalue is drawn (positive ones as they are, the others at the floor).
+            qsizetype drawn = 0;
+            for (const auto& s : spectrum->series())
+                if (s.style != PlotSeries::Style::HLine) drawn += s.points.size();
+            QCOMPARE(drawn, static_cast<qsizetype>(core.certificate.spectrum.size()));
+            QVERIFY(!spectrum->series().first().points.isEmpty());
+            // Curves: trainers' history points, or the exact solver's losses as reference lines.
+            if (!core.history.empty()) {
+                const PlotSeries* train = seriesNamed(loss, rec->name);
+                QVERIFY(train);
+                QCOMPARE(train->points.size(), static_cast<qsizetype>(core.history.size()));
+                for (size_t i = 0; i < core.history.size(); ++i) {
+                    QCOMPARE(train->points[static_cast<qsizetype>(i)].x(), double(core.history[i].epoch));
+                    QVERIFY(close(train->points[static_cast<qsizetype>(i)].y(), core.history[i].trainMse));
+                }
+            } else {
+                const PlotSeries* ref = seriesNamed(loss, rec->name + QStringLiteral(" (exact) train MSE"));
+                QVERIFY(ref);
+                QVERIFY(close(ref->points.first().y(), core.metrics.trainMse));
+            }
+            // Heatmaps: teacher and learned head 1 in canonical form, P* and P.
+            const auto& panels = heads->panels();
+            QCOMPARE(panels.size(), 6);
+            QVERIFY(sameMatrix(panels[0].matrix, core.teacherHeads.heads.V.at(0)));
+            if (core.heads.heads.count() > 0) QVERIFY(sameMatrix(panels[1].matrix, core.heads.heads.V.at(0)));
+            QVERIFY(sameMatrix(coeffs->panels()[0].matrix, core.teacherP));
+            QVERIFY(sameMatrix(coeffs->panels()[1].matrix, core.P));
+            QVERIFY(heads->scale() > 0);
+            QVERIFY(!heads->describeCell(0, 0, 0).isEmpty());
+        }
+    }
+
+    void hoverShowsValueUnderCursor() {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.loadPreset(2);
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        w.showTab(QStringLiteral("certificate"));
+        auto* spectrum = w.findChild<PlotWidget*>(QStringLiteral("spectrumPlot"));
+        auto* view = spectrum->findChild<QGraphicsView*>();
+        QVERIFY(view);
+        auto* hover = w.findChild<QLabel*>(QStringLiteral("spectrumHover"));
+        QTest::mouseMove(view->viewport(), view->viewport()->rect().center());
+        QTRY_VERIFY(hover->text().startsWith(QStringLiteral("x = ")));
+
+        w.showTab(QStringLiteral("heads"));
+        auto* heads = w.findChild<HeatmapWidget*>(QStringLiteral("headsHeatmap"));
+        QVERIFY(heads->isVisible());
+        // Scan for a cell: the text names the panel and the value.
+        QString text;
+        for (int y = 40; y < heads->height() && text.isEmpty(); y += 10)
+            for (int x = 10; x < heads->width() / 3 && text.isEmpty(); x += 10) {
+                QTest::mouseMove(heads, QPoint(x, y));
+                text = heads->hoverText();
+            }
+        QVERIFY2(text.contains(QStringLiteral("teacher V1")), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral(" = ")));
+    }
+
+    void presetsHaveExpectedCertificates() {
+        // The two associative-memory presets are the app's headline contrast.
+        const auto& presets = builtinPresets();
+        const ExperimentResult a = runExperiment(experimentFromJson(presets[0].experiment));
+        const ExperimentResult b = runExperiment(experimentFromJson(presets[1].experiment));
+        QVERIFY(a.certificate.certified);
+        QVERIFY(!b.certificate.certified);
+        QVERIFY(b.certificate.nullDim > 0);
+    }
+
+    void stopLongRunKeepsWindowUsable() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(0);
+        auto* samples = w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"));
+        QVERIFY(samples);
+        samples->setText(QStringLiteral("200000000"));
+        auto* run = w.findChild<QPushButton*>(QStringLiteral("runButton"));
+        auto* stop = w.findChild<QPushButton*>(QStringLiteral("stopButton"));
+        QVERIFY(run->isEnabled());
+        RunController* c = w.findChild<RunController*>(QStringLiteral("runController"));
+        QSignalSpy progress(c, &RunController::progressed);
+        QTest::mouseClick(run, Qt::LeftButton);
+        QVERIFY(c->isBusy());
+        QVERIFY(stop->isEnabled());
+        QVERIFY(progress.wait(10000)); // the worker reports while the GUI thread stays free
+        QElapsedTimer t;
+        t.start();
+        QTest::mouseClick(stop, Qt::LeftButton);
+        // Usable at once: no run in flight, Stop disabled, Run enabled, the run marked stopped.
+        QVERIFY(t.elapsed() < 500);
+        QVERIFY(!c->isBusy());
+        QVERIFY(!stop->isEnabled());
+        QVERIFY(run->isEnabled());
+        RunList* list = w.findChild<RunList*>(QStringLiteral("runList"));
+        QCOMPARE(list->allRuns().first()->state, RunRecord::State::Cancelled);
+        // And a new run goes through right away; nothing of the stopped run shows up later.
+        samples->setText(QStringLiteral("2048"));
+        QTest::mouseClick(run, Qt::LeftButton);
+        QVERIFY(waitIdle(w, 30000));
+        QCOMPARE(list->count(), 2);
+        QVERIFY(!list->allRuns()[0]->result);
+        QVERIFY(list->allRuns()[1]->result);
+        QCOMPARE(list->allRuns()[0]->state, RunRecord::State::Cancelled);
+    }
+
+    void liveCurvesDuringTraining() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(3);
+        w.findChild<QCheckBox*>(QStringLiteral("sweepCheck"))->setChecked(false);
+        w.findChild<QLineEdit*>(QStringLiteral("field_solver.heads"))->setText(QStringLiteral("4"));
+        w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))->setText(QStringLiteral("100000"));
+        QVERIFY(w.startRuns());
+        RunController* c = w.controller();
+        auto* loss = w.findChild<PlotWidget*>(QStringLiteral("lossPlot"));
+        QSignalSpy progress(c, &RunController::progressed);
+        const RunRecord* rec = w.runList()->allRuns().first();
+        QElapsedTimer t;
+        t.start();
+        qsizetype shown = 0;
+        while (t.elapsed() < 20000 && shown < 3) {
+            progress.wait(200);
+            if (const PlotSeries* s = seriesNamed(loss, rec->name)) shown = s->points.size();
+        }
+        QVERIFY(c->isBusy()); // still training: the curve grows live
+        QVERIFY(shown >= 3);
+        QCOMPARE(static_cast<qsizetype>(rec->liveHistory.size()), seriesNamed(loss, rec->name)->points.size());
+        // Progress arrives batched, at most ~30 signals per second.
+        QVERIFY(progress.count() <= 2 + t.elapsed() * 40 / 1000);
+        w.stopRuns();
+        QVERIFY(!c->isBusy());
+    }
+
+    void invalidValuesDisableRun_data() {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("zero samples") << QStringLiteral("task.samples") << QStringLiteral("0");
+        QTest::newRow("not a number") << QStringLiteral("task.samples") << QStringLiteral("many");
+        QTest::newRow("fractional integer") << QStringLiteral("task.pairs") << QStringLiteral("2.5");
+        QTest::newRow("probability above 1") << QStringLiteral("task.orthogonal_prob") << QStringLiteral("1.5");
+        QTest::newRow("negative ridge") << QStringLiteral("solver.ridge") << QStringLiteral("-1");
+        QTest::newRow("infinite tolerance") << QStringLiteral("solver.tolerance") << QStringLiteral("inf");
+        QTest::newRow("empty") << QStringLiteral("eval.val_samples") << QString();
+    }
+    void invalidValuesDisableRun() {
+        QFETCH(QString, key);
+        QFETCH(QString, text);
+        MainWindow w;
+        w.show();
+        w.loadPreset(0);
+        auto* run = w.findChild<QPushButton*>(QStringLiteral("runButton"));
+        auto* field = w.findChild<QLineEdit*>(QStringLiteral("field_") + key);
+        auto* error = w.findChild<QLabel*>(QStringLiteral("error_") + key);
+        QVERIFY(run && field && error);
+        QVERIFY(run->isEnabled());
+        const QString good = field->text();
+        field->setText(text);
+        QVERIFY(!run->isEnabled());
+        QVERIFY(!error->isHidden());
+        QVERIFY2(error->text().startsWith(key + u':'), qPrintable(error->text()));
+        auto* panel = w.findChild<ExperimentPanel*>(QStringLiteral("experimentPanel"));
+        QVERIFY(panel->fieldErrors().contains(key));
+        QVERIFY(!w.startRuns()); // also refused through the menu / shortcut path
+        field->setText(good);
+        QVERIFY(run->isEnabled());
+        QVERIFY(error->isHidden());
+    }
+
+    void twoInvalidFieldsAreBothMarked() {
+        MainWindow w;
+        w.loadPreset(0);
+        auto* panel = w.findChild<ExperimentPanel*>(QStringLiteral("experimentPanel"));
+        w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))->setText(QStringLiteral("-3"));
+        w.findChild<QLineEdit*>(QStringLiteral("field_eval.ood_samples"))->setText(QStringLiteral("x"));
+        QVERIFY(!panel->isValid());
+        QVERIFY(panel->fieldErrors().contains(QStringLiteral("task.samples")));
+        QVERIFY(panel->fieldErrors().contains(QStringLiteral("eval.ood_samples")));
+    }
+
+    void savedExperimentReproducesRun() {
+        const QString path = m_dir.filePath(QStringLiteral("saved.json"));
+        ExperimentResult first;
+        {
+            MainWindow w;
+            w.loadPreset(2);
+            w.findChild<QLineEdit*>(QStringLiteral("field_task.seed"))->setText(QStringLiteral("7"));
+            w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))->setText(QStringLiteral("2000"));
+            QCOMPARE(w.saveExperiment(path), QString());
+            QVERIFY(w.startRuns());
+            QVERIFY(waitIdle(w));
+            first = *w.runList()->allRuns().first()->result;
+        }
+        // The file is the CLI's format.
+        const ExperimentConfig fromFile = experimentFromFile(path);
+        QCOMPARE(fromFile.task.seed, 7LL);
+        QCOMPARE(fromFile.task.samples, 2000LL);
+        MainWindow w2;
+        QCOMPARE(w2.openExperiment(path), QString());
+        QCOMPARE(experimentToJson(w2.experimentPanel()->config()), experimentToJson(fromFile));
+        QVERIFY(w2.startRuns());
+        QVERIFY(waitIdle(w2));
+        const ExperimentResult& second = *w2.runList()->allRuns().first()->result;
+        QVERIFY(sameMatrix(second.P, first.P, 0.0));
+        QCOMPARE(second.certificate.lambdaMin, first.certificate.lambdaMin);
+        QCOMPARE(second.metrics.oodRelMse, first.metrics.oodRelMse);
+    }
+
+    void invalidFileIsReportedNotRun() {
+        const QString path = m_dir.filePath(QStringLiteral("bad.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"task": {"kind": "associative_memory", "samples": -5}})");
+        f.close();
+        MainWindow w;
+        const QString err = w.openExperiment(path);
+        QVERIFY2(err.contains(QStringLiteral("task.samples")), qPrintable(err));
+        QVERIFY(!w.experimentPanel()->isValid());
+        QVERIFY(!w.findChild<QPushButton*>(QStringLiteral("runButton"))->isEnabled());
+    }
+
+    void resetGivesTheSameRun() {
+        MainWindow w;
+        w.loadPreset(1);
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        const ExperimentResult a = *w.runList()->allRuns().first()->result;
+        QTest::mouseClick(w.findChild<QPushButton*>(QStringLiteral("resetButton")), Qt::LeftButton);
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.runList()->count(), 1);
+        const ExperimentResult& b = *w.runList()->allRuns().first()->result;
+        QVERIFY(sameMatrix(b.P, a.P, 0.0));
+        QCOMPARE(b.certificate.nullDim, a.certificate.nullDim);
+    }
+
+    void runListHidesAndRemovesRuns() {
+        MainWindow w;
+        w.loadPreset(3); // four SGD runs overlaid
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        RunList* list = w.runList();
+        QCOMPARE(list->count(), 4);
+        auto* loss = w.findChild<PlotWidget*>(QStringLiteral("lossPlot"));
+        const RunRecord* r0 = list->allRuns().first();
+        const QString name = r0->name;
+        QVERIFY(seriesNamed(loss, name));
+        // Distinct colours per run.
+        QSet<QRgb> colours;
+        for (const RunRecord* r : list->allRuns()) colours.insert(r->color.rgb());
+        QCOMPARE(colours.size(), 4);
+        list->remove(r0->id);
+        QCOMPARE(list->count(), 3);
+        QVERIFY(!seriesNamed(loss, name));
+    }
+};
+
+QTEST_MAIN(TstGuiMainWindow)
+#include "tst_gui_mainwindow.moc"

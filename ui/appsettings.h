@@ -1,0 +1,48 @@
+#pragma once
+// The one place that knows QSettings keys. Every persistent preference of the app is a typed
+// accessor here; no other file spells a settings key.
+#include <QByteArray>
+#include <QSize>
+#include <QString>
+#include <QStringList>
+
+namespace mhla::ui {
+
+enum class ThemeChoice { System, Light, Dark };
+
+class AppSettings {
+public:
+    AppSettings();
+    /// Stores everything in this INI file instead of the user's settings (tests, headless runs).
+    static void useFile(const QString& iniPath);
+
+    QByteArray windowGeometry() const;
+    void setWindowGeometry(const QByteArray& g);
+    QByteArray windowState() const;
+    void setWindowState(const QByteArray& s);
+
+    QStringList recentFiles() const;
+    /// Moves `path` to the front of the recent-files list (at most maxRecent entries).
+    void addRecentFile(const QString& path);
+    void removeRecentFile(const QString& path);
+    static constexpr int maxRecent = 8;
+
+    QString lastDirectory() const;
+    void setLastDirectory(const QString& dir);
+
+    QSize exportSize() const;
+    void setExportSize(const QSize& s);
+    int exportDpi() const;
+    void setExportDpi(int dpi);
+
+    ThemeChoice theme() const;
+    void setTheme(ThemeChoice t);
+
+    int lastPreset() const;
+    void setLastPreset(int index);
+
+private:
+    QString m_org;
+};
+
+} // namespace mhla::ui

@@ -1,0 +1,125 @@
+#include "ui/automatonpanel.h"
+#include "ui/explanations.h"
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace mhla::ui {
+
+namespace {
+QString letterName(int a) { return a < 26 ? QString(QChar(u'a' + a)) : QStringLiteral("a%1").arg(a); }
+QString stateName(int q) { return QStringLiteral("q%1").arg(q); }
+} // namespace
+
+AutomatonPanel::AutomatonPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("automatonPanel"));
+    auto* lay = new QVBoxLayout(this);
+    lay->addWidget(explain::makeHelpBox(explain::automaton(), this));
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("automatonSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::RichText);
+    lay->addWidget(m_summary);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    m_table = new QTableWidget(split);
+    m_table->setObjectName(QStringLiteral("dfaTable"));
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setToolTip(tr("δ(q, a): the next state from state q (row) on letter a (column)"));
+    m_trace = new QTableWidget(split);
+    m_trace->setObjectName(QStringLiteral("traceTable"));
+    m_trace->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_trace->setToolTip(tr("One column per step; wrong predictions are highlighted"));
+    split->addWidget(m_table);
+    split->addWidget(m_trace);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 3);
+    lay->addWidget(split, 1);
+    showRun(nullptr);
+}
+
+void AutomatonPanel::showRun(const RunRecord* run) {
+    m_table->clear();
+    m_trace->clear();
+    m_table->setRowCount(0);
+    m_table->setColumnCount(0);
+    m_trace->setRowCount(0);
+    m_trace->setColumnCount(0);
+    m_csv.clear();
+    if (!run || !run->result || !run->result->execution) {
+        m_summary->setText(run && run->result ? tr("This run's task is not an automaton: choose the automaton task "
+                                                   "or the “Executing an automaton” preset.")
+                                              : tr("No automaton result yet."));
+        return;
+    }
+    const ExecutionResult& e = *run->result->execution;
+    m_summary->setText(
+        tr("<b>%1</b> — %2 words of length %3 on fresh random DFAs. Learned model: step accuracy <b>%4%</b>, "
+           "whole-word accuracy <b>%5%</b>. Teacher: step <b>%6%</b>, word <b>%7%</b>.")
+            .arg(run->name.toHtmlEscaped())
+            .arg(e.words)
+            .arg(e.wordLength)
+            .arg(100 * e.stepAccuracy, 0, 'f', 1)
+            .arg(100 * e.wordAccuracy, 0, 'f', 1)
+            .arg(100 * e.teacherStepAccuracy, 0, 'f', 1)
+            .arg(100 * e.teacherWordAccuracy, 0, 'f', 1));
+    const Dfa& dfa = e.exampleDfa;
+    m_table->setRowCount(dfa.states);
+    m_table->setColumnCount(dfa.alphabet);
+    QStringList rows, cols;
+    for (int q = 0; q < dfa.states; ++q) rows << stateName(q);
+    for (int a = 0; a < dfa.alphabet; ++a) cols << letterName(a);
+    m_table->setVerticalHeaderLabels(rows);
+    m_table->setHorizontalHeaderLabels(cols);
+    for (int q = 0; q < dfa.states; ++q)
+        for (int a = 0; a < dfa.alphabet; ++a) {
+            auto* it = new QTableWidgetItem(stateName(dfa.delta(q, a)));
+            it->setTextAlignment(Qt::AlignCenter);
+            m_table->setItem(q, a, it);
+        }
+    m_table->resizeColumnsToContents();
+
+    const int L = static_cast<int>(e.exampleWord.size());
+    m_trace->setRowCount(4);
+    m_trace->setColumnCount(L + 1);
+    m_trace->setVerticalHeaderLabels({tr("letter"), tr("true state"), tr("learned"), tr("teacher")});
+    QStringList steps;
+    for (int t = 0; t <= L; ++t) steps << QString::number(t);
+    m_trace->setHorizontalHeaderLabels(steps);
+    const QColor bad(213, 94, 0, 120), good(0, 158, 115, 50);
+    auto stateAt = [](const std::vector<int>& v, int t) { return t < static_cast<int>(v.size()) ? v[t] : -1; };
+    // The traces list the state after each step; with L+1 entries the first is the start state.
+    const bool withStart = static_cast<int>(e.exampleTrueStates.size()) == L + 1;
+    m_csv = QStringLiteral("step,letter,true_state,learned_state,teacher_state\n");
+    for (int t = 0; t <= L; ++t) {
+        const int idx = withStart ? t : t - 1;
+        if (t >= 1) m_trace->setItem(0, t, new QTableWidgetItem(letterName(e.exampleWord[t - 1])));
+        const int truth = idx >= 0 ? stateAt(e.exampleTrueStates, idx) : 0;
+        const int learned = idx >= 0 ? stateAt(e.examplePredicted, idx) : 0;
+        const int teacher = idx >= 0 ? stateAt(e.exampleTeacherPredicted, idx) : 0;
+        m_trace->setItem(1, t, new QTableWidgetItem(truth >= 0 ? stateName(truth) : QString()));
+        auto* li = new QTableWidgetItem(learned >= 0 ? stateName(learned) : QString());
+        auto* ti = new QTableWidgetItem(teacher >= 0 ? stateName(teacher) : QString());
+        if (t > 0) {
+            li->setBackground(learned == truth ? good : bad);
+            ti->setBackground(teacher == truth ? good : bad);
+            if (learned != truth) li->setToolTip(tr("wrong: predicted %1, true %2").arg(stateName(learned), stateName(truth)));
+            if (teacher != truth) ti->setToolTip(tr("wrong: predicted %1, true %2").arg(stateName(teacher), stateName(truth)));
+        }
+        m_trace->setItem(2, t, li);
+        m_trace->setItem(3, t, ti);
+        m_csv += QStringLiteral("%1,%2,%3,%4,%5\n")
+                     .arg(t)
+                     .arg(t >= 1 ? letterName(e.exampleWord[t - 1]) : QString())
+                     .arg(truth)
+                     .arg(learned)
+                     .arg(teacher);
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int t = 0; t <= L; ++t)
+            if (auto* it = m_trace->item(r, t)) it->setTextAlignment(Qt::AlignCenter);
+    m_trace->resizeColumnsToContents();
+}
+
+} // namespace mhla::ui

@@ -1,0 +1,27 @@
+#pragma once
+// The automaton of the example: its transition table, the word, and the true vs predicted
+// state traces (errors highlighted), with step and word accuracy.
+#include "ui/runlist.h"
+#include <QWidget>
+
+class QLabel;
+class QTableWidget;
+
+namespace mhla::ui {
+
+class AutomatonPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit AutomatonPanel(QWidget* parent = nullptr);
+    void showRun(const RunRecord* run);
+    /// CSV of the example (step, letter, true, learned, teacher); empty if no execution.
+    QString traceCsv() const { return m_csv; }
+
+private:
+    QLabel* m_summary = nullptr;
+    QTableWidget* m_table = nullptr;
+    QTableWidget* m_trace = nullptr;
+    QString m_csv;
+};
+
+} // namespace mhla::ui

@@ -1,0 +1,215 @@
+#include "ui/certificatepanel.h"
+#include "ui/colormap.h"
+#include "ui/explanations.h"
+#include "ui/plotwidget.h"
+#include <QLabel>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <cmath>
+#include <limits>
+
+namespace mhla::ui {
+
+namespace {
+const QColor kClampColor(213, 94, 0); // Okabe-Ito vermillion
+const QColor kTauColor(150, 150, 150);
+
+QString fmt(double v) {
+    if (std::isinf(v)) return QStringLiteral("∞");
+    if (std::isnan(v)) return QStringLiteral("—");
+    return QString::number(v, 'g', 4);
+}
+
+/// A floor below every positive value and below tau, for drawing values <= 0 on a log axis.
+double logFloor(const QList<QPointF>& pts, double tau) {
+    double m = std::numeric_limits<double>::infinity();
+    for (const auto& p : pts)
+        if (p.y() > 0 && std::isfinite(p.y())) m = std::min(m, p.y());
+    if (tau > 0) m = std::min(m, tau);
+    if (!std::isfinite(m)) return 1e-16;
+    return std::pow(10.0, std::floor(std::log10(m)) - 1);
+}
+} // namespace
+
+int splitForLogAxis(const QList<QPointF>& points, double floor, QList<QPointF>& positive, QList<QPointF>& clamped) {
+    positive.clear();
+    clamped.clear();
+    for (const auto& p : points) {
+        if (!std::isfinite(p.y())) continue;
+        if (p.y() > 0) positive << p;
+        else clamped << QPointF(p.x(), floor);
+    }
+    return static_cast<int>(clamped.size());
+}
+
+CertificatePanel::CertificatePanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("certificatePanel"));
+    auto* lay = new QVBoxLayout(this);
+    lay->addWidget(explain::makeHelpBox(explain::certificate(), this));
+    m_badge = new QLabel(this);
+    m_badge->setObjectName(QStringLiteral("certificateBadge"));
+    m_badge->setAlignment(Qt::AlignCenter);
+    QFont bf = m_badge->font();
+    bf.setPointSizeF(bf.pointSizeF() * 1.3);
+    bf.setBold(true);
+    m_badge->setFont(bf);
+    m_badge->setMargin(6);
+    lay->addWidget(m_badge);
+    m_numbers = new QLabel(this);
+    m_numbers->setObjectName(QStringLiteral("certificateNumbers"));
+    m_numbers->setTextFormat(Qt::RichText);
+    m_numbers->setWordWrap(true);
+    m_numbers->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_numbers->setToolTip(tr("λ_min, λ_max: extreme eigenvalues of Λ = (1/N) Σ ψψᵀ. κ = λ_max / λ_min. "
+                             "τ = tolerance · λ_max. Null dimension = #eigenvalues ≤ τ."));
+    lay->addWidget(m_numbers);
+
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    m_spectrum = new PlotWidget(QStringLiteral("spectrum"), split);
+    m_spectrum->setTitle(tr("Eigenvalues of Λ"));
+    m_spectrum->setAxisTitles(tr("index (ascending)"), tr("eigenvalue"));
+    m_spectrum->setLogY(true);
+    m_trace = new PlotWidget(QStringLiteral("lambda_trace"), split);
+    m_trace->setTitle(tr("λ_min(Λ) vs samples seen"));
+    m_trace->setAxisTitles(tr("samples seen k"), tr("λ_min of Λ over the first k samples"));
+    m_trace->setLogX(true);
+    m_trace->setLogY(true);
+    split->addWidget(m_spectrum);
+    split->addWidget(m_trace);
+    lay->addWidget(split, 1);
+    connect(m_spectrum, &PlotWidget::exportRequested, this, [this] { Q_EMIT exportRequested(m_spectrum); });
+    connect(m_trace, &PlotWidget::exportRequested, this, [this] { Q_EMIT exportRequested(m_trace); });
+    showRun(nullptr);
+}
+
+QString CertificatePanel::badgeText() const { return m_badge->text(); }
+
+QList<const Figure*> CertificatePanel::figures() const { return {m_spectrum, m_trace}; }
+
+void CertificatePanel::setBadge(const QString& text, const QColor& bg) {
+    m_badge->setText(text);
+    m_badge->setStyleSheet(QStringLiteral("QLabel { background: %1; color: %2; border-radius: 6px; }")
+                               .arg(bg.name(), bg.lightness() > 150 ? QStringLiteral("black") : QStringLiteral("white")));
+}
+
+void CertificatePanel::updateLive(const RunRecord* run) {
+    if (!run) return;
+    QList<QPointF> pts;
+    for (const auto& [k, l] : run->trace()) pts << QPointF(static_cast<double>(k), l);
+    const double tau = run->result ? run->result->certificate.tolerance : 0;
+    const double floor = logFloor(pts, tau);
+    QList<QPointF> pos, clamped;
+    const int nClamped = splitForLogAxis(pts, floor, pos, clamped);
+    QList<PlotSeries> series;
+    PlotSeries s;
+    s.name = tr("λ_min");
+    s.points = pos;
+    s.color = run->color;
+    s.style = PlotSeries::Style::LineMarkers;
+    series << s;
+    PlotSeries c;
+    c.name = tr("≤ 0 (at floor)");
+    c.points = clamped;
+    c.color = kClampColor;
+    c.style = PlotSeries::Style::Triangles;
+    c.inLegend = nClamped > 0;
+    series << c;
+    if (tau > 0) series << PlotSeries::hline(tr("τ (final Λ)"), tau, kTauColor);
+    m_trace->setTitle(tr("λ_min(Λ) vs samples seen — %1").arg(run->name));
+    m_trace->setSeries(series);
+    m_trace->setNote(nClamped > 0 ? tr("%n checkpoint(s) with λ_min ≤ 0 (singular Λ) are drawn as triangles at %1, "
+                                       "the floor of the log axis.", nullptr, nClamped)
+                                        .arg(fmt(floor))
+                                  : QString());
+}
+
+void CertificatePanel::showRun(const RunRecord* run) {
+    if (!run) {
+        setBadge(tr("no result yet — choose a preset and press Run"), palette().color(QPalette::AlternateBase));
+        m_numbers->clear();
+        m_spectrum->clear();
+        m_trace->clear();
+        m_spectrum->setNote({});
+        m_trace->setNote({});
+        return;
+    }
+    updateLive(run);
+    if (!run->result) {
+        if (run->state == RunRecord::State::Running || run->state == RunRecord::State::Queued)
+            setBadge(tr("%1: running…").arg(run->name), palette().color(QPalette::AlternateBase));
+        else
+            setBadge(tr("%1: %2").arg(run->name, run->stateText()), palette().color(QPalette::AlternateBase));
+        m_numbers->clear();
+        m_spectrum->clear();
+        return;
+    }
+    const ExperimentResult& r = *run->result;
+    const Certificate& c = r.certificate;
+    if (c.certified)
+        setBadge(tr("✔ certified identifiable  (λ_min = %1 > τ = %2)").arg(fmt(c.lambdaMin), fmt(c.tolerance)),
+                 QColor(0, 158, 115));
+    else
+        setBadge(tr("✖ not certified (null dimension %1)").arg(c.nullDim), QColor(213, 94, 0));
+    QString numbers = QStringLiteral("<table cellspacing='2' cellpadding='1'><tr>");
+    auto cell = [](const QString& k, const QString& v) {
+        return QStringLiteral("<td align='right' nowrap>%1&nbsp;</td><td nowrap><b>%2</b>&nbsp;&nbsp;&nbsp;</td>").arg(k, v);
+    };
+    numbers += cell(tr("λ<sub>min</sub>"), fmt(c.lambdaMin));
+    numbers += cell(tr("λ<sub>max</sub>"), fmt(c.lambdaMax));
+    numbers += cell(tr("condition κ"), fmt(c.condition));
+    numbers += cell(tr("τ"), fmt(c.tolerance));
+    numbers += QStringLiteral("</tr><tr>");
+    numbers += cell(tr("null dim"), QString::number(c.nullDim));
+    numbers += cell(tr("D"), QString::number(r.featureDim));
+    numbers += cell(tr("N"), QString::number(r.samples));
+    numbers += cell(tr("solve"), QString::fromStdString(r.solveMethod));
+    numbers += cell(tr("eig."), QString::fromStdString(c.method));
+    numbers += QStringLiteral("</tr><tr>");
+    numbers += cell(tr("train MSE"), fmt(r.metrics.trainMse));
+    numbers += cell(tr("val MSE"), fmt(r.metrics.valMse));
+    numbers += cell(tr("OOD rel"), fmt(r.metrics.oodRelMse));
+    numbers += cell(tr("‖P̂−P*‖/‖P*‖"), fmt(r.metrics.distancePRel));
+    numbers += QStringLiteral("</tr></table>");
+    if (r.nullWitness) {
+        // Not certified: another least-squares solution P + ‖P*‖ e₁vᵀ (Λv = 0) makes the
+        // failure concrete: the same training fit, a different function elsewhere.
+        numbers += tr("<p style='margin-top:4px'>Another exact fit, P̂ + ‖P*‖ e<sub>1</sub>vᵀ with Λv = 0: "
+                      "train MSE <b>%1</b>, OOD rel <b>%2</b> — the data cannot tell it from P̂.</p>")
+                       .arg(fmt(r.nullWitness->trainMse), fmt(r.nullWitness->oodRelMse));
+    }
+    m_numbers->setText(numbers);
+
+    QList<QPointF> pts;
+    for (Index i = 0; i < c.spectrum.size(); ++i) pts << QPointF(static_cast<double>(i + 1), c.spectrum(i));
+    const double floor = logFloor(pts, c.tolerance);
+    QList<QPointF> pos, clamped;
+    const int nClamped = splitForLogAxis(pts, floor, pos, clamped);
+    QList<PlotSeries> series;
+    PlotSeries s;
+    s.name = tr("eigenvalue > 0");
+    s.points = pos;
+    s.color = run->color;
+    s.style = PlotSeries::Style::Markers;
+    series << s;
+    PlotSeries cl;
+    cl.name = tr("≤ 0 (at floor)");
+    cl.points = clamped;
+    cl.color = kClampColor;
+    cl.style = PlotSeries::Style::Triangles;
+    cl.inLegend = nClamped > 0;
+    series << cl;
+    if (c.tolerance > 0) series << PlotSeries::hline(tr("τ = %1").arg(fmt(c.tolerance)), c.tolerance, kTauColor);
+    m_spectrum->setTitle(tr("Eigenvalues of Λ — %1").arg(run->name));
+    m_spectrum->setSeries(series);
+    QString note;
+    if (c.spectrum.size() == 0)
+        note = tr("The full spectrum was not computed (eval.spectrum = none, or D too large for auto).");
+    else if (nClamped > 0)
+        note = tr("%n eigenvalue(s) ≤ 0 are drawn as triangles at %1, the floor of the log axis (a log axis cannot "
+                  "show them).",
+                  nullptr, nClamped)
+                   .arg(fmt(floor));
+    m_spectrum->setNote(note);
+}
+
+} // namespace mhla::ui

@@ -1,0 +1,43 @@
+#pragma once
+// The identifiability certificate of the selected run: badge, lambda_min / lambda_max /
+// condition / null dimension, the spectrum of Lambda (log axis, non-positive eigenvalues drawn
+// explicitly at the floor) and lambda_min vs samples seen (live while accumulating).
+#include "ui/runlist.h"
+#include <QWidget>
+
+class QLabel;
+
+namespace mhla::ui {
+
+class Figure;
+class PlotWidget;
+
+class CertificatePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit CertificatePanel(QWidget* parent = nullptr);
+    /// Shows a run (nullptr clears).
+    void showRun(const RunRecord* run);
+    /// Refreshes the live lambda_min trace of a running run.
+    void updateLive(const RunRecord* run);
+    PlotWidget* spectrumPlot() const { return m_spectrum; }
+    PlotWidget* tracePlot() const { return m_trace; }
+    QString badgeText() const;
+    QList<const Figure*> figures() const;
+
+Q_SIGNALS:
+    void exportRequested(const mhla::ui::Figure* figure);
+
+private:
+    void setBadge(const QString& text, const QColor& bg);
+    QLabel* m_badge = nullptr;
+    QLabel* m_numbers = nullptr;
+    PlotWidget* m_spectrum = nullptr;
+    PlotWidget* m_trace = nullptr;
+};
+
+/// Positive values go on a log axis as they are; values <= 0 are drawn at `floor` as separate
+/// triangle markers. Returns the two series (the second may be empty) and the number clamped.
+int splitForLogAxis(const QList<QPointF>& points, double floor, QList<QPointF>& positive, QList<QPointF>& clamped);
+
+} // namespace mhla::ui

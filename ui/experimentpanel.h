@@ -1,0 +1,99 @@
+#pragma once
+// The experiment panel: presets, every task / solver / evaluation parameter with its range,
+// unit and meaning, validation through core (the field is marked with core's reason and Run
+// is disabled until it is fixed), and the Run / Stop / Reset buttons.
+#include "core/config.h"
+#include <QJsonObject>
+#include <QList>
+#include <QMap>
+#include <QWidget>
+
+class QComboBox;
+class QCheckBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTextBrowser;
+
+namespace mhla::ui {
+
+class ExperimentPanel : public QWidget {
+    Q_OBJECT
+public:
+    struct NamedConfig {
+        QString name;
+        ExperimentConfig config;
+    };
+
+    explicit ExperimentPanel(QWidget* parent = nullptr);
+
+    /// Fills every field from an experiment object (missing keys take core's defaults).
+    /// Returns core's error message if the object itself is invalid (fields are still filled).
+    QString setExperiment(const QJsonObject& obj);
+    /// The experiment as entered (not validated).
+    QJsonObject experimentJson() const;
+    /// True when core accepts the experiment.
+    bool isValid() const { return m_valid; }
+    /// Core's messages per field key ("task.samples") for the invalid fields.
+    QMap<QString, QString> fieldErrors() const { return m_errors; }
+    /// A message not tied to a field (e.g. memory), empty if none.
+    QString generalError() const { return m_general; }
+    /// The validated config. Precondition: isValid().
+    ExperimentConfig config() const;
+    /// The runs Run starts: one, or one per value of the preset's sweep when "run as sweep" is on.
+    QList<NamedConfig> jobs() const;
+
+    /// Loads built-in preset i (index into builtinPresets()).
+    void loadPreset(int index);
+    int currentPreset() const { return m_preset; }
+    /// Shows the state of the run controller (enables Run / Stop / Reset).
+    void setRunning(bool running);
+
+Q_SIGNALS:
+    void runRequested();
+    void stopRequested();
+    void resetRequested();
+    void validityChanged(bool valid);
+    void presetLoaded(int index);
+    void edited();
+
+private:
+    struct Field {
+        QString key;
+        enum class Type { Int, Double, Enum, Bool } type;
+        int taskMask, solverMask;
+        QFormLayout* form = nullptr;
+        QWidget* row = nullptr;
+        QLineEdit* edit = nullptr;
+        QComboBox* combo = nullptr;
+        QCheckBox* check = nullptr;
+        QLabel* error = nullptr;
+    };
+    void buildForm();
+    void revalidate();
+    void updateVisibility();
+    void updateDerived();
+    QJsonValue fieldValue(const Field& f) const;
+    void setFieldValue(Field& f, const QJsonValue& v);
+    void markField(Field& f, const QString& message);
+    Field* fieldForMessage(const QString& message);
+
+    QList<Field> m_fields;
+    QJsonObject m_defaults;
+    QComboBox* m_presetCombo = nullptr;
+    QCheckBox* m_sweepCheck = nullptr;
+    QLabel* m_derived = nullptr;
+    QLabel* m_generalLabel = nullptr;
+    QPushButton* m_run = nullptr;
+    QPushButton* m_stop = nullptr;
+    QPushButton* m_reset = nullptr;
+    bool m_valid = false;
+    bool m_running = false;
+    bool m_loading = false;
+    int m_preset = -1;
+    QMap<QString, QString> m_errors;
+    QString m_general;
+};
+
+} // namespace mhla::ui

@@ -1,0 +1,248 @@
+#include "ui/exporter.h"
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QPageSize>
+#include <QPdfWriter>
+#include <QSaveFile>
+#include <QSvgGenerator>
+#include <cmath>
+
+namespace mhla::ui {
+
+namespace {
+
+constexpr double kLogicalDpi = 96.0;
+
+QString seedsOf(const QJsonObject& exp) {
+    const auto task = exp.value(QStringLiteral("task")).toObject();
+    const auto solver = exp.value(QStringLiteral("solver")).toObject();
+    return QStringLiteral("task seed %1, solver seed %2")
+        .arg(task.value(QStringLiteral("seed")).toVariant().toString(),
+             solver.value(QStringLiteral("seed")).toVariant().toString());
+}
+
+QString writeText(const QString& path, const QByteArray& data) {
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) return QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
+    f.write(data);
+    if (!f.commit()) return QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
+    return {};
+}
+
+QSizeF logicalSize(const QSize& px, int dpi) {
+    const double s = kLogicalDpi / std::max(dpi, 1);
+    return {px.width() * s, px.height() * s};
+}
+
+QByteArray xmpPacket(const ExportMetadata& meta) {
+    const QString desc = QString::fromUtf8(meta.json()).toHtmlEscaped();
+    const QString title = meta.title.toHtmlEscaped();
+    const QString xml = QStringLiteral(
+        "<?xpacket begin=\"\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n"
+        "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\">\n"
+        " <rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">\n"
+        "  <rdf:Description rdf:about=\"\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\""
+        " xmlns:xmp=\"http://ns.adobe.com/xap/1.0/\">\n"
+        "   <dc:title><rdf:Alt><rdf:li xml:lang=\"x-default\">%1</rdf:li></rdf:Alt></dc:title>\n"
+        "   <dc:description><rdf:Alt><rdf:li xml:lang=\"x-default\">%2</rdf:li></rdf:Alt></dc:description>\n"
+        "   <xmp:CreatorTool>%3</xmp:CreatorTool>\n"
+        "  </rdf:Description>\n"
+        " </rdf:RDF>\n"
+        "</x:xmpmeta>\n"
+        "<?xpacket end=\"w\"?>")
+                            .arg(title, desc, appVersionString());
+    return xml.toUtf8();
+}
+
+} // namespace
+
+QString appVersionString() { return QStringLiteral("MHLA Lab %1").arg(QStringLiteral(MHLA_VERSION)); }
+
+QString ExportMetadata::summary() const {
+    QString s = appVersionString() + QStringLiteral(" - ") + title;
+    for (const auto& r : runs) s += QStringLiteral(" - %1: %2").arg(r.first, seedsOf(r.second));
+    return s;
+}
+
+QByteArray ExportMetadata::json() const {
+    QJsonObject o;
+    o.insert(QStringLiteral("app"), QStringLiteral("MHLA Lab"));
+    o.insert(QStringLiteral("version"), QStringLiteral(MHLA_VERSION));
+    o.insert(QStringLiteral("figure"), title);
+    QJsonArray arr;
+    for (const auto& r : runs) {
+        QJsonObject ro;
+        ro.insert(QStringLiteral("name"), r.first);
+        ro.insert(QStringLiteral("seeds"), seedsOf(r.second));
+        ro.insert(QStringLiteral("experiment"), r.second);
+        arr.append(ro);
+    }
+    o.insert(QStringLiteral("runs"), arr);
+    return QJsonDocument(o).toJson(QJsonDocument::Compact);
+}
+
+ExportFormat formatFromPath(const QString& path, bool* ok) {
+    const QString s = QFileInfo(path).suffix().toLower();
+    if (ok) *ok = true;
+    if (s == u"svg") return ExportFormat::Svg;
+    if (s == u"pdf") return ExportFormat::Pdf;
+    if (s == u"png") return ExportFormat::Png;
+    if (s == u"csv") return ExportFormat::Csv;
+    if (ok) *ok = false;
+    return ExportFormat::Png;
+}
+
+QString suffixOf(ExportFormat f) {
+    switch (f) {
+    case ExportFormat::Svg: return QStringLiteral("svg");
+    case ExportFormat::Pdf: return QStringLiteral("pdf");
+    case ExportFormat::Png: return QStringLiteral("png");
+    case ExportFormat::Csv: return QStringLiteral("csv");
+    }
+    return {};
+}
+
+QString csvWithMetadata(const QString& csv, const ExportMetadata& meta) {
+    QString out = QStringLiteral("# %1\n# metadata: %2\n").arg(meta.summary(), QString::fromUtf8(meta.json()));
+    out += csv;
+    if (!out.endsWith(u'\n')) out += u'\n';
+    return out;
+}
+
+QString exportFigure(const Figure& figure, const QString& path, ExportFormat format,
+                     const QSize& pixelSize, int dpi, const ExportMetadata& meta, bool withCsv) {
+    if (!figure.hasData()) return QStringLiteral("the figure \"%1\" has no data yet").arg(figure.figureTitle());
+    if (pixelSize.width() < 16 || pixelSize.height() < 16 || pixelSize.width() > 20000 ||
+        pixelSize.height() > 20000)
+        return QStringLiteral("image size %1 x %2 is outside 16..20000 pixels")
+            .arg(pixelSize.width())
+            .arg(pixelSize.height());
+    if (dpi < 36 || dpi > 2400) return QStringLiteral("resolution %1 dpi is outside 36..2400").arg(dpi);
+    const QFileInfo fi(path);
+    if (!fi.absoluteDir().exists()) return QStringLiteral("folder %1 does not exist").arg(fi.absolutePath());
+    const QSizeF logical = logicalSize(pixelSize, dpi);
+    const QRectF rect(QPointF(0, 0), logical);
+
+    switch (format) {
+    case ExportFormat::Csv:
+        return writeText(path, csvWithMetadata(figure.csv(), meta).toUtf8());
+    case ExportFormat::Svg: {
+        QSvgGenerator gen;
+        gen.setFileName(path);
+        gen.setSize(logical.toSize());
+        gen.setViewBox(rect);
+        gen.setResolution(static_cast<int>(kLogicalDpi));
+        gen.setTitle(meta.title);
+        gen.setDescription(QString::fromUtf8(meta.json()));
+        QPainter p;
+        if (!p.begin(&gen)) return QStringLiteral("cannot write %1").arg(path);
+        figure.paintFigure(p, rect);
+        p.end();
+        break;
+    }
+    case ExportFormat::Pdf: {
+        QPdfWriter pdf(path);
+        pdf.setResolution(static_cast<int>(kLogicalDpi));
+        pdf.setPageSize(QPageSize(QSizeF(logical.width() * 72.0 / kLogicalDpi, logical.height() * 72.0 / kLogicalDpi),
+                                  QPageSize::Point, QString(), QPageSize::ExactMatch));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setTitle(meta.title);
+        pdf.setCreator(meta.summary());
+        pdf.setDocumentXmpMetadata(xmpPacket(meta));
+        pdf.addFileAttachment(QStringLiteral("experiment.json"), meta.json(), QStringLiteral("application/json"));
+        QPainter p;
+        if (!p.begin(&pdf)) return QStringLiteral("cannot write %1").arg(path);
+        // The page may be a device pixel off the requested size: scale to fit exactly.
+        const QRect page = p.viewport();
+        p.scale(page.width() / logical.width(), page.height() / logical.height());
+        figure.paintFigure(p, rect);
+        p.end();
+        break;
+    }
+    case ExportFormat::Png: {
+        QImage img(pixelSize, QImage::Format_ARGB32_Premultiplied);
+        img.fill(Qt::white);
+        // Paint at the logical 96 dpi (so that fonts in points match the layout), then stamp
+        // the requested resolution into the file.
+        const int logicalDpm = static_cast<int>(std::lround(kLogicalDpi / 0.0254));
+        img.setDotsPerMeterX(logicalDpm);
+        img.setDotsPerMeterY(logicalDpm);
+        {
+            QPainter p(&img);
+            p.setRenderHint(QPainter::Antialiasing);
+            p.setRenderHint(QPainter::TextAntialiasing);
+            p.scale(dpi / kLogicalDpi, dpi / kLogicalDpi);
+            figure.paintFigure(p, rect);
+        }
+        const int dpm = static_cast<int>(std::lround(dpi / 0.0254));
+        img.setDotsPerMeterX(dpm);
+        img.setDotsPerMeterY(dpm);
+        img.setText(QStringLiteral("Title"), meta.title);
+        img.setText(QStringLiteral("Software"), appVersionString());
+        img.setText(QStringLiteral("Description"), meta.summary());
+        img.setText(QStringLiteral("Experiment"), QString::fromUtf8(meta.json()));
+        if (!img.save(path, "PNG")) return QStringLiteral("cannot write %1").arg(path);
+        break;
+    }
+    }
+    if (!QFileInfo::exists(path)) return QStringLiteral("cannot write %1").arg(path);
+    if (withCsv) {
+        const QString csvPath = fi.absolutePath() + u'/' + fi.completeBaseName() + QStringLiteral(".csv");
+        return writeText(csvPath, csvWithMetadata(figure.csv(), meta).toUtf8());
+    }
+    return {};
+}
+
+QStringList exportAllFileNames(const QList<const Figure*>& figures) {
+    QStringList names;
+    for (const Figure* f : figures) {
+        if (!f->hasData()) continue;
+        for (const char* s : {"svg", "pdf", "png", "csv"})
+            names << f->figureName() + u'.' + QString::fromLatin1(s);
+    }
+    names << QStringLiteral("experiment.json") << QStringLiteral("result.json");
+    return names;
+}
+
+QString exportAll(const QList<const Figure*>& figures, const QString& dir,
+                  const ExperimentResult& result, const std::function<ExportMetadata(const Figure&)>& metaFor,
+                  const QSize& pixelSize, int dpi, bool overwrite, QStringList* written, QStringList* existing) {
+    QDir d(dir);
+    if (!d.exists() && !QDir().mkpath(dir)) return QStringLiteral("cannot create folder %1").arg(dir);
+    const QStringList names = exportAllFileNames(figures);
+    QStringList clash;
+    for (const QString& n : names)
+        if (d.exists(n)) clash << n;
+    if (existing) *existing = clash;
+    if (!clash.isEmpty() && !overwrite)
+        return QStringLiteral("%1 file(s) already exist in %2 (e.g. %3); not overwriting")
+            .arg(clash.size())
+            .arg(dir, clash.first());
+
+    for (const Figure* f : figures) {
+        if (!f->hasData()) continue;
+        const ExportMetadata m = metaFor(*f);
+        for (ExportFormat fmt : {ExportFormat::Svg, ExportFormat::Pdf, ExportFormat::Png}) {
+            const QString path = d.filePath(f->figureName() + u'.' + suffixOf(fmt));
+            const QString err = exportFigure(*f, path, fmt, pixelSize, dpi, m, fmt == ExportFormat::Png);
+            if (!err.isEmpty()) return err;
+            if (written) *written << path;
+        }
+        if (written) *written << d.filePath(f->figureName() + QStringLiteral(".csv"));
+    }
+    const QString expPath = d.filePath(QStringLiteral("experiment.json"));
+    QString err = writeText(expPath, QJsonDocument(experimentToJson(result.config)).toJson(QJsonDocument::Indented));
+    if (!err.isEmpty()) return err;
+    if (written) *written << expPath;
+    const QString resPath = d.filePath(QStringLiteral("result.json"));
+    err = writeText(resPath, QJsonDocument(resultToJson(result)).toJson(QJsonDocument::Indented));
+    if (!err.isEmpty()) return err;
+    if (written) *written << resPath;
+    return {};
+}
+
+} // namespace mhla::ui

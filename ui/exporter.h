@@ -1,0 +1,60 @@
+#pragma once
+// Export of figures to SVG, PDF and PNG (with the data as CSV beside them) and "Export all".
+// Export functions return an error message (empty on success) and never show dialogs.
+#include "core/runner.h"
+#include "ui/figure.h"
+#include <QJsonObject>
+#include <QList>
+#include <QSize>
+#include <QString>
+#include <QStringList>
+#include <functional>
+
+namespace mhla::ui {
+
+enum class ExportFormat { Svg, Pdf, Png, Csv };
+
+/// What every exported file carries: the app version, the figure title, and the experiment(s)
+/// (with their seeds) that produced the data.
+struct ExportMetadata {
+    QString title;
+    /// (run name, resolved experiment JSON) for every run shown in the figure.
+    QList<QPair<QString, QJsonObject>> runs;
+
+    /// One-line summary: "MHLA Lab 0.1.0 - <title> - task seed 1, solver seed 1".
+    QString summary() const;
+    /// JSON text with app, version, title, seeds and experiments.
+    QByteArray json() const;
+};
+
+/// Format from a file suffix (svg, pdf, png, csv); nullopt-like `ok` false for others.
+ExportFormat formatFromPath(const QString& path, bool* ok);
+QString suffixOf(ExportFormat f);
+
+/// Writes `figure` to `path`. `pixelSize` and `dpi` set the PNG's size and resolution; vector
+/// formats use the same physical size (pixelSize / dpi inches). Also writes `<base>.csv` beside
+/// a SVG/PDF/PNG when `withCsv` is set. Returns an error message or an empty string.
+QString exportFigure(const Figure& figure, const QString& path, ExportFormat format,
+                     const QSize& pixelSize, int dpi, const ExportMetadata& meta,
+                     bool withCsv = true);
+
+/// CSV text with metadata as leading "# " comment lines.
+QString csvWithMetadata(const QString& csv, const ExportMetadata& meta);
+
+/// Writes every figure (SVG, PDF, PNG, CSV), experiment.json and result.json into `dir`
+/// (created if needed). Files that would be overwritten are listed in `*existing` and nothing is
+/// written unless `overwrite` is set. Returns an error message or an empty string; `*written`
+/// receives the paths written.
+/// `metaFor` gives each figure's metadata (its title and the runs it shows).
+QString exportAll(const QList<const Figure*>& figures, const QString& dir,
+                  const ExperimentResult& result, const std::function<ExportMetadata(const Figure&)>& metaFor,
+                  const QSize& pixelSize, int dpi, bool overwrite, QStringList* written,
+                  QStringList* existing = nullptr);
+
+/// Files exportAll would write (for the overwrite check).
+QStringList exportAllFileNames(const QList<const Figure*>& figures);
+
+/// Text describing the app version, for metadata and the About box.
+QString appVersionString();
+
+} // namespace mhla::ui

@@ -1,0 +1,151 @@
+#include "ui/headspanel.h"
+#include "ui/explanations.h"
+#include "ui/heatmapwidget.h"
+#include "ui/plotwidget.h"
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <cmath>
+
+namespace mhla::ui {
+
+HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("headsPanel"));
+    auto* lay = new QVBoxLayout(this);
+    lay->addWidget(explain::makeHelpBox(explain::heads(), this));
+    auto* row = new QHBoxLayout;
+    row->addWidget(new QLabel(tr("Head:"), this));
+    m_headBox = new QSpinBox(this);
+    m_headBox->setObjectName(QStringLiteral("headSelector"));
+    m_headBox->setRange(1, 1);
+    m_headBox->setToolTip(tr("Canonical head r (ordered by singular value σ_r of unfold(P), largest first)"));
+    row->addWidget(m_headBox);
+    m_info = new QLabel(this);
+    m_info->setObjectName(QStringLiteral("headsInfo"));
+    row->addWidget(m_info, 1);
+    auto* exportHeads = new QPushButton(tr("Export heads…"), this);
+    auto* exportP = new QPushButton(tr("Export P…"), this);
+    row->addWidget(exportHeads);
+    row->addWidget(exportP);
+    lay->addLayout(row);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    m_heads = new HeatmapWidget(QStringLiteral("heads"), split);
+    m_heads->setToolTip(tr("Hover a cell for its value"));
+    auto* bottom = new QSplitter(Qt::Horizontal, split);
+    m_coeffs = new HeatmapWidget(QStringLiteral("coefficients"), bottom);
+    m_sv = new PlotWidget(QStringLiteral("singular_values"), bottom);
+    m_sv->setTitle(tr("Singular values of unfold(P)"));
+    m_sv->setAxisTitles(tr("r"), tr("σ_r"));
+    m_sv->setLogY(true);
+    bottom->addWidget(m_coeffs);
+    bottom->addWidget(m_sv);
+    bottom->setStretchFactor(0, 3);
+    bottom->setStretchFactor(1, 2);
+    split->addWidget(m_heads);
+    split->addWidget(bottom);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    lay->addWidget(split, 1);
+    m_hover = new QLabel(this);
+    m_hover->setObjectName(QStringLiteral("heatmapHover"));
+    lay->addWidget(m_hover);
+
+    connect(m_headBox, &QSpinBox::valueChanged, this, &HeadsPanel::refresh);
+    connect(m_heads, &HeatmapWidget::hovered, m_hover, &QLabel::setText);
+    connect(m_coeffs, &HeatmapWidget::hovered, m_hover, &QLabel::setText);
+    connect(exportHeads, &QPushButton::clicked, this, [this] { Q_EMIT exportRequested(m_heads); });
+    connect(exportP, &QPushButton::clicked, this, [this] { Q_EMIT exportRequested(m_coeffs); });
+    connect(m_sv, &PlotWidget::exportRequested, this, [this] { Q_EMIT exportRequested(m_sv); });
+    showRun(nullptr);
+}
+
+QList<const Figure*> HeadsPanel::figures() const { return {m_heads, m_coeffs, m_sv}; }
+
+void HeadsPanel::setHead(int h) { m_headBox->setValue(h + 1); }
+int HeadsPanel::head() const { return m_headBox->value() - 1; }
+
+void HeadsPanel::showRun(const RunRecord* run) {
+    m_hasResult = run && run->result;
+    if (m_hasResult) {
+        m_result = *run->result;
+        m_runName = run->name;
+        m_runColor = run->color;
+        const int n = std::max({1, m_result.heads.heads.count(), m_result.teacherHeads.heads.count()});
+        const QSignalBlocker b(m_headBox);
+        m_headBox->setRange(1, n);
+    }
+    refresh();
+}
+
+void HeadsPanel::refresh() {
+    if (!m_hasResult) {
+        m_heads->setTitle(tr("Heads"));
+        m_heads->setPanels({}, 3);
+        m_coeffs->setTitle(tr("Folded coefficients"));
+        m_coeffs->setPanels({}, 1);
+        m_sv->clear();
+        m_info->setText(tr("no result yet"));
+        return;
+    }
+    const ExperimentResult& r = m_result;
+    const int h = head();
+    const auto& L = r.heads.heads;
+    const auto& T = r.teacherHeads.heads;
+    auto pick = [](const std::vector<Mat>& v, int i) { return i < static_cast<int>(v.size()) ? v[i] : Mat(); };
+    const Mat tv = pick(T.V, h), tq = pick(T.Q, h), lv = pick(L.V, h), lq = pick(L.Q, h);
+    // A difference only where both models have head h (a missing head is not a zero head).
+    auto diff = [](const Mat& a, const Mat& b) -> Mat {
+        if (a.size() == 0 || b.size() == 0 || a.rows() != b.rows() || a.cols() != b.cols()) return {};
+        return a - b;
+    };
+    const QString none = tr("no head %1 (rank %2)");
+    QList<HeatmapPanel> panels;
+    const QString rn = QStringLiteral("i"), cn = QStringLiteral("a");
+    panels << HeatmapPanel{tr("teacher V%1").arg(h + 1), tv, rn, cn, none.arg(h + 1).arg(T.count())};
+    panels << HeatmapPanel{tr("learned V%1").arg(h + 1), lv, rn, cn, none.arg(h + 1).arg(L.count())};
+    panels << HeatmapPanel{tr("learned − teacher V%1").arg(h + 1), diff(lv, tv), rn, cn, tr("head %1 missing on one side").arg(h + 1)};
+    const QString qr = QStringLiteral("b"), qc = QStringLiteral("c");
+    panels << HeatmapPanel{tr("teacher Q%1").arg(h + 1), tq, qr, qc, none.arg(h + 1).arg(T.count())};
+    panels << HeatmapPanel{tr("learned Q%1").arg(h + 1), lq, qr, qc, none.arg(h + 1).arg(L.count())};
+    panels << HeatmapPanel{tr("learned − teacher Q%1").arg(h + 1), diff(lq, tq), qr, qc, tr("head %1 missing on one side").arg(h + 1)};
+    m_heads->setTitle(tr("Head %1 in canonical SVD form (V: d_out × d, Q: d × d) — %2").arg(h + 1).arg(m_runName));
+    m_heads->setPanels(panels, 3);
+
+    QList<HeatmapPanel> cp;
+    const QString pr = QStringLiteral("output i"), pc = QStringLiteral("feature (a,b),c");
+    cp << HeatmapPanel{tr("P* (teacher)"), r.teacherP, pr, pc, {}};
+    cp << HeatmapPanel{tr("P̂ (learned)"), r.P, pr, pc, tr("this model has no folded coefficients")};
+    Mat dP;
+    if (r.P.size() && r.P.rows() == r.teacherP.rows() && r.P.cols() == r.teacherP.cols()) dP = r.P - r.teacherP;
+    cp << HeatmapPanel{tr("P̂ − P*"), dP, pr, pc, tr("no learned P")};
+    m_coeffs->setTitle(tr("Folded coefficients (d_out × D) — %1").arg(m_runName));
+    m_coeffs->setPanels(cp, 1);
+
+    QList<PlotSeries> sv;
+    PlotSeries ls;
+    ls.name = tr("learned σ_r");
+    ls.color = m_runColor;
+    ls.style = PlotSeries::Style::Bars;
+    for (Index i = 0; i < r.heads.singularValues.size(); ++i) ls.points << QPointF(i + 1, r.heads.singularValues(i));
+    PlotSeries ts;
+    ts.name = tr("teacher σ_r");
+    ts.color = QColor(0, 0, 0);
+    ts.style = PlotSeries::Style::Markers;
+    for (Index i = 0; i < r.teacherHeads.singularValues.size(); ++i)
+        ts.points << QPointF(i + 1, r.teacherHeads.singularValues(i));
+    sv << ls << ts;
+    if (r.heads.singularValues.size() > 0 && r.heads.singularValues(0) > 0)
+        sv << PlotSeries::hline(tr("rank threshold"), r.config.solver.rankTolerance * r.heads.singularValues(0),
+                                QColor(110, 110, 110));
+    m_sv->setTitle(tr("Singular values of unfold(P) — %1").arg(m_runName));
+    m_sv->setSeries(sv);
+    m_info->setText(tr("learned rank %1, teacher rank %2; one colour scale per figure (see its colour bar)")
+                        .arg(r.heads.rank)
+                        .arg(r.teacherHeads.rank));
+}
+
+} // namespace mhla::ui

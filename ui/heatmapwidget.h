@@ -1,0 +1,71 @@
+#pragma once
+// A group of heatmaps of signed matrices on one shared, zero-centred diverging colour scale,
+// with a colour bar and the value under the cursor. The same paint routine draws the widget
+// and every export.
+#include "core/types.h"
+#include "ui/exporter.h"
+#include "ui/figure.h"
+#include <QList>
+#include <QWidget>
+#include <optional>
+
+namespace mhla::ui {
+
+struct HeatmapPanel {
+    QString title;
+    Mat matrix;          ///< empty: the panel shows `emptyText`
+    QString rowName = QStringLiteral("row"), colName = QStringLiteral("col");
+    QString emptyText;
+};
+
+class HeatmapWidget : public QWidget, public Figure {
+    Q_OBJECT
+public:
+    HeatmapWidget(const QString& figureName, QWidget* parent = nullptr);
+
+    void setTitle(const QString& t);
+    /// Panels laid out in `columns` columns, row by row.
+    void setPanels(const QList<HeatmapPanel>& panels, int columns);
+    const QList<HeatmapPanel>& panels() const { return m_panels; }
+    /// Shared colour scale: |value| mapped to the ends of the colour map. Default (nullopt): the
+    /// largest |entry| over all panels.
+    void setFixedScale(std::optional<double> s);
+    double scale() const;
+    /// Text describing the cell under the cursor (empty when none).
+    QString hoverText() const { return m_hoverText; }
+    /// The description of cell (row, col) of panel p, as shown on hover.
+    QString describeCell(int panel, int row, int col) const;
+    QString exportTo(const QString& path, ExportFormat format, const QSize& pixelSize, int dpi,
+                     const ExportMetadata& meta) const;
+
+    QString figureName() const override { return m_name; }
+    QString figureTitle() const override { return m_title; }
+    void paintFigure(QPainter& painter, const QRectF& rect) const override;
+    QString csv() const override;
+    bool hasData() const override;
+    QSize sizeHint() const override { return {640, 420}; }
+
+Q_SIGNALS:
+    void hovered(const QString& text);
+
+protected:
+    void paintEvent(QPaintEvent*) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void leaveEvent(QEvent* e) override;
+
+private:
+    struct Layout {
+        QRectF titleRect, colorBar;
+        QList<QRectF> panelTitle, matrix; ///< per panel
+    };
+    Layout layoutFor(const QRectF& rect) const;
+    void paintImpl(QPainter& p, const QRectF& rect, bool exportMode) const;
+
+    QString m_name, m_title;
+    QList<HeatmapPanel> m_panels;
+    int m_columns = 1;
+    std::optional<double> m_fixedScale;
+    QString m_hoverText;
+};
+
+} // namespace mhla::ui

@@ -1,0 +1,107 @@
+#pragma once
+// The main window: experiment panel (left), result tabs (certificate, curves, heads,
+// automaton), run list and explanation (right), run control, files, export.
+#include "core/runner.h"
+#include "ui/appsettings.h"
+#include "ui/figure.h"
+#include <QMainWindow>
+
+class QAction;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QTabWidget;
+class QTextBrowser;
+
+namespace mhla::ui {
+
+class AutomatonPanel;
+class CertificatePanel;
+class CurvesPanel;
+class ExperimentPanel;
+class HeadsPanel;
+class RunController;
+class RunList;
+struct RunProgress;
+struct RunRecord;
+struct ExportMetadata;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    ExperimentPanel* experimentPanel() const { return m_panel; }
+    RunList* runList() const { return m_runs; }
+    RunController* controller() const { return m_controller; }
+    CertificatePanel* certificatePanel() const { return m_certificate; }
+    CurvesPanel* curvesPanel() const { return m_curves; }
+    HeadsPanel* headsPanel() const { return m_heads; }
+    AutomatonPanel* automatonPanel() const { return m_automaton; }
+
+    /// Loads built-in preset i.
+    void loadPreset(int index);
+    /// Starts the panel's run(s). Returns false if the experiment is invalid.
+    bool startRuns();
+    void stopRuns();
+    void resetRuns();
+    /// Opens an experiment file; returns core's error message (fields are filled where possible).
+    QString openExperiment(const QString& path);
+    /// Saves the panel's experiment; returns an error message or an empty string.
+    QString saveExperiment(const QString& path);
+    /// Adds a finished run computed elsewhere (the headless `figures` command).
+    void addFinishedRun(const QString& name, const ExperimentResult& result);
+    /// Every figure of every panel.
+    QList<const Figure*> figures() const;
+    /// Writes every figure, CSV, experiment.json and result.json of the current run into `dir`.
+    QString exportAllTo(const QString& dir, bool overwrite, QStringList* written = nullptr,
+                        QStringList* existing = nullptr);
+    /// Metadata for exports: the experiments of the runs a figure shows (the visible runs for
+    /// overlay figures, the selected run otherwise; all visible runs when `figure` is null).
+    ExportMetadata exportMetadata(const QString& title, const Figure* figure = nullptr) const;
+    /// Shows one of the result tabs by name: certificate, curves, heads, automaton.
+    void showTab(const QString& name);
+    void applyTheme(ThemeChoice t);
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+
+private:
+    void buildActions();
+    void buildLayout();
+    void onProgress(int runId, const RunProgress& p);
+    void onFinished(int runId, const ExperimentResult& r);
+    void onFailed(int runId, const QString& message);
+    void onCancelled(int runId);
+    void refreshOverlay();
+    void refreshCurrent();
+    void updateRunState();
+    void updateRecentMenu();
+    void exportFigureInteractive(const Figure* f);
+    void exportAllInteractive();
+    void openInteractive();
+    bool saveInteractive(bool saveAs);
+    void setCurrentFile(const QString& path);
+
+    AppSettings m_settings;
+    ExperimentPanel* m_panel = nullptr;
+    RunList* m_runs = nullptr;
+    RunController* m_controller = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    CertificatePanel* m_certificate = nullptr;
+    CurvesPanel* m_curves = nullptr;
+    HeadsPanel* m_heads = nullptr;
+    AutomatonPanel* m_automaton = nullptr;
+    QTextBrowser* m_explanation = nullptr;
+    QLabel* m_phase = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QAction* m_runAction = nullptr;
+    QAction* m_stopAction = nullptr;
+    QAction* m_resetAction = nullptr;
+    QString m_currentFile;
+    int m_lastStarted = 0;
+};
+
+} // namespace mhla::ui

@@ -1,0 +1,33 @@
+#pragma once
+// The built-in presets (resources/presets/index.json in the qrc): experiment files that run
+// instantly, with a title, an explanation and optionally a sweep of one key (several runs
+// overlaid).
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+namespace mhla::ui {
+
+struct Preset {
+    QString file;        ///< file name in :/presets/
+    QString title;
+    QString shortName;   ///< used in run names
+    QString explanation; ///< rich text
+    QString sweepKey;    ///< dotted key ("solver.heads"), empty if none
+    QJsonArray sweepValues;
+    QJsonObject experiment; ///< the experiment file's JSON
+};
+
+/// Registers the app's resources (presets, icon); idempotent.
+void initResources();
+/// Every built-in preset, in menu order (loaded once from the resources).
+const QList<Preset>& builtinPresets();
+/// File name of the default preset (the README's `figures` example).
+QString defaultPresetFile();
+/// Sets a dotted key ("task.samples") of an experiment object.
+void setDotted(QJsonObject& obj, const QString& key, const QJsonValue& value);
+/// Reads a dotted key.
+QJsonValue getDotted(const QJsonObject& obj, const QString& key);
+
+} // namespace mhla::ui

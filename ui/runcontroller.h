@@ -1,0 +1,53 @@
+#pragma once
+// Owns the worker thread and a queue of runs. Each dispatched run gets a generation number;
+// anything a superseded run emits later is dropped. Stop cancels at once (the UI is told
+// immediately; the worker unwinds at its next cancellation check).
+#include "ui/runworker.h"
+#include <QList>
+#include <QObject>
+#include <QThread>
+#include <memory>
+
+namespace mhla::ui {
+
+class RunController : public QObject {
+    Q_OBJECT
+public:
+    struct Job {
+        int runId = 0;
+        ExperimentConfig config;
+    };
+
+    explicit RunController(QObject* parent = nullptr);
+    ~RunController() override;
+
+    /// Appends runs; starts the first one if idle.
+    void enqueue(const QList<Job>& jobs);
+    /// Cancels the current run and drops the queue.
+    void stop();
+    bool isBusy() const { return m_currentRun != 0; }
+    int currentRun() const { return m_currentRun; }
+    int queued() const { return static_cast<int>(m_queue.size()); }
+
+Q_SIGNALS:
+    void started(int runId);
+    void progressed(int runId, const mhla::ui::RunProgress& progress);
+    void finished(int runId, const mhla::ExperimentResult& result);
+    void failed(int runId, const QString& message);
+    void cancelled(int runId);
+    /// Emitted when the last queued run ends (finished, failed or stopped).
+    void idle();
+
+private:
+    void dispatchNext();
+    bool accept(quint64 generation) const { return generation == m_generation && m_currentRun != 0; }
+
+    QThread m_thread;
+    RunWorker* m_worker = nullptr;
+    QList<Job> m_queue;
+    quint64 m_generation = 0;
+    int m_currentRun = 0;
+    std::shared_ptr<CancelToken> m_token;
+};
+
+} // namespace mhla::ui

@@ -1,0 +1,187 @@
+#include "ui/runlist.h"
+#include "ui/colormap.h"
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QPainter>
+#include <QPixmap>
+#include <QPushButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace mhla::ui {
+
+namespace {
+QIcon swatch(const QColor& c) {
+    QPixmap pm(14, 14);
+    pm.fill(Qt::transparent);
+    QPainter p(&pm);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setBrush(c);
+    p.setPen(c.darker(150));
+    p.drawRoundedRect(QRectF(1, 1, 12, 12), 3, 3);
+    return QIcon(pm);
+}
+} // namespace
+
+QString RunRecord::stateText() const {
+    switch (state) {
+    case State::Queued: return RunList::tr("queued");
+    case State::Running: return RunList::tr("running %1%").arg(qRound(fraction * 100));
+    case State::Finished:
+        if (result && result->certificate.certified) return RunList::tr("done · certified");
+        if (result) return RunList::tr("done · not certified");
+        return RunList::tr("done");
+    case State::Failed: return RunList::tr("failed: %1").arg(message);
+    case State::Cancelled: return RunList::tr("stopped");
+    }
+    return {};
+}
+
+RunList::RunList(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("runList"));
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(4, 4, 4, 4);
+    m_tree = new QTreeWidget(this);
+    m_tree->setObjectName(QStringLiteral("runTree"));
+    m_tree->setColumnCount(2);
+    m_tree->setHeaderLabels({tr("Run"), tr("State")});
+    m_tree->headerItem()->setToolTip(0, tr("Tick to show in the overlay plots, double-click to rename"));
+    m_tree->setRootIsDecorated(false);
+    m_tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_tree->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    m_tree->setToolTip(tr("Every run of this session. The tick shows or hides a run in the overlay plots; "
+                          "the selected run is shown in the Certificate, Heads and Automaton tabs."));
+    lay->addWidget(m_tree);
+    auto* row = new QHBoxLayout;
+    auto* removeButton = new QPushButton(tr("Remove"), this);
+    removeButton->setObjectName(QStringLiteral("removeRunButton"));
+    auto* clearButton = new QPushButton(tr("Clear all"), this);
+    clearButton->setObjectName(QStringLiteral("clearRunsButton"));
+    row->addWidget(removeButton);
+    row->addWidget(clearButton);
+    row->addStretch(1);
+    lay->addLayout(row);
+
+    connect(removeButton, &QPushButton::clicked, this, [this] {
+        if (auto* it = m_tree->currentItem()) remove(it->data(0, Qt::UserRole).toInt());
+    });
+    connect(clearButton, &QPushButton::clicked, this, &RunList::clear);
+    connect(m_tree, &QTreeWidget::itemChanged, this, [this](QTreeWidgetItem* it, int col) {
+        if (m_updating || col != 0) return;
+        RunRecord* r = find(it->data(0, Qt::UserRole).toInt());
+        if (!r) return;
+        r->visible = it->checkState(0) == Qt::Checked;
+        const QString name = it->text(0).trimmed();
+        if (!name.isEmpty()) r->name = name;
+        Q_EMIT runsChanged();
+        Q_EMIT currentChanged();
+    });
+    connect(m_tree, &QTreeWidget::currentItemChanged, this, [this] {
+        if (!m_updating) Q_EMIT currentChanged();
+    });
+}
+
+RunList::~RunList() = default;
+
+RunRecord& RunList::add(const QString& name, const ExperimentConfig& cfg) {
+    auto rec = std::make_unique<RunRecord>();
+    rec->id = m_nextId++;
+    rec->name = QStringLiteral("#%1 %2").arg(rec->id).arg(name);
+    rec->color = runColor(m_colorIndex++);
+    rec->config = cfg;
+    RunRecord& r = *rec;
+    m_runs.push_back(std::move(rec));
+    m_updating = true;
+    auto* it = new QTreeWidgetItem(m_tree);
+    it->setData(0, Qt::UserRole, r.id);
+    it->setFlags(it->flags() | Qt::ItemIsEditable | Qt::ItemIsUserCheckable);
+    it->setCheckState(0, Qt::Checked);
+    m_updating = false;
+    refresh(r.id);
+    Q_EMIT runsChanged();
+    return r;
+}
+
+RunRecord* RunList::find(int id) {
+    for (auto& r : m_runs)
+        if (r->id == id) return r.get();
+    return nullptr;
+}
+
+const RunRecord* RunList::find(int id) const {
+    for (const auto& r : m_runs)
+        if (r->id == id) return r.get();
+    return nullptr;
+}
+
+QList<const RunRecord*> RunList::visibleRuns() const {
+    QList<const RunRecord*> out;
+    for (const auto& r : m_runs)
+        if (r->visible) out << r.get();
+    return out;
+}
+
+QList<const RunRecord*> RunList::allRuns() const {
+    QList<const RunRecord*> out;
+    for (const auto& r : m_runs) out << r.get();
+    return out;
+}
+
+const RunRecord* RunList::current() const {
+    if (auto* it = m_tree->currentItem())
+        if (const RunRecord* r = find(it->data(0, Qt::UserRole).toInt())) return r;
+    for (auto it = m_runs.rbegin(); it != m_runs.rend(); ++it)
+        if ((*it)->result) return it->get();
+    return m_runs.empty() ? nullptr : m_runs.back().get();
+}
+
+void RunList::select(int id) {
+    if (auto* it = itemFor(id)) m_tree->setCurrentItem(it);
+}
+
+QTreeWidgetItem* RunList::itemFor(int id) const {
+    for (int i = 0; i < m_tree->topLevelItemCount(); ++i)
+        if (m_tree->topLevelItem(i)->data(0, Qt::UserRole).toInt() == id) return m_tree->topLevelItem(i);
+    return nullptr;
+}
+
+void RunList::remove(int id) {
+    delete itemFor(id);
+    std::erase_if(m_runs, [id](const auto& r) { return r->id == id; });
+    Q_EMIT runsChanged();
+    Q_EMIT currentChanged();
+}
+
+void RunList::clear() {
+    m_updating = true;
+    m_tree->clear();
+    m_updating = false;
+    m_runs.clear();
+    m_colorIndex = 0;
+    Q_EMIT runsChanged();
+    Q_EMIT currentChanged();
+}
+
+void RunList::refresh(int id) {
+    const RunRecord* r = find(id);
+    QTreeWidgetItem* it = itemFor(id);
+    if (!r || !it) return;
+    m_updating = true;
+    it->setText(0, r->name);
+    it->setIcon(0, swatch(r->color));
+    it->setText(1, r->stateText());
+    it->setToolTip(1, r->stateText());
+    const TaskConfig& t = r->config.task;
+    const SolverConfig& s = r->config.solver;
+    it->setToolTip(0, tr("%1\ntask %2, N = %3, task seed %4\nsolver %5, heads %6, solver seed %7\n"
+                         "Tick to show in the overlay plots; double-click to rename.")
+                          .arg(r->name, toString(t.kind))
+                          .arg(t.samples)
+                          .arg(t.seed)
+                          .arg(toString(s.kind))
+                          .arg(s.heads)
+                          .arg(s.seed));
+    m_updating = false;
+}
+
+} // namespace mhla::ui

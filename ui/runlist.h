@@ -1,0 +1,76 @@
+#pragma once
+// The runs of a session: each has a name, an Okabe-Ito colour, a visibility, its config, the
+// live training data while it runs and its result when done. The widget shows, hides,
+// renames and removes them.
+#include "core/runner.h"
+#include <QColor>
+#include <QWidget>
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace mhla::ui {
+
+struct RunRecord {
+    enum class State { Queued, Running, Finished, Failed, Cancelled };
+    int id = 0;
+    QString name;
+    QColor color;
+    bool visible = true;
+    ExperimentConfig config;
+    State state = State::Queued;
+    QString message;
+    QString phase;
+    double fraction = 0;
+    std::vector<HistoryPoint> liveHistory;
+    std::vector<std::pair<long long, double>> liveTrace;
+    std::optional<ExperimentResult> result;
+
+    const std::vector<HistoryPoint>& history() const { return result ? result->history : liveHistory; }
+    const std::vector<std::pair<long long, double>>& trace() const {
+        return result && !result->lambdaTrace.empty() ? result->lambdaTrace : liveTrace;
+    }
+    QString stateText() const;
+};
+
+class RunList : public QWidget {
+    Q_OBJECT
+public:
+    explicit RunList(QWidget* parent = nullptr);
+    ~RunList() override;
+
+    /// Adds a queued run with the next colour; returns it.
+    RunRecord& add(const QString& name, const ExperimentConfig& cfg);
+    RunRecord* find(int id);
+    const RunRecord* find(int id) const;
+    /// Runs shown in overlay plots, in creation order.
+    QList<const RunRecord*> visibleRuns() const;
+    QList<const RunRecord*> allRuns() const;
+    /// The run the single-run panels show: the selected one, else the newest with a result.
+    const RunRecord* current() const;
+    void select(int id);
+    void remove(int id);
+    void clear();
+    /// Re-reads a record's name, state and colour into the list.
+    void refresh(int id);
+    int count() const { return static_cast<int>(m_runs.size()); }
+
+Q_SIGNALS:
+    /// Visibility, names or the set of runs changed (overlay plots must be redrawn).
+    void runsChanged();
+    /// The run shown by the single-run panels changed.
+    void currentChanged();
+
+private:
+    QTreeWidgetItem* itemFor(int id) const;
+    QTreeWidget* m_tree = nullptr;
+    std::vector<std::unique_ptr<RunRecord>> m_runs;
+    int m_nextId = 1;
+    int m_colorIndex = 0;
+    bool m_updating = false;
+};
+
+} // namespace mhla::ui
