@@ -56,18 +56,9 @@ struct Blocks {
 
 Blocks generate(const Task& task, long long N, long long B, int threads) {
     Blocks b;
-    const int d = task.d(), P = pairCount(d);
     for (long long s0 = 0; s0 < N; s0 += B) {
-        const long long m = std::min(B, N - s0);
-        Mat U(m, P), Qz(m, d), Y(m, task.dOut());
-        parallelFor(m, threads, [&](long long i) {
-            const Sample s = task.sample(Stream::Train, s0 + i);
-            Vec u(P);
-            promptVech(s.Z, u.data());
-            U.row(i) = u.transpose();
-            Qz.row(i) = s.Z.col(s.Z.cols() - 1).transpose();
-            Y.row(i) = s.y.transpose();
-        });
+        Mat U, Qz, Y;
+        fillSampleBlock(task, Stream::Train, s0, std::min(B, N - s0), U, Qz, Y, threads);
         b.U.push_back(std::move(U));
         b.Qz.push_back(std::move(Qz));
         b.Y.push_back(std::move(Y));

@@ -60,7 +60,7 @@ struct ExactOutput {
 ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunContext& ctx,
                      double fractionEnd) {
     ExactOutput out;
-    const int d = task.d(), dOut = task.dOut(), P = pairCount(d);
+    const int d = task.d(), dOut = task.dOut();
     const long long N = cfg.task.samples;
     const long long D = featureDim(d);
     MomentAccumulator acc(d, dOut);
@@ -76,17 +76,7 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
         long long end = std::min(N, seen + B);
         if (nextCheckpoint < checkpoints.size()) end = std::min(end, checkpoints[nextCheckpoint]);
         const long long b = end - seen;
-        U.resize(b, P);
-        Qz.resize(b, d);
-        Y.resize(b, dOut);
-        parallelFor(b, ctx.threads, [&](long long i) {
-            const Sample s = task.sample(Stream::Train, seen + i);
-            Vec u(P);
-            promptVech(s.Z, u.data());
-            U.row(i) = u.transpose();
-            Qz.row(i) = s.Z.col(s.Z.cols() - 1).transpose();
-            Y.row(i) = s.y.transpose();
-        });
+        fillSampleBlock(task, Stream::Train, seen, b, U, Qz, Y, ctx.threads);
         acc.addBlock(U, Qz, Y, ctx.threads);
         seen = end;
         ProgressEvent ev{"generate+accumulate", fractionEnd * 0.8 * static_cast<double>(seen) / N, seen};
@@ -113,6 +103,22 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
 }
 
 } // namespace
+
+void fillSampleBlock(const Task& task, Stream stream, long long first, long long count, Mat& U,
+                     Mat& Qz, Mat& Y, int threads) {
+    const int d = task.d(), P = pairCount(d);
+    U.resize(count, P);
+    Qz.resize(count, d);
+    Y.resize(count, task.dOut());
+    parallelFor(count, threads, [&](long long i) {
+        const Sample s = task.sample(stream, first + i);
+        Vec u(P);
+        promptVech(s.Z, u.data());
+        U.row(i) = u.transpose();
+        Qz.row(i) = s.Z.col(s.Z.cols() - 1).transpose();
+        Y.row(i) = s.y.transpose();
+    });
+}
 
 double oodRelMse(const Task& task, const std::function<Vec(const Mat&)>& model, long long count,
                  const RunContext& ctx) {

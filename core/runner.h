@@ -71,6 +71,10 @@ namespace mhla {
 /// train_mse on the first N training samples, val_mse, ood_rel_mse and the distances to P*.
 Metrics evaluateFolded(const Task& task, const Mat& P, const ExperimentConfig& cfg,
                        const RunContext& ctx = {});
+/// Fills rows of U (vech S), Qz (z_q) and Y (labels) with samples [first, first + count) of a
+/// stream: the input of MomentAccumulator::addBlock. Deterministic for any thread count.
+void fillSampleBlock(const Task& task, Stream stream, long long first, long long count, Mat& U,
+                     Mat& Qz, Mat& Y, int threads);
 /// ood_rel_mse of any model given as a function of the prompt, on the task's generic prompts.
 double oodRelMse(const Task& task, const std::function<Vec(const Mat&)>& model, long long count,
                  const RunContext& ctx = {});

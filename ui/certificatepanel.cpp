@@ -42,6 +42,36 @@ int splitForLogAxis(const QList<QPointF>& points, double floor, QList<QPointF>& 
     return static_cast<int>(clamped.size());
 }
 
+namespace {
+struct LogSeries {
+    QList<PlotSeries> series; ///< the positive points, then the clamped ones as triangles
+    double floor = 0;
+    int clamped = 0;
+};
+
+/// Points for a log-y plot: values <= the floor are drawn as triangles at the floor, never dropped.
+LogSeries logAxisSeries(const QString& name, const QList<QPointF>& pts, double tau, const QColor& color,
+                        PlotSeries::Style style) {
+    LogSeries out;
+    out.floor = logFloor(pts, tau);
+    QList<QPointF> pos, clamped;
+    out.clamped = splitForLogAxis(pts, out.floor, pos, clamped);
+    PlotSeries s;
+    s.name = name;
+    s.points = pos;
+    s.color = color;
+    s.style = style;
+    PlotSeries c;
+    c.name = QObject::tr("≤ 0 (at floor)");
+    c.points = clamped;
+    c.color = kClampColor;
+    c.style = PlotSeries::Style::Triangles;
+    c.inLegend = out.clamped > 0;
+    out.series << s << c;
+    return out;
+}
+} // namespace
+
 CertificatePanel::CertificatePanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("certificatePanel"));
     auto* lay = new QVBoxLayout(this);
@@ -97,23 +127,10 @@ void CertificatePanel::updateLive(const RunRecord* run) {
     QList<QPointF> pts;
     for (const auto& [k, l] : run->trace()) pts << QPointF(static_cast<double>(k), l);
     const double tau = run->result ? run->result->certificate.tolerance : 0;
-    const double floor = logFloor(pts, tau);
-    QList<QPointF> pos, clamped;
-    const int nClamped = splitForLogAxis(pts, floor, pos, clamped);
-    QList<PlotSeries> series;
-    PlotSeries s;
-    s.name = tr("λ_min");
-    s.points = pos;
-    s.color = run->color;
-    s.style = PlotSeries::Style::LineMarkers;
-    series << s;
-    PlotSeries c;
-    c.name = tr("≤ 0 (at floor)");
-    c.points = clamped;
-    c.color = kClampColor;
-    c.style = PlotSeries::Style::Triangles;
-    c.inLegend = nClamped > 0;
-    series << c;
+    const LogSeries ls = logAxisSeries(tr("λ_min"), pts, tau, run->color, PlotSeries::Style::LineMarkers);
+    const double floor = ls.floor;
+    const int nClamped = ls.clamped;
+    QList<PlotSeries> series = ls.series;
     if (tau > 0) series << PlotSeries::hline(tr("τ (final Λ)"), tau, kTauColor);
     m_trace->setTitle(tr("λ_min(Λ) vs samples seen — %1").arg(run->name));
     m_trace->setSeries(series);
@@ -181,23 +198,10 @@ void CertificatePanel::showRun(const RunRecord* run) {
 
     QList<QPointF> pts;
     for (Index i = 0; i < c.spectrum.size(); ++i) pts << QPointF(static_cast<double>(i + 1), c.spectrum(i));
-    const double floor = logFloor(pts, c.tolerance);
-    QList<QPointF> pos, clamped;
-    const int nClamped = splitForLogAxis(pts, floor, pos, clamped);
-    QList<PlotSeries> series;
-    PlotSeries s;
-    s.name = tr("eigenvalue > 0");
-    s.points = pos;
-    s.color = run->color;
-    s.style = PlotSeries::Style::Markers;
-    series << s;
-    PlotSeries cl;
-    cl.name = tr("≤ 0 (at floor)");
-    cl.points = clamped;
-    cl.color = kClampColor;
-    cl.style = PlotSeries::Style::Triangles;
-    cl.inLegend = nClamped > 0;
-    series << cl;
+    const LogSeries ls = logAxisSeries(tr("eigenvalue > 0"), pts, c.tolerance, run->color, PlotSeries::Style::Markers);
+    const double floor = ls.floor;
+    const int nClamped = ls.clamped;
+    QList<PlotSeries> series = ls.series;
     if (c.tolerance > 0) series << PlotSeries::hline(tr("τ = %1").arg(fmt(c.tolerance)), c.tolerance, kTauColor);
     m_spectrum->setTitle(tr("Eigenvalues of Λ — %1").arg(run->name));
     m_spectrum->setSeries(series);
