@@ -3,7 +3,7 @@
 #include "ui/presets.h"
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QJsonArray>
@@ -192,13 +192,15 @@ void ExperimentPanel::buildForm() {
     auto* inner = new QWidget(scroll);
     auto* innerLay = new QVBoxLayout(inner);
     innerLay->setContentsMargins(0, 0, 0, 0);
-    QMap<QString, QFormLayout*> forms;
+    // A two-column grid per group, not a QFormLayout: Qt 6.4.2's QFormLayout writes out of
+    // bounds in setGeometry() once rows have been hidden and an error label in a row is shown
+    // (found with valgrind; tst_gui_mainwindow::switchingPresetsThenEditingIsSafe).
+    QMap<QString, QGridLayout*> forms;
     for (const auto& [group, title] : {std::pair{"task", tr("Task")}, std::pair{"solver", tr("Solver")},
                                        std::pair{"eval", tr("Evaluation")}}) {
         auto* box = new QGroupBox(title, inner);
-        auto* form = new QFormLayout(box);
-        form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-        form->setLabelAlignment(Qt::AlignRight);
+        auto* form = new QGridLayout(box);
+        form->setColumnStretch(1, 1);
         form->setVerticalSpacing(3);
         forms.insert(QString::fromLatin1(group), form);
         innerLay->addWidget(box);
@@ -254,7 +256,10 @@ void ExperimentPanel::buildForm() {
         auto* label = new QLabel(QString::fromUtf16(s.label), inner);
         label->setToolTip(tip);
         label->setBuddy(input);
-        f.form->addRow(label, f.row);
+        const int r = f.form->rowCount();
+        f.form->addWidget(label, r, 0, Qt::AlignRight | Qt::AlignTop);
+        f.form->addWidget(f.row, r, 1);
+        f.label = label;
         m_fields << f;
     }
 
@@ -500,7 +505,11 @@ void ExperimentPanel::updateVisibility() {
     const QJsonObject o = experimentJson();
     const int tb = taskBit(getDotted(o, QStringLiteral("task.kind")).toString());
     const int sb = solverBit(getDotted(o, QStringLiteral("solver.kind")).toString());
-    for (Field& f : m_fields) f.form->setRowVisible(f.row, (f.taskMask & tb) && (f.solverMask & sb));
+    for (Field& f : m_fields) {
+        const bool visible = (f.taskMask & tb) && (f.solverMask & sb);
+        f.label->setVisible(visible);
+        f.row->setVisible(visible);
+    }
 }
 
 void ExperimentPanel::updateDerived() {

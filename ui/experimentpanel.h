@@ -10,7 +10,7 @@
 
 class QComboBox;
 class QCheckBox;
-class QFormLayout;
+class QGridLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -63,8 +63,9 @@ private:
         QString key;
         enum class Type { Int, Double, Enum, Bool } type;
         int taskMask, solverMask;
-        QFormLayout* form = nullptr;
+        QGridLayout* form = nullptr;
         QWidget* row = nullptr;
+        QLabel* label = nullptr;
         QLineEdit* edit = nullptr;
         QComboBox* combo = nullptr;
         QCheckBox* check = nullptr;
