@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QSaveFile>
 #include <csignal>
@@ -49,7 +50,7 @@ extern "C" void onSigint(int) {
 
 QString solveHelp() {
     return q(R"(Usage: mhla-lab solve [--config FILE] [--set section.key=value ...] [--out DIR]
-                      [--threads N] [--progress] [--force]
+                      [--threads N] [--progress] [--force] [--seeds K]
 
 Runs one experiment and prints one JSON object on stdout.
 
@@ -64,6 +65,10 @@ Options:
   --threads N          worker threads (default: all cores). Results never depend on it.
   --progress           print progress lines on stderr
   --force              allow overwriting the files of an earlier run in --out DIR
+  --seeds K            run K times with task.seed and solver.seed + 0..K-1 and print
+                       {seeds, summary (mean, std, min, max of every metric, certified_fraction),
+                       runs (one result each), config}; --out also writes seeds.csv (the
+                       other files describe the first seed)
 
 Result fields:
   feature_dim          D = d^2(d+1)/2, the number of cubic features psi(Z)
@@ -116,6 +121,7 @@ int solve(int argc, char** argv) {
     parser.addOption({q("threads"), q("threads"), q("N")});
     parser.addOption({q("progress"), q("progress on stderr")});
     parser.addOption({q("force"), q("overwrite --out files")});
+    parser.addOption({q("seeds"), q("repeat over seeds"), q("K")});
     parser.addOption({{q("h"), q("help")}, q("help")});
     if (!parser.parse(args)) {
         err(q("mhla-lab solve: ") + parser.errorText() + q(" (see mhla-lab solve --help)"));
@@ -141,7 +147,19 @@ int solve(int argc, char** argv) {
         }
     }
 
+    int seeds = 1;
+    if (parser.isSet(q("seeds"))) {
+        bool ok = false;
+        seeds = parser.value(q("seeds")).toInt(&ok);
+        if (!ok || seeds < 1 || seeds > 1000) {
+            err(q("--seeds: \"") + parser.value(q("seeds")) +
+                q("\" is not allowed; expected an integer in [1, 1000]"));
+            return InvalidInput;
+        }
+    }
+
     ExperimentConfig cfg;
+    std::vector<ExperimentConfig> variants;
     try {
         QJsonObject obj;
         if (parser.isSet(q("config"))) {
@@ -164,6 +182,7 @@ int solve(int argc, char** argv) {
         }
         for (const QString& s : parser.values(q("set"))) applyOverride(obj, s);
         cfg = experimentFromJson(obj);
+        variants = seedVariants(cfg, seeds);
     } catch (const ConfigError& e) {
         err(QString::fromStdString(e.what()));
         return InvalidInput;
@@ -210,9 +229,14 @@ int solve(int argc, char** argv) {
         };
     }
 
-    ExperimentResult result;
+    std::vector<ExperimentResult> results;
     try {
-        result = runExperiment(cfg, ctx);
+        for (size_t k = 0; k < variants.size(); ++k) {
+            if (variants.size() > 1 && parser.isSet(q("progress")))
+                std::fprintf(stderr, "seed %zu/%zu (task.seed %lld)\n", k + 1, variants.size(),
+                             variants[k].task.seed);
+            results.push_back(runExperiment(variants[k], ctx));
+        }
     } catch (const ConfigError& e) {
         err(QString::fromStdString(e.what()));
         return InvalidInput;
@@ -223,10 +247,24 @@ int solve(int argc, char** argv) {
         err(q("mhla-lab solve: internal error: ") + QString::fromUtf8(e.what()));
         return InternalError;
     }
+    const ExperimentResult& result = results.front();
     g_cancel = nullptr;
 
-    for (const std::string& w : result.warnings) err(q("mhla-lab solve: warning: ") + QString::fromStdString(w));
-    const QByteArray json = QJsonDocument(resultToJson(result)).toJson(QJsonDocument::Indented);
+    for (const ExperimentResult& r : results)
+        for (const std::string& w : r.warnings) err(q("mhla-lab solve: warning: ") + QString::fromStdString(w));
+    QJsonObject out;
+    if (results.size() == 1) {
+        out = resultToJson(result);
+    } else {
+        QJsonArray runs;
+        for (const ExperimentResult& r : results) runs.append(resultToJson(r));
+        out.insert(q("mhla_lab_version"), q(MHLA_VERSION));
+        out.insert(q("seeds"), static_cast<int>(results.size()));
+        out.insert(q("summary"), seedSummaryJson(results));
+        out.insert(q("runs"), runs);
+        out.insert(q("config"), experimentToJson(cfg));
+    }
+    const QByteArray json = QJsonDocument(out).toJson(QJsonDocument::Indented);
     std::fwrite(json.constData(), 1, static_cast<size_t>(json.size()), stdout);
     std::fflush(stdout);
 
@@ -244,6 +282,8 @@ int solve(int argc, char** argv) {
                   writeFile(dir.filePath(q("lambda_trace.csv")), trace.toUtf8(), &error);
         if (ok && !result.history.empty())
             ok = writeFile(dir.filePath(q("history.csv")), historyCsv(result).toUtf8(), &error);
+        if (ok && results.size() > 1)
+            ok = writeFile(dir.filePath(q("seeds.csv")), seedsCsv(results).toUtf8(), &error);
         if (!ok) {
             err(q("mhla-lab solve: ") + error);
             return InternalError;

@@ -288,13 +288,16 @@ int ExperimentConfig::tokenCount() const {
     switch (task.kind) {
     case TaskKind::RandomMhla: return task.tokens;
     case TaskKind::AssociativeMemory: return task.pairs + 1;
-    case TaskKind::Automaton: {
-        const int total = task.states * task.alphabet;
-        const int listed = static_cast<int>(std::ceil(task.coverage * total - 1e-12));
-        return std::clamp(listed, 1, total) + 1;
-    }
+    case TaskKind::Automaton: return automatonListedPairs(task) + 1;
     }
     return 0;
+}
+
+int automatonListedPairs(const TaskConfig& task) {
+    const int total = task.states * task.alphabet;
+    // The 1e-12 keeps ceil(0.5 * 6) at 3 despite round-off in coverage * total.
+    const int listed = static_cast<int>(std::ceil(task.coverage * total - 1e-12));
+    return std::clamp(listed, 1, total);
 }
 
 int ExperimentConfig::outputDim() const {

@@ -78,6 +78,10 @@ struct EvalConfig {
     int lambdaTrace = 12;          ///< checkpoints of lambda_min vs samples seen (0 = off)
 };
 
+/// Automaton: transition-table pairs listed in a training prompt, ceil(coverage * s * k),
+/// at least 1 (the queried pair is always listed).
+int automatonListedPairs(const TaskConfig& task);
+
 struct ExperimentConfig {
     TaskConfig task;
     SolverConfig solver;

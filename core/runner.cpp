@@ -341,6 +341,86 @@ QJsonObject resultToJson(const ExperimentResult& r) {
     return o;
 }
 
+std::vector<ExperimentConfig> seedVariants(const ExperimentConfig& cfg, int count) {
+    constexpr long long kMaxSeed = 9007199254740992LL; // 2^53: exact in the JSON file
+    if (count < 1) throw ConfigError("--seeds: expected an integer >= 1");
+    if (cfg.task.seed > kMaxSeed - count || cfg.solver.seed > kMaxSeed - count)
+        throw ConfigError("--seeds: task.seed or solver.seed + " + std::to_string(count) +
+                          " would exceed 2^53; choose smaller seeds");
+    std::vector<ExperimentConfig> out;
+    for (int k = 0; k < count; ++k) {
+        ExperimentConfig c = cfg;
+        c.task.seed += k;
+        c.solver.seed += k;
+        out.push_back(c);
+    }
+    return out;
+}
+
+namespace {
+struct Scalar {
+    const char* name;
+    std::function<double(const ExperimentResult&)> get;
+};
+std::vector<Scalar> scalarMetrics() {
+    return {
+        {"lambda_min", [](const ExperimentResult& r) { return r.certificate.lambdaMin; }},
+        {"null_dim", [](const ExperimentResult& r) { return static_cast<double>(r.certificate.nullDim); }},
+        {"train_mse", [](const ExperimentResult& r) { return r.metrics.trainMse; }},
+        {"val_mse", [](const ExperimentResult& r) { return r.metrics.valMse; }},
+        {"ood_rel_mse", [](const ExperimentResult& r) { return r.metrics.oodRelMse; }},
+        {"distance_p_rel", [](const ExperimentResult& r) { return r.metrics.distancePRel; }},
+        {"step_accuracy", [](const ExperimentResult& r) {
+             return r.execution ? r.execution->stepAccuracy : std::numeric_limits<double>::quiet_NaN();
+         }},
+        {"word_accuracy", [](const ExperimentResult& r) {
+             return r.execution ? r.execution->wordAccuracy : std::numeric_limits<double>::quiet_NaN();
+         }},
+    };
+}
+} // namespace
+
+QJsonObject seedSummaryJson(const std::vector<ExperimentResult>& runs) {
+    QJsonObject out;
+    for (const Scalar& m : scalarMetrics()) {
+        std::vector<double> v;
+        for (const auto& r : runs)
+            if (const double x = m.get(r); std::isfinite(x)) v.push_back(x);
+        if (v.empty()) continue;
+        double mean = 0;
+        for (double x : v) mean += x;
+        mean /= static_cast<double>(v.size());
+        double ss = 0;
+        for (double x : v) ss += (x - mean) * (x - mean);
+        const double sd = v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0;
+        out.insert(q(m.name), QJsonObject{{q("mean"), mean},
+                                          {q("std"), sd},
+                                          {q("min"), *std::min_element(v.begin(), v.end())},
+                                          {q("max"), *std::max_element(v.begin(), v.end())},
+                                          {q("runs"), static_cast<int>(v.size())}});
+    }
+    int certified = 0;
+    for (const auto& r : runs) certified += r.certificate.certified ? 1 : 0;
+    out.insert(q("certified_fraction"), runs.empty() ? 0.0 : static_cast<double>(certified) / runs.size());
+    return out;
+}
+
+QString seedsCsv(const std::vector<ExperimentResult>& runs) {
+    QString s = q("task_seed,solver_seed,certified");
+    for (const Scalar& m : scalarMetrics()) s += QLatin1Char(',') + q(m.name);
+    s += QLatin1Char('\n');
+    for (const auto& r : runs) {
+        s += QString::number(r.config.task.seed) + QLatin1Char(',') + QString::number(r.config.solver.seed) +
+             QLatin1Char(',') + (r.certificate.certified ? q("true") : q("false"));
+        for (const Scalar& m : scalarMetrics()) {
+            const double x = m.get(r);
+            s += QLatin1Char(',') + (std::isfinite(x) ? QString::number(x, 'g', 17) : QString());
+        }
+        s += QLatin1Char('\n');
+    }
+    return s;
+}
+
 QString spectrumCsv(const ExperimentResult& r) {
     QString s = q("index,eigenvalue\n");
     const Vec& ev = r.certificate.spectrum;

@@ -53,6 +53,15 @@ ExperimentResult runExperiment(const ExperimentConfig& cfg, const RunContext& ct
 /// The result as the JSON object printed by `mhla-lab solve` (config embedded).
 QJsonObject resultToJson(const ExperimentResult& r);
 
+/// Runs of one experiment over several seeds: the task seed and the solver seed of run k are
+/// the configured ones plus k. Throws ConfigError if a seed would leave [0, 2^53].
+std::vector<ExperimentConfig> seedVariants(const ExperimentConfig& cfg, int count);
+/// Mean, sample standard deviation, min and max over runs of every scalar metric (and the
+/// fraction of certified runs), for mean ± band summaries.
+QJsonObject seedSummaryJson(const std::vector<ExperimentResult>& runs);
+/// One CSV row per run: seeds, certificate and metrics.
+QString seedsCsv(const std::vector<ExperimentResult>& runs);
+
 /// CSV text of the spectrum ("index,eigenvalue") and of the heads (long format).
 QString spectrumCsv(const ExperimentResult& r);
 QString headsCsv(const ExperimentResult& r);

@@ -112,16 +112,10 @@ private:
     double m_p;
 };
 
-int listedPairs(const TaskConfig& cfg) {
-    const int total = cfg.states * cfg.alphabet;
-    const int listed = static_cast<int>(std::ceil(cfg.coverage * total - 1e-12));
-    return std::clamp(listed, 1, total);
-}
-
 } // namespace
 
 AutomatonTask::AutomatonTask(const TaskConfig& cfg)
-    : Task(cfg.seed, cfg.states * cfg.alphabet + cfg.states, cfg.states, listedPairs(cfg) + 1),
+    : Task(cfg.seed, cfg.states * cfg.alphabet + cfg.states, cfg.states, automatonListedPairs(cfg) + 1),
       m_cfg(cfg) {
     setTeacher(lookupTeacher(keyDim(), valueDim()));
 }

@@ -8,6 +8,9 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
+#include <cmath>
+#include <vector>
 
 namespace {
 QString s(const char* t) { return QString::fromUtf8(t); }
@@ -99,6 +102,39 @@ private Q_SLOTS:
         QCOMPARE(run({s("solve"), s("--set"), s("task.samples=999"), s("--out"), dir, s("--force")}).code, 0);
     }
 
+    // --seeds K: K runs with consecutive seeds and a mean / sample-std summary of each metric.
+    void seedsSummarizeRuns() {
+        const QString dir = m_tmp.filePath(s("seeds"));
+        const Outcome o = run({s("solve"), s("--seeds"), s("3"), s("--set"), s("task.samples=1500"),
+                               s("--set"), s("task.orthogonal_prob=0.95"), s("--out"), dir});
+        QCOMPARE(o.code, 0);
+        const QJsonObject r = json(o.out);
+        QCOMPARE(r[s("seeds")].toInt(), 3);
+        const QJsonArray runs = r[s("runs")].toArray();
+        QCOMPARE(runs.size(), 3);
+        std::vector<double> lmin;
+        for (int k = 0; k < 3; ++k) {
+            QCOMPARE(runs[k][s("config")][s("task")][s("seed")].toInt(), 1 + k);
+            lmin.push_back(runs[k][s("lambda_min")].toDouble());
+        }
+        QVERIFY(lmin[0] != lmin[1]); // different data per seed
+        const double mean = (lmin[0] + lmin[1] + lmin[2]) / 3.0;
+        double ss = 0;
+        for (double x : lmin) ss += (x - mean) * (x - mean);
+        const QJsonObject sum = r[s("summary")][s("lambda_min")].toObject();
+        QVERIFY(std::abs(sum[s("mean")].toDouble() - mean) <= 1e-15 * std::abs(mean));
+        QVERIFY(std::abs(sum[s("std")].toDouble() - std::sqrt(ss / 2.0)) <= 1e-12 * std::sqrt(ss / 2.0));
+        QCOMPARE(sum[s("min")].toDouble(), *std::min_element(lmin.begin(), lmin.end()));
+        QCOMPARE(r[s("summary")][s("certified_fraction")].toDouble(), 1.0);
+        QFile csv(QDir(dir).filePath(s("seeds.csv")));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QCOMPARE(csv.readAll().count('\n'), 4); // header + 3 runs
+        // Seeds must stay exact in JSON: task.seed + K beyond 2^53 is refused.
+        const Outcome big = run({s("solve"), s("--seeds"), s("2"), s("--set"), s("task.seed=9007199254740992")});
+        QCOMPARE(big.code, 2);
+        QVERIFY(big.err.contains("2^53"));
+    }
+
     void badInputExitsWithTwo_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("mustContain");
@@ -126,6 +162,7 @@ private Q_SLOTS:
         QTest::newRow("unwritable out") << QStringList{s("solve"), s("--out"), blocker + s("/sub")} << s("--out");
         QTest::newRow("unknown option") << QStringList{s("solve"), s("--frobnicate")} << s("frobnicate");
         QTest::newRow("bad threads") << QStringList{s("solve"), s("--threads"), s("0")} << s("--threads");
+        QTest::newRow("bad seeds") << QStringList{s("solve"), s("--seeds"), s("-2")} << s("--seeds");
         QTest::newRow("unknown command") << QStringList{s("sovle")} << s("unknown command");
         QTest::newRow("bench option") << QStringList{s("bench"), s("--repeats"), s("x")} << s("--repeats");
     }
