@@ -88,11 +88,19 @@ CertificatePanel::CertificatePanel(QWidget* parent) : QWidget(parent) {
     m_numbers = new QLabel(this);
     m_numbers->setObjectName(QStringLiteral("certificateNumbers"));
     m_numbers->setTextFormat(Qt::RichText);
-    m_numbers->setWordWrap(true);
+    m_numbers->setWordWrap(false); // a wrapped table breaks numbers such as 5.9e-11 at the dot
     m_numbers->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_numbers->setToolTip(tr("λ_min, λ_max: extreme eigenvalues of Λ = (1/N) Σ ψψᵀ. κ = λ_max / λ_min. "
                              "τ = tolerance · λ_max. Null dimension = #eigenvalues ≤ τ."));
     lay->addWidget(m_numbers);
+    m_witness = new QLabel(this);
+    m_witness->setObjectName(QStringLiteral("nullWitness"));
+    m_witness->setTextFormat(Qt::RichText);
+    m_witness->setWordWrap(true);
+    m_witness->setVisible(false);
+    m_witness->setToolTip(tr("When Λ has a null vector v, P̂ + ‖P*‖ e₁vᵀ fits the training data exactly as "
+                             "well as P̂ but computes a different function: the failure of identifiability."));
+    lay->addWidget(m_witness);
 
     auto* split = new QSplitter(Qt::Horizontal, this);
     m_spectrum = new PlotWidget(QStringLiteral("spectrum"), split);
@@ -144,6 +152,7 @@ void CertificatePanel::showRun(const RunRecord* run) {
     if (!run) {
         setBadge(tr("no result yet — choose a preset and press Run"), palette().color(QPalette::AlternateBase));
         m_numbers->clear();
+        m_witness->setVisible(false);
         m_spectrum->clear();
         m_trace->clear();
         m_spectrum->setNote({});
@@ -157,12 +166,16 @@ void CertificatePanel::showRun(const RunRecord* run) {
         else
             setBadge(tr("%1: %2").arg(run->name, run->stateText()), palette().color(QPalette::AlternateBase));
         m_numbers->clear();
+        m_witness->setVisible(false);
         m_spectrum->clear();
         return;
     }
     const ExperimentResult& r = *run->result;
     const Certificate& c = r.certificate;
-    if (c.certified)
+    if (c.method.empty())
+        setBadge(tr("certificate not computed (the trainer ran with solver.compare_exact = false)"),
+                 palette().color(QPalette::AlternateBase));
+    else if (c.certified)
         setBadge(tr("✔ certified identifiable  (λ_min = %1 > τ = %2)").arg(fmt(c.lambdaMin), fmt(c.tolerance)),
                  QColor(0, 158, 115));
     else
@@ -190,10 +203,11 @@ void CertificatePanel::showRun(const RunRecord* run) {
     if (r.nullWitness) {
         // Not certified: another least-squares solution P + ‖P*‖ e₁vᵀ (Λv = 0) makes the
         // failure concrete: the same training fit, a different function elsewhere.
-        numbers += tr("<p style='margin-top:4px'>Another exact fit, P̂ + ‖P*‖ e<sub>1</sub>vᵀ with Λv = 0: "
-                      "train MSE <b>%1</b>, OOD rel <b>%2</b> — the data cannot tell it from P̂.</p>")
-                       .arg(fmt(r.nullWitness->trainMse), fmt(r.nullWitness->oodRelMse));
+        m_witness->setText(tr("Another exact fit, P̂ + ‖P*‖ e<sub>1</sub>vᵀ with Λv = 0: train MSE <b>%1</b>, "
+                              "OOD rel <b>%2</b> — the data cannot tell it from P̂.")
+                               .arg(fmt(r.nullWitness->trainMse), fmt(r.nullWitness->oodRelMse)));
     }
+    m_witness->setVisible(r.nullWitness.has_value());
     m_numbers->setText(numbers);
 
     QList<QPointF> pts;

@@ -32,6 +32,7 @@ private:
     void setBadge(const QString& text, const QColor& bg);
     QLabel* m_badge = nullptr;
     QLabel* m_numbers = nullptr;
+    QLabel* m_witness = nullptr; ///< not certified: another exact fit and its OOD error
     PlotWidget* m_spectrum = nullptr;
     PlotWidget* m_trace = nullptr;
 };
