@@ -14,6 +14,7 @@
 #include "ui/runcontroller.h"
 #include "ui/runlist.h"
 #include <QCheckBox>
+#include <QSpinBox>
 #include <QGraphicsView>
 #include <QLabel>
 #include <QLineEdit>
@@ -258,6 +259,60 @@ private Q_SLOTS:
               static_cast<long long>(clock.elapsed()), static_cast<long long>(gaps[gaps.size() / 2]),
               static_cast<long long>(p99), static_cast<long long>(worst), gaps.size());
         QVERIFY2(worst < 500, qPrintable(QStringLiteral("the GUI thread stalled for %1 ms").arg(worst)));
+    }
+
+    // Seeds > 1 queues runs with consecutive seeds; the Curves tab draws them as the mean with a
+    // min–max band at each epoch, equal to the runs' own histories.
+    void seedRunsShowMeanAndBand() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(3);
+        w.findChild<QCheckBox*>(QStringLiteral("sweepCheck"))->setChecked(false);
+        w.findChild<QLineEdit*>(QStringLiteral("field_solver.heads"))->setText(QStringLiteral("2"));
+        w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))->setText(QStringLiteral("4"));
+        w.findChild<QSpinBox*>(QStringLiteral("seedsSpin"))->setValue(3);
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        const QList<const RunRecord*> runs = w.runList()->allRuns();
+        QCOMPARE(runs.size(), 3);
+        for (int k = 0; k < 3; ++k) {
+            QVERIFY(runs[k]->result);
+            QCOMPARE(runs[k]->config.task.seed, 1LL + k);
+            QVERIFY(runs[k]->name.endsWith(QStringLiteral("seed %1").arg(1 + k)));
+        }
+        auto* band = w.findChild<QCheckBox*>(QStringLiteral("seedBandCheck"));
+        QVERIFY(band->isChecked());
+        auto* loss = w.findChild<PlotWidget*>(QStringLiteral("lossPlot"));
+        const PlotSeries* mean = nullptr;
+        const PlotSeries* range = nullptr;
+        for (const auto& ser : loss->series()) {
+            if (ser.name.endsWith(QStringLiteral("(3 seeds) mean"))) mean = &ser;
+            if (ser.name.endsWith(QStringLiteral("(3 seeds) min–max"))) range = &ser;
+        }
+        QVERIFY(mean && range);
+        QCOMPARE(range->style, PlotSeries::Style::Band);
+        const auto& h0 = runs[0]->result->history;
+        QCOMPARE(mean->points.size(), static_cast<qsizetype>(h0.size()));
+        for (qsizetype i = 0; i < mean->points.size(); ++i) {
+            double sum = 0, lo = INFINITY, hi = -INFINITY;
+            for (const RunRecord* r : runs) {
+                const double v = r->result->history[static_cast<size_t>(i)].trainMse;
+                sum += v;
+                lo = std::min(lo, v);
+                hi = std::max(hi, v);
+            }
+            QVERIFY(close(mean->points[i].y(), sum / 3.0));
+            QCOMPARE(range->points[i].y(), hi);
+            QCOMPARE(range->lower[i].y(), lo);
+        }
+        QVERIFY(range->points.first().y() > range->lower.first().y()); // seeds differ
+        QVERIFY(!seriesNamed(loss, runs[0]->name));
+        // Without bands every run has its own curve again.
+        band->setChecked(false);
+        for (const RunRecord* r : runs) QVERIFY(seriesNamed(loss, r->name));
+        QVERIFY(loss->csv().contains(QStringLiteral("(upper)")) == false);
+        band->setChecked(true);
+        QVERIFY(loss->csv().contains(QStringLiteral("min–max (lower)")));
     }
 
     void liveCurvesDuringTraining() {

@@ -1,10 +1,15 @@
 #include "ui/curvespanel.h"
 #include "ui/explanations.h"
 #include "ui/plotwidget.h"
+#include <QCheckBox>
+#include <QJsonDocument>
+#include <QRegularExpression>
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 namespace mhla::ui {
@@ -23,12 +28,57 @@ PlotSeries curve(const QString& name, const QColor& c, PlotSeries::Style st, con
         if (std::isfinite(p.*field)) s.points << QPointF(p.epoch, p.*field);
     return s;
 }
+/// Runs of one experiment that differ only in their seeds share this key.
+QString seedGroupKey(const ExperimentConfig& cfg) {
+    QJsonObject o = experimentToJson(cfg);
+    QJsonObject task = o.value(QStringLiteral("task")).toObject(), solver = o.value(QStringLiteral("solver")).toObject();
+    task.remove(QStringLiteral("seed"));
+    solver.remove(QStringLiteral("seed"));
+    o.insert(QStringLiteral("task"), task);
+    o.insert(QStringLiteral("solver"), solver);
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+/// Mean line and min–max band of one history field over runs, at the epochs every run logged.
+std::pair<PlotSeries, PlotSeries> meanAndBand(const QList<const RunRecord*>& group, double HistoryPoint::*field,
+                                              const QString& name, const QColor& c, PlotSeries::Style style) {
+    std::map<int, std::vector<double>> byEpoch;
+    for (const RunRecord* r : group)
+        for (const auto& p : r->history())
+            if (std::isfinite(p.*field)) byEpoch[p.epoch].push_back(p.*field);
+    PlotSeries mean, band;
+    mean.name = name + QObject::tr(" mean");
+    mean.color = c;
+    mean.style = style;
+    mean.width = 2.5;
+    band.name = name + QObject::tr(" min–max");
+    band.color = c;
+    band.style = PlotSeries::Style::Band;
+    band.inLegend = false;
+    for (const auto& [epoch, v] : byEpoch) {
+        if (v.size() != static_cast<size_t>(group.size())) continue; // not logged by every run
+        double sum = 0;
+        for (double x : v) sum += x;
+        mean.points << QPointF(epoch, sum / static_cast<double>(v.size()));
+        band.points << QPointF(epoch, *std::max_element(v.begin(), v.end()));
+        band.lower << QPointF(epoch, *std::min_element(v.begin(), v.end()));
+    }
+    return {mean, band};
+}
 } // namespace
 
 CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("curvesPanel"));
     auto* lay = new QVBoxLayout(this);
     lay->addWidget(explain::makeHelpBox(explain::curves(), this));
+    m_bandCheck = new QCheckBox(tr("Mean and min–max band over seeds (runs that differ only in their seeds)"), this);
+    m_bandCheck->setObjectName(QStringLiteral("seedBandCheck"));
+    m_bandCheck->setToolTip(tr("Runs whose experiments are identical except for task.seed and solver.seed are "
+                               "drawn as one mean curve with a shaded band from the smallest to the largest "
+                               "value at each epoch. Queue such runs with Seeds > 1 in the experiment panel."));
+    m_bandCheck->setChecked(true);
+    connect(m_bandCheck, &QCheckBox::toggled, this, &CurvesPanel::displayChanged);
+    lay->addWidget(m_bandCheck);
     auto* split = new QSplitter(Qt::Vertical, this);
     m_loss = new PlotWidget(QStringLiteral("loss"), split);
     m_loss->setTitle(tr("Loss vs epochs"));
@@ -47,6 +97,9 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
 
 QList<const Figure*> CurvesPanel::figures() const { return {m_loss, m_distance}; }
 
+bool CurvesPanel::seedBands() const { return m_bandCheck->isChecked(); }
+void CurvesPanel::setSeedBands(bool on) { m_bandCheck->setChecked(on); }
+
 void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
     QList<PlotSeries> loss, dist, lossRefs, distRefs;
     std::set<std::pair<QString, double>> refsSeen;
@@ -56,7 +109,65 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
         list << PlotSeries::hline(name, v, c);
     };
     bool anyHistory = false;
-    for (const RunRecord* r : runs) {
+    // Seed groups: runs of one experiment that differ only in their seeds (two or more with
+    // history) are drawn once, as mean and band, in the colour of their first run.
+    QList<const RunRecord*> single;
+    if (m_bandCheck->isChecked()) {
+        std::vector<std::pair<QString, QList<const RunRecord*>>> groups;
+        for (const RunRecord* r : runs) {
+            if (r->history().empty()) {
+                single << r;
+                continue;
+            }
+            const QString key = seedGroupKey(r->config);
+            auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+            if (it == groups.end()) groups.push_back({key, {r}});
+            else it->second << r;
+        }
+        for (const auto& [key, g] : groups) {
+            std::set<std::pair<long long, long long>> seeds;
+            for (const RunRecord* r : g) seeds.insert({r->config.task.seed, r->config.solver.seed});
+            if (g.size() < 2 || seeds.size() < 2) { // repeats of the very same run stay separate
+                single += g;
+                continue;
+            }
+            anyHistory = true;
+            static const QRegularExpression seedSuffix(QStringLiteral(" · seed \\d+$"));
+            QString base = g.first()->name;
+            base.remove(seedSuffix);
+            base += tr(" (%n seeds)", nullptr, static_cast<int>(g.size()));
+            const QColor c = g.first()->color;
+            const auto [trainMean, trainBand] = meanAndBand(g, &HistoryPoint::trainMse, base, c, PlotSeries::Style::Line);
+            const auto [valMean, valBand] = meanAndBand(g, &HistoryPoint::valMse, base + tr(" val"), c, PlotSeries::Style::Dashed);
+            const auto [oodMean, oodBand] = meanAndBand(g, &HistoryPoint::oodRelMse, base + tr(" OOD rel"), c, PlotSeries::Style::Dotted);
+            const auto [distMean, distBand] = meanAndBand(g, &HistoryPoint::distancePRel, base, c, PlotSeries::Style::Line);
+            const auto [exMean, exBand] = meanAndBand(g, &HistoryPoint::distanceExactRel, base + tr(" to exact"), c, PlotSeries::Style::Dashed);
+            PlotSeries tm = trainMean, dm = distMean, vm = valMean, om = oodMean, em = exMean;
+            vm.inLegend = om.inLegend = em.inLegend = false;
+            loss << trainBand << tm << vm << om;
+            dist << distBand << dm;
+            if (!em.points.isEmpty()) dist << em;
+            // Each seed has its own data and so its own exact solution: one line at their mean.
+            Metrics exact;
+            int nExact = 0;
+            for (const RunRecord* r : g)
+                if (r->result && r->result->exactMetrics) {
+                    exact.trainMse += r->result->exactMetrics->trainMse;
+                    exact.valMse += r->result->exactMetrics->valMse;
+                    exact.distancePRel += r->result->exactMetrics->distancePRel;
+                    ++nExact;
+                }
+            if (nExact > 0) {
+                const QString of = tr(" (mean of %n seeds)", nullptr, nExact);
+                addRef(lossRefs, tr("exact: train") + of, exact.trainMse / nExact, kExactColor);
+                addRef(lossRefs, tr("exact: val") + of, exact.valMse / nExact, kExactColor.lighter(130));
+                addRef(distRefs, tr("exact: to teacher") + of, exact.distancePRel / nExact, kExactColor);
+            }
+        }
+    } else {
+        single = runs;
+    }
+    for (const RunRecord* r : single) {
         const auto& h = r->history();
         const bool trainer = r->config.solver.kind != SolverKind::Poly;
         if (trainer || !h.empty()) {

@@ -4,6 +4,8 @@
 #include "ui/runlist.h"
 #include <QWidget>
 
+class QCheckBox;
+
 namespace mhla::ui {
 
 class Figure;
@@ -17,11 +19,17 @@ public:
     PlotWidget* lossPlot() const { return m_loss; }
     PlotWidget* distancePlot() const { return m_distance; }
     QList<const Figure*> figures() const;
+    /// Runs that differ only in task.seed / solver.seed are drawn as their mean with a min–max band.
+    bool seedBands() const;
+    void setSeedBands(bool on);
 
 Q_SIGNALS:
     void exportRequested(const mhla::ui::Figure* figure);
+    /// The band option changed: the owner redraws with its current runs.
+    void displayChanged();
 
 private:
+    QCheckBox* m_bandCheck = nullptr;
     PlotWidget* m_loss = nullptr;
     PlotWidget* m_distance = nullptr;
 };

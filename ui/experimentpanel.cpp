@@ -1,9 +1,11 @@
 #include "ui/experimentpanel.h"
+#include "core/runner.h"
 #include "core/model.h"
 #include "ui/presets.h"
 #include <QCheckBox>
 #include <QComboBox>
 #include <QGridLayout>
+#include <QSpinBox>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QJsonArray>
@@ -184,6 +186,21 @@ void ExperimentPanel::buildForm() {
     m_sweepCheck->setVisible(false);
     m_sweepCheck->setToolTip(tr("Run once per value and overlay the runs"));
     outer->addWidget(m_sweepCheck);
+    auto* seedsRow = new QHBoxLayout;
+    auto* seedsLabel = new QLabel(tr("Repeat over seeds"), this);
+    m_seedsSpin = new QSpinBox(this);
+    m_seedsSpin->setObjectName(QStringLiteral("seedsSpin"));
+    m_seedsSpin->setRange(1, 50);
+    m_seedsSpin->setValue(1);
+    m_seedsSpin->setToolTip(tr("Queue K runs with task.seed and solver.seed + 0 … K−1 (new data, new "
+                               "initialisation). The Curves tab draws them as a mean with a min–max band; "
+                               "the command line does the same with mhla-lab solve --seeds K."));
+    seedsLabel->setBuddy(m_seedsSpin);
+    seedsLabel->setToolTip(m_seedsSpin->toolTip());
+    seedsRow->addWidget(seedsLabel);
+    seedsRow->addWidget(m_seedsSpin);
+    seedsRow->addStretch(1);
+    outer->addLayout(seedsRow);
 
     auto* scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
@@ -390,7 +407,7 @@ void ExperimentPanel::loadPreset(int index) {
 
 ExperimentConfig ExperimentPanel::config() const { return experimentFromJson(experimentJson()); }
 
-QList<ExperimentPanel::NamedConfig> ExperimentPanel::jobs() const {
+QList<ExperimentPanel::NamedConfig> ExperimentPanel::baseJobs() const {
     QList<NamedConfig> out;
     const QJsonObject base = experimentJson();
     const QString kind = getDotted(base, QStringLiteral("solver.kind")).toString();
@@ -416,6 +433,22 @@ QList<ExperimentPanel::NamedConfig> ExperimentPanel::jobs() const {
         }
     }
     out << NamedConfig{baseName, config()};
+    return out;
+}
+
+QList<ExperimentPanel::NamedConfig> ExperimentPanel::jobs() const {
+    const QList<NamedConfig> base = baseJobs();
+    const int seeds = m_seedsSpin->value();
+    if (seeds <= 1) return base;
+    QList<NamedConfig> out;
+    for (const NamedConfig& job : base) {
+        try {
+            for (const ExperimentConfig& c : seedVariants(job.config, seeds))
+                out << NamedConfig{QStringLiteral("%1 · seed %2").arg(job.name).arg(c.task.seed), c};
+        } catch (const ConfigError&) {
+            out << job; // seeds too close to 2^53 to repeat: run the experiment once
+        }
+    }
     return out;
 }
 

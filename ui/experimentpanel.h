@@ -11,6 +11,7 @@
 class QComboBox;
 class QCheckBox;
 class QGridLayout;
+class QSpinBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -77,12 +78,14 @@ private:
     void updateDerived();
     QJsonValue fieldValue(const Field& f) const;
     void setFieldValue(Field& f, const QJsonValue& v);
+    QList<NamedConfig> baseJobs() const;
     void markField(Field& f, const QString& message);
     Field* fieldForMessage(const QString& message);
 
     QList<Field> m_fields;
     QJsonObject m_defaults;
     QComboBox* m_presetCombo = nullptr;
+    QSpinBox* m_seedsSpin = nullptr;
     QCheckBox* m_sweepCheck = nullptr;
     QLabel* m_derived = nullptr;
     QLabel* m_generalLabel = nullptr;

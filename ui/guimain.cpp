@@ -14,6 +14,8 @@
 #include <QJsonDocument>
 #include <QLineEdit>
 #include <QTemporaryDir>
+#include <QCheckBox>
+#include <QSpinBox>
 #include <QTimer>
 #include <cmath>
 #include <cstdio>
@@ -199,11 +201,13 @@ int runFigures(int argc, char** argv) {
 int runGui(int argc, char** argv) {
     // Hidden developer options (used for the README screenshots):
     //   --preset N (1-based) --run --tab NAME --theme light|dark --screenshot FILE --size WxH --head H
+    //   --seeds K --no-sweep
     int preset = 0;
     bool run = false;
     QString tab, screenshot, theme;
     QSize size;
-    int head = 0;
+    int head = 0, seeds = 0;
+    bool noSweep = false;
     QStringList fields;
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
@@ -214,6 +218,8 @@ int runGui(int argc, char** argv) {
         else if (!std::strcmp(a, "--theme")) theme = QString::fromLocal8Bit(val());
         else if (!std::strcmp(a, "--screenshot")) screenshot = QString::fromLocal8Bit(val());
         else if (!std::strcmp(a, "--head")) head = std::atoi(val());
+        else if (!std::strcmp(a, "--seeds")) seeds = std::atoi(val());
+        else if (!std::strcmp(a, "--no-sweep")) noSweep = true;
         else if (!std::strcmp(a, "--field")) fields << QString::fromLocal8Bit(val());
         else if (!std::strcmp(a, "--size")) {
             const QStringList wh = QString::fromLocal8Bit(val()).split(u'x');
@@ -232,6 +238,10 @@ int runGui(int argc, char** argv) {
     if (size.isValid()) w.resize(size);
     if (preset > 0) w.loadPreset(preset - 1);
     if (!tab.isEmpty()) w.showTab(tab);
+    if (noSweep)
+        if (auto* sweep = w.findChild<QCheckBox*>(QStringLiteral("sweepCheck"))) sweep->setChecked(false);
+    if (seeds > 0)
+        if (auto* spin = w.findChild<QSpinBox*>(QStringLiteral("seedsSpin"))) spin->setValue(seeds);
     for (const QString& f : fields) {
         const int eq = static_cast<int>(f.indexOf(u'='));
         if (auto* edit = w.findChild<QLineEdit*>(QStringLiteral("field_") + f.left(eq))) edit->setText(f.mid(eq + 1));

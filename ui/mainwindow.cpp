@@ -74,6 +74,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     connect(m_certificate, &CertificatePanel::exportRequested, this, &MainWindow::exportFigureInteractive);
     connect(m_curves, &CurvesPanel::exportRequested, this, &MainWindow::exportFigureInteractive);
+    connect(m_curves, &CurvesPanel::displayChanged, this, &MainWindow::refreshOverlay);
     connect(m_heads, &HeadsPanel::exportRequested, this, &MainWindow::exportFigureInteractive);
 
     // A sensible first size that fits the screen; the saved geometry wins afterwards.

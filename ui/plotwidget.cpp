@@ -98,7 +98,8 @@ Ranges computeRanges(const PlotState& st) {
     Ranges r;
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
     for (const auto& s : st.series) {
-        for (const auto& p : s.points) {
+        const QList<QPointF> all = s.style == PlotSeries::Style::Band ? s.points + s.lower : s.points;
+        for (const auto& p : all) {
             const bool isH = s.style == PlotSeries::Style::HLine;
             if (!std::isfinite(p.y())) continue;
             if (st.logY && p.y() <= 0) {
@@ -194,6 +195,14 @@ QStringList signatureOf(const PlotState& st) {
 
 bool isDarkPalette(const QPalette& pal) { return pal.color(QPalette::Window).lightness() < 128; }
 
+/// The lower edge of a band as a series of its own (so that it is filtered like any other).
+PlotSeries bandLower(const PlotSeries& band) {
+    PlotSeries lo = band;
+    lo.style = PlotSeries::Style::Line;
+    lo.points = band.lower;
+    return lo;
+}
+
 /// Fills an empty chart with the series and axes of `st`; returns one handle per series.
 QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, bool forExport) {
     chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
@@ -267,6 +276,21 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
             sc->setBorderColor(s.color.darker(130));
             sc->replace(pts);
             h = sc;
+            break;
+        }
+        case PlotSeries::Style::Band: {
+            auto* up = new QLineSeries;
+            auto* lo = new QLineSeries;
+            up->replace(pts);
+            lo->replace(filtered(bandLower(s), st, r));
+            auto* area = new QAreaSeries(up, lo);
+            up->setParent(area);
+            lo->setParent(area);
+            QColor fill = s.color;
+            fill.setAlpha(55);
+            area->setColor(fill);
+            area->setBorderColor(fill);
+            h = area;
             break;
         }
         case PlotSeries::Style::Bars: {
@@ -501,6 +525,10 @@ void PlotWidget::refreshData() {
             barOutline(pts, r.y0, u, l);
             area->upperSeries()->replace(u);
             area->lowerSeries()->replace(l);
+        } else if (s.style == PlotSeries::Style::Band) {
+            auto* area = static_cast<QAreaSeries*>(m_handles[i]);
+            area->upperSeries()->replace(pts);
+            area->lowerSeries()->replace(filtered(bandLower(s), m_state, r));
         } else {
             static_cast<QXYSeries*>(m_handles[i])->replace(pts);
         }
@@ -636,7 +664,10 @@ QString PlotWidget::csv() const {
             if (!s.points.isEmpty()) out += quote(s.name) + QStringLiteral(",,") + num(s.points.first().y()) + u'\n';
             continue;
         }
-        for (const auto& p : s.points) out += quote(s.name) + u',' + num(p.x()) + u',' + num(p.y()) + u'\n';
+        const QString upper = s.style == PlotSeries::Style::Band ? QStringLiteral(" (upper)") : QString();
+        for (const auto& p : s.points) out += quote(s.name + upper) + u',' + num(p.x()) + u',' + num(p.y()) + u'\n';
+        for (const auto& p : s.lower)
+            out += quote(s.name + QStringLiteral(" (lower)")) + u',' + num(p.x()) + u',' + num(p.y()) + u'\n';
     }
     return out;
 }

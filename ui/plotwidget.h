@@ -22,9 +22,10 @@ QT_END_NAMESPACE
 namespace mhla::ui {
 
 struct PlotSeries {
-    enum class Style { Line, Dashed, Dotted, Markers, Triangles, LineMarkers, Bars, HLine };
+    enum class Style { Line, Dashed, Dotted, Markers, Triangles, LineMarkers, Bars, HLine, Band };
     QString name;
-    QList<QPointF> points; ///< HLine: one point, its y is the level
+    QList<QPointF> points; ///< HLine: one point, its y is the level; Band: the upper edge
+    QList<QPointF> lower;  ///< Band: the lower edge (same x as points)
     QColor color;
     Style style = Style::Line;
     bool inLegend = true;
