@@ -34,6 +34,15 @@ private:
     std::atomic<bool> m_flag{false};
 };
 
+/// Live control of a training run from another thread (the GUI): pause between epochs, run
+/// single epochs while paused, and scale the learning rate without restarting. A default
+/// control (not paused, scale 1) changes nothing, so runs stay reproducible.
+struct TrainingControl {
+    std::atomic<bool> paused{false};
+    std::atomic<int> stepEpochs{0};    ///< epochs still to run while paused
+    std::atomic<double> lrScale{1.0};  ///< multiplies the scheduled learning rate
+};
+
 /// One point of a training history (one per logged step). Fields that are undefined for a
 /// model (e.g. distance_p for a softmax block) are NaN.
 struct HistoryPoint {
@@ -65,6 +74,7 @@ struct RunContext {
     ProgressFn progress;                 ///< may be empty; called on the computing thread
     const CancelToken* cancel = nullptr; ///< may be null
     int threads = 0;                     ///< 0 = hardware concurrency; results never depend on it
+    TrainingControl* control = nullptr;  ///< may be null; read by the trainers between minibatches
 
     void report(const ProgressEvent& e) const {
         if (progress) progress(e);

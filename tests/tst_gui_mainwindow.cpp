@@ -14,6 +14,8 @@
 #include "ui/runcontroller.h"
 #include "ui/runlist.h"
 #include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QComboBox>
 #include <QSpinBox>
 #include <QGraphicsView>
 #include <QLabel>
@@ -313,6 +315,50 @@ private Q_SLOTS:
         QVERIFY(loss->csv().contains(QStringLiteral("(upper)")) == false);
         band->setChecked(true);
         QVERIFY(loss->csv().contains(QStringLiteral("min–max (lower)")));
+    }
+
+    // Pause holds training between epochs, Step runs exactly one epoch, and the η × control
+    // scales the learning rate of the running training without restarting it.
+    void pauseStepAndLearningRateScale() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(3);
+        w.findChild<QCheckBox*>(QStringLiteral("sweepCheck"))->setChecked(false);
+        w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))->setText(QStringLiteral("100000"));
+        w.findChild<QLineEdit*>(QStringLiteral("field_solver.warmup"))->setText(QStringLiteral("0"));
+        auto* schedule = w.findChild<QComboBox*>(QStringLiteral("field_solver.schedule"));
+        schedule->setCurrentIndex(schedule->findText(QStringLiteral("constant")));
+        auto* pause = w.findChild<QPushButton*>(QStringLiteral("pauseButton"));
+        auto* step = w.findChild<QPushButton*>(QStringLiteral("stepButton"));
+        auto* scale = w.findChild<QDoubleSpinBox*>(QStringLiteral("lrScaleSpin"));
+        QVERIFY(pause && step && scale);
+        QVERIFY(!step->isEnabled());
+        QVERIFY(w.startRuns());
+        RunController* c = w.controller();
+        const RunRecord* rec = w.runList()->allRuns().first();
+        QSignalSpy progress(c, &RunController::progressed);
+        QElapsedTimer t;
+        t.start();
+        while (rec->liveHistory.size() < 3 && t.elapsed() < 20000) progress.wait(100);
+        QVERIFY(rec->liveHistory.size() >= 3);
+        QTest::mouseClick(pause, Qt::LeftButton);
+        QVERIFY(pause->isChecked() && step->isEnabled());
+        QTest::qWait(400); // the epoch in flight finishes and its point arrives
+        const size_t held = rec->liveHistory.size();
+        QTest::qWait(400);
+        QCOMPARE(rec->liveHistory.size(), held); // paused: nothing more
+        QVERIFY(c->isBusy());
+        scale->setValue(0.5);
+        QTest::mouseClick(step, Qt::LeftButton);
+        for (int i = 0; i < 50 && rec->liveHistory.size() == held; ++i) progress.wait(100);
+        QTest::qWait(300);
+        QCOMPARE(rec->liveHistory.size(), held + 1); // exactly one epoch
+        QCOMPARE(rec->liveHistory.back().lr, 0.5 * 0.05); // preset lr 0.05, constant schedule
+        QTest::mouseClick(pause, Qt::LeftButton); // resume
+        for (int i = 0; i < 50 && rec->liveHistory.size() < held + 3; ++i) progress.wait(100);
+        QVERIFY(rec->liveHistory.size() >= held + 3);
+        w.stopRuns();
+        QVERIFY(!c->isBusy());
     }
 
     void liveCurvesDuringTraining() {

@@ -88,6 +88,7 @@ private Q_SLOTS:
     void hugeLearningRateDiverges_data();
     void hugeLearningRateDiverges();
     void multilayerInitialisationIsStableAtDepth();
+    void pauseStepAndLearningRateScale();
     void benchPrintsEveryTrainer();
 };
 
@@ -424,6 +425,56 @@ void TestTraining::benchPrintsEveryTrainer() {
     QCOMPARE(lines, 5);
     for (const char* name : {"mhla", "multilayer", "softmax"})
         QVERIFY(text.find(name) != std::string::npos);
+}
+
+// Live control: a paused run waits between epochs, runs exactly one epoch per step request, and
+// a learning-rate scale multiplies the scheduled rate from the next minibatch on.
+void TestTraining::pauseStepAndLearningRateScale() {
+    ExperimentConfig cfg = smallConfig(SolverKind::Mhla);
+    cfg.solver.epochs = 5;
+    cfg.solver.schedule = ScheduleKind::Constant;
+    cfg.solver.warmup = 0.0;
+    Fixture f(cfg);
+    TrainingControl control;
+    control.paused = true;
+    control.lrScale = 0.25;
+    CancelToken token;
+    std::atomic<int> logged{0};
+    RunContext ctx;
+    ctx.cancel = &token;
+    ctx.control = &control;
+    ctx.progress = [&](const ProgressEvent& e) {
+        if (e.point) logged.fetch_add(1);
+    };
+    Trainer trainer(cfg, *f.task, f.train, f.val, Mat(), ctx);
+    ExperimentResult out;
+    std::thread worker([&] { trainer.run(out); });
+    auto waitFor = [&](int n) {
+        for (int i = 0; i < 2000 && logged.load() < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return logged.load() >= n;
+    };
+    QVERIFY(waitFor(1)); // epoch 0 is logged before the first pause
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    QCOMPARE(logged.load(), 1); // paused: no epoch runs
+    QCOMPARE(trainer.stepsDone(), 0LL);
+    control.stepEpochs = 1;
+    QVERIFY(waitFor(2));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    QCOMPARE(logged.load(), 2); // exactly one epoch per step
+    QCOMPARE(trainer.stepsDone(), trainer.stepsPerEpoch());
+    control.paused = false; // resume: the run completes
+    worker.join();
+    QCOMPARE(static_cast<int>(out.history.size()), cfg.solver.epochs + 1);
+    for (size_t i = 1; i < out.history.size(); ++i) QCOMPARE(out.history[i].lr, 0.25 * cfg.solver.lr);
+    // A default control changes nothing: same history as a run without one.
+    TrainingControl neutral;
+    RunContext plain, withControl;
+    withControl.control = &neutral;
+    Trainer a(cfg, *f.task, f.train, f.val, Mat(), plain), b(cfg, *f.task, f.train, f.val, Mat(), withControl);
+    ExperimentResult ra, rb;
+    a.run(ra);
+    b.run(rb);
+    QVERIFY(sameHistory(ra.history, rb.history));
 }
 
 QTEST_APPLESS_MAIN(TestTraining)

@@ -5,6 +5,8 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QGridLayout>
+#include <QDoubleSpinBox>
+#include <QKeySequence>
 #include <QSpinBox>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -308,6 +310,41 @@ void ExperimentPanel::buildForm() {
     buttons->addWidget(m_stop);
     buttons->addWidget(m_reset);
     outer->addLayout(buttons);
+
+    // Live training control (trainers): applies to the running run at its next epoch/minibatch.
+    auto* live = new QHBoxLayout;
+    m_pause = new QPushButton(tr("Pause"), this);
+    m_pause->setObjectName(QStringLiteral("pauseButton"));
+    m_pause->setCheckable(true);
+    m_pause->setToolTip(tr("Pause training between epochs; press again to resume (Ctrl+P)"));
+    m_pause->setShortcut(QKeySequence(QStringLiteral("Ctrl+P")));
+    m_step = new QPushButton(tr("Step"), this);
+    m_step->setObjectName(QStringLiteral("stepButton"));
+    m_step->setToolTip(tr("While paused: train exactly one more epoch (Ctrl+T)"));
+    m_step->setShortcut(QKeySequence(QStringLiteral("Ctrl+T")));
+    auto* lrLabel = new QLabel(tr("η ×"), this);
+    m_lrScale = new QDoubleSpinBox(this);
+    m_lrScale->setObjectName(QStringLiteral("lrScaleSpin"));
+    m_lrScale->setRange(0.001, 1000.0);
+    m_lrScale->setDecimals(3);
+    m_lrScale->setValue(1.0);
+    m_lrScale->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+    m_lrScale->setToolTip(tr("Multiplies the scheduled learning rate of the running training from its next "
+                             "minibatch on, without restarting; the history records the rate used."));
+    lrLabel->setBuddy(m_lrScale);
+    lrLabel->setToolTip(m_lrScale->toolTip());
+    live->addWidget(m_pause);
+    live->addWidget(m_step);
+    live->addWidget(lrLabel);
+    live->addWidget(m_lrScale);
+    outer->addLayout(live);
+    connect(m_pause, &QPushButton::toggled, this, [this](bool on) {
+        m_step->setEnabled(on);
+        Q_EMIT pauseToggled(on);
+    });
+    connect(m_step, &QPushButton::clicked, this, &ExperimentPanel::stepRequested);
+    connect(m_lrScale, &QDoubleSpinBox::valueChanged, this, &ExperimentPanel::learningRateScaleChanged);
+    m_step->setEnabled(false);
     connect(m_run, &QPushButton::clicked, this, &ExperimentPanel::runRequested);
     connect(m_stop, &QPushButton::clicked, this, &ExperimentPanel::stopRequested);
     connect(m_reset, &QPushButton::clicked, this, &ExperimentPanel::resetRequested);

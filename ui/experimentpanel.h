@@ -12,6 +12,8 @@ class QComboBox;
 class QCheckBox;
 class QGridLayout;
 class QSpinBox;
+class QDoubleSpinBox;
+class QPushButton;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -55,6 +57,10 @@ Q_SIGNALS:
     void runRequested();
     void stopRequested();
     void resetRequested();
+    /// Live training control: pause between epochs, one epoch while paused, learning-rate scale.
+    void pauseToggled(bool paused);
+    void stepRequested();
+    void learningRateScaleChanged(double scale);
     void validityChanged(bool valid);
     void presetLoaded(int index);
     void edited();
@@ -86,6 +92,9 @@ private:
     QJsonObject m_defaults;
     QComboBox* m_presetCombo = nullptr;
     QSpinBox* m_seedsSpin = nullptr;
+    QPushButton* m_pause = nullptr;
+    QPushButton* m_step = nullptr;
+    QDoubleSpinBox* m_lrScale = nullptr;
     QCheckBox* m_sweepCheck = nullptr;
     QLabel* m_derived = nullptr;
     QLabel* m_generalLabel = nullptr;

@@ -64,6 +64,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_panel, &ExperimentPanel::runRequested, this, &MainWindow::startRuns);
     connect(m_panel, &ExperimentPanel::stopRequested, this, &MainWindow::stopRuns);
     connect(m_panel, &ExperimentPanel::resetRequested, this, &MainWindow::resetRuns);
+    connect(m_panel, &ExperimentPanel::pauseToggled, this, [this](bool on) {
+        m_controller->setPaused(on);
+        statusBar()->showMessage(on ? tr("Training paused between epochs — Step runs one epoch, Pause again resumes")
+                                    : tr("Training resumed"), 4000);
+    });
+    connect(m_panel, &ExperimentPanel::stepRequested, m_controller, &RunController::stepEpoch);
+    connect(m_panel, &ExperimentPanel::learningRateScaleChanged, m_controller, &RunController::setLearningRateScale);
     connect(m_panel, &ExperimentPanel::validityChanged, this, &MainWindow::updateRunState);
     connect(m_panel, &ExperimentPanel::edited, this, [this] { setWindowModified(true); });
     connect(m_panel, &ExperimentPanel::presetLoaded, this, [this](int i) {

@@ -58,6 +58,20 @@ void RunController::stop() {
     Q_EMIT idle();
 }
 
+void RunController::setPaused(bool paused) {
+    m_paused = paused;
+    if (m_control) m_control->paused = paused;
+}
+
+void RunController::stepEpoch() {
+    if (m_control && m_paused) m_control->stepEpochs.fetch_add(1);
+}
+
+void RunController::setLearningRateScale(double scale) {
+    m_lrScale = scale;
+    if (m_control) m_control->lrScale = scale;
+}
+
 void RunController::dispatchNext() {
     if (m_queue.isEmpty()) {
         Q_EMIT idle();
@@ -67,11 +81,15 @@ void RunController::dispatchNext() {
     const quint64 gen = ++m_generation;
     m_currentRun = job.runId;
     m_token = std::make_shared<CancelToken>();
+    m_control = std::make_shared<TrainingControl>();
+    m_control->paused = m_paused;
+    m_control->lrScale = m_lrScale;
     RunWorker* w = m_worker;
     auto token = m_token;
+    auto control = m_control;
     const ExperimentConfig cfg = job.config;
     QMetaObject::invokeMethod(
-        m_worker, [w, gen, cfg, token] { w->execute(gen, cfg, token); }, Qt::QueuedConnection);
+        m_worker, [w, gen, cfg, token, control] { w->execute(gen, cfg, token, control); }, Qt::QueuedConnection);
     Q_EMIT started(job.runId);
 }
 

@@ -26,6 +26,13 @@ public:
     /// Cancels the current run and drops the queue.
     void stop();
     bool isBusy() const { return m_currentRun != 0; }
+    /// Live training control (applies to the current run and to every later one): pause between
+    /// epochs, run one epoch while paused, scale the learning rate.
+    void setPaused(bool paused);
+    void stepEpoch();
+    void setLearningRateScale(double scale);
+    bool isPaused() const { return m_paused; }
+    double learningRateScale() const { return m_lrScale; }
     int currentRun() const { return m_currentRun; }
     int queued() const { return static_cast<int>(m_queue.size()); }
 
@@ -48,6 +55,9 @@ private:
     quint64 m_generation = 0;
     int m_currentRun = 0;
     std::shared_ptr<CancelToken> m_token;
+    std::shared_ptr<TrainingControl> m_control;
+    bool m_paused = false;
+    double m_lrScale = 1.0;
 };
 
 } // namespace mhla::ui

@@ -5,7 +5,8 @@
 
 namespace mhla::ui {
 
-void RunWorker::execute(quint64 generation, const ExperimentConfig& cfg, std::shared_ptr<CancelToken> token) {
+void RunWorker::execute(quint64 generation, const ExperimentConfig& cfg, std::shared_ptr<CancelToken> token,
+                        std::shared_ptr<TrainingControl> control) {
     RunProgress pending;
     QElapsedTimer clock;
     clock.start();
@@ -18,13 +19,15 @@ void RunWorker::execute(quint64 generation, const ExperimentConfig& cfg, std::sh
     };
     RunContext ctx;
     ctx.cancel = token.get();
+    ctx.control = control.get();
     ctx.progress = [&](const ProgressEvent& e) {
         pending.phase = QString::fromStdString(e.phase);
         pending.fraction = e.fraction;
         if (e.point) pending.newPoints.push_back(*e.point);
         if (e.samplesSeen >= 0 && std::isfinite(e.lambdaMinSoFar))
             pending.newTrace.emplace_back(e.samplesSeen, e.lambdaMinSoFar);
-        if (clock.elapsed() - lastEmit >= progressIntervalMs) flush();
+        // A paused run sends nothing more: deliver everything so far at once.
+        if (e.phase == "paused" || clock.elapsed() - lastEmit >= progressIntervalMs) flush();
     };
     try {
         ExperimentResult r = runExperiment(cfg, ctx);

@@ -26,7 +26,8 @@ public:
 
     /// Runs on the worker thread (invoke with a queued call). Emits exactly one of finished,
     /// failed or cancelled, tagged with `generation`.
-    void execute(quint64 generation, const mhla::ExperimentConfig& cfg, std::shared_ptr<mhla::CancelToken> token);
+    void execute(quint64 generation, const mhla::ExperimentConfig& cfg, std::shared_ptr<mhla::CancelToken> token,
+                 std::shared_ptr<mhla::TrainingControl> control);
 
 Q_SIGNALS:
     void progressed(quint64 generation, const mhla::ui::RunProgress& progress);

@@ -2,9 +2,11 @@
 #include "core/parallel.h"
 #include "core/training/mhlamodel.h"
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <thread>
 
 namespace mhla::training {
 
@@ -115,6 +117,22 @@ HistoryPoint Trainer::evaluate(int epoch, double lr, double trainMse) const {
     return p;
 }
 
+void Trainer::waitWhilePaused(double fraction) const {
+    TrainingControl* c = m_ctx.control;
+    if (!c || !c->paused.load()) return;
+    // Tell the caller once that the run is holding, so that it can show every point so far.
+    ProgressEvent e;
+    e.phase = "paused";
+    e.fraction = fraction;
+    m_ctx.report(e);
+    while (c->paused.load()) {
+        int left = c->stepEpochs.load();
+        if (left > 0 && c->stepEpochs.compare_exchange_strong(left, left - 1)) return; // one epoch
+        m_ctx.checkCancel();
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
 void Trainer::run(ExperimentResult& out) {
     const auto& s = m_cfg.solver;
     const long long N = m_trainData.size();
@@ -146,6 +164,7 @@ void Trainer::run(ExperimentResult& out) {
         reason = "target_loss";
 
     for (int epoch = 1; epoch <= s.epochs && !diverged && reason == "epochs"; ++epoch) {
+        waitWhilePaused(total > 0 ? static_cast<double>(m_steps) / static_cast<double>(total) : 1.0);
         std::iota(perm.begin(), perm.end(), 0LL);
         Rng rng(static_cast<std::uint64_t>(s.seed), Stream::TrainShuffle,
                 static_cast<std::uint64_t>(epoch));
@@ -155,6 +174,7 @@ void Trainer::run(ExperimentResult& out) {
         for (long long b = 0; b < m_stepsPerEpoch; ++b) {
             m_ctx.checkCancel();
             lr = scheduledRate(s.schedule, s.lr, s.warmup, m_steps, total);
+            if (m_ctx.control) lr *= m_ctx.control->lrScale.load(std::memory_order_relaxed);
             const long long begin = b * m_batch;
             const int count = static_cast<int>(std::min<long long>(m_batch, N - begin));
             const double loss = step(m_trainData, perm.data() + begin, count, lr);

@@ -62,6 +62,10 @@ public:
     int batchSize() const { return m_batch; }
 
 private:
+    /// Blocks between epochs while ctx.control is paused (one epoch per step request); reports a
+    /// "paused" progress event when it starts holding.
+    void waitWhilePaused(double fraction) const;
+
     HistoryPoint evaluate(int epoch, double lr, double trainMse) const;
     double historyOod() const;
 
