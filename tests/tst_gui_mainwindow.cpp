@@ -361,6 +361,38 @@ private Q_SLOTS:
         QVERIFY(!c->isBusy());
     }
 
+    // The spectra of the two associative-memory presets on one axis: every eigenvalue of each
+    // run appears in its run's colour, the orthogonal-key run with its null space at the floor.
+    void spectrumOverlayComparesRuns() {
+        MainWindow w;
+        w.show();
+        for (int preset : {0, 1}) {
+            w.loadPreset(preset);
+            QVERIFY(w.startRuns());
+            QVERIFY(waitIdle(w));
+        }
+        const QList<const RunRecord*> runs = w.runList()->allRuns();
+        QCOMPARE(runs.size(), 2);
+        auto* overlay = w.findChild<QCheckBox*>(QStringLiteral("spectrumOverlayCheck"));
+        QVERIFY(overlay && !overlay->isChecked());
+        overlay->setChecked(true);
+        auto* spectrum = w.findChild<PlotWidget*>(QStringLiteral("spectrumPlot"));
+        for (const RunRecord* r : runs) {
+            const PlotSeries* pos = seriesNamed(spectrum, r->name);
+            const PlotSeries* low = seriesNamed(spectrum, r->name + QStringLiteral(" ≤ 0 (at floor)"));
+            QVERIFY(pos && low);
+            QCOMPARE(pos->color, r->color);
+            const Vec& ev = r->result->certificate.spectrum;
+            QCOMPARE(pos->points.size() + low->points.size(), static_cast<qsizetype>(ev.size()));
+            for (const QPointF& p : pos->points) QCOMPARE(p.y(), ev(static_cast<Index>(p.x()) - 1));
+        }
+        QCOMPARE(seriesNamed(spectrum, runs[0]->name + QStringLiteral(" ≤ 0 (at floor)"))->points.size(), 0);
+        QVERIFY(seriesNamed(spectrum, runs[1]->name + QStringLiteral(" ≤ 0 (at floor)"))->points.size() > 0);
+        // Switching the overlay off shows the current run only.
+        overlay->setChecked(false);
+        QVERIFY(!seriesNamed(spectrum, runs[0]->name) || !seriesNamed(spectrum, runs[1]->name));
+    }
+
     void liveCurvesDuringTraining() {
         MainWindow w;
         w.show();

@@ -2,6 +2,8 @@
 #include "ui/colormap.h"
 #include "ui/explanations.h"
 #include "ui/plotwidget.h"
+#include <QCheckBox>
+#include <algorithm>
 #include <QLabel>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -102,6 +104,13 @@ CertificatePanel::CertificatePanel(QWidget* parent) : QWidget(parent) {
                              "well as P̂ but computes a different function: the failure of identifiability."));
     lay->addWidget(m_witness);
 
+    m_overlayCheck = new QCheckBox(tr("Overlay the spectra of all visible runs"), this);
+    m_overlayCheck->setObjectName(QStringLiteral("spectrumOverlayCheck"));
+    m_overlayCheck->setToolTip(tr("Draw the eigenvalues of Λ of every visible run on one log axis, each in its "
+                                  "run's colour: e.g. Gaussian keys (all above τ) against orthogonal keys (a "
+                                  "null space at the floor)."));
+    connect(m_overlayCheck, &QCheckBox::toggled, this, &CertificatePanel::displayChanged);
+    lay->addWidget(m_overlayCheck);
     auto* split = new QSplitter(Qt::Horizontal, this);
     m_spectrum = new PlotWidget(QStringLiteral("spectrum"), split);
     m_spectrum->setTitle(tr("Eigenvalues of Λ"));
@@ -121,6 +130,51 @@ CertificatePanel::CertificatePanel(QWidget* parent) : QWidget(parent) {
 }
 
 QString CertificatePanel::badgeText() const { return m_badge->text(); }
+
+bool CertificatePanel::overlaySpectra() const { return m_overlayCheck->isChecked(); }
+void CertificatePanel::setOverlaySpectra(bool on) { m_overlayCheck->setChecked(on); }
+
+void CertificatePanel::setComparisonRuns(const QList<const RunRecord*>& runs) {
+    m_comparison.clear();
+    for (const RunRecord* r : runs) {
+        if (!r->result || r->result->certificate.spectrum.size() == 0) continue;
+        SpectrumCopy c;
+        c.name = r->name;
+        c.color = r->color;
+        c.tau = r->result->certificate.tolerance;
+        const Vec& ev = r->result->certificate.spectrum;
+        for (Index i = 0; i < ev.size(); ++i) c.points << QPointF(static_cast<double>(i + 1), ev(i));
+        m_comparison << c;
+    }
+    if (m_overlayCheck->isChecked()) renderOverlay();
+}
+
+void CertificatePanel::renderOverlay() {
+    QList<PlotSeries> series;
+    int clamped = 0;
+    for (const SpectrumCopy& c : m_comparison) {
+        const LogSeries ls = logAxisSeries(c.name, c.points, c.tau, c.color, PlotSeries::Style::Markers);
+        series << ls.series.first();
+        PlotSeries atFloor = ls.series.last();
+        atFloor.name = c.name + tr(" ≤ 0 (at floor)");
+        atFloor.color = c.color;
+        atFloor.inLegend = false;
+        series << atFloor;
+        clamped += ls.clamped;
+        if (c.tau > 0) {
+            PlotSeries tau = PlotSeries::hline(tr("τ of %1").arg(c.name), c.tau, c.color);
+            tau.inLegend = false;
+            series << tau;
+        }
+    }
+    m_spectrum->setTitle(tr("Eigenvalues of Λ — %n visible run(s)", nullptr, static_cast<int>(m_comparison.size())));
+    m_spectrum->setSeries(series);
+    m_spectrum->setNote(m_comparison.isEmpty()
+                            ? tr("No visible run has a spectrum (eval.spectrum = none, or D too large for auto).")
+                            : tr("Each run in its colour; dashed lines: each run's τ. %n eigenvalue(s) ≤ 0 are drawn "
+                                 "as triangles at the floor of the log axis.",
+                                 nullptr, clamped));
+}
 
 QList<const Figure*> CertificatePanel::figures() const { return {m_spectrum, m_trace}; }
 

@@ -5,6 +5,8 @@
 #include "ui/runlist.h"
 #include <QWidget>
 
+class QCheckBox;
+
 class QLabel;
 
 namespace mhla::ui {
@@ -23,13 +25,28 @@ public:
     PlotWidget* spectrumPlot() const { return m_spectrum; }
     PlotWidget* tracePlot() const { return m_trace; }
     QString badgeText() const;
+    /// The visible runs, for "overlay the spectra of all visible runs" (their data is copied).
+    void setComparisonRuns(const QList<const RunRecord*>& runs);
+    bool overlaySpectra() const;
+    void setOverlaySpectra(bool on);
     QList<const Figure*> figures() const;
 
 Q_SIGNALS:
     void exportRequested(const mhla::ui::Figure* figure);
+    /// The overlay option changed: the owner shows the current run again.
+    void displayChanged();
 
 private:
     void setBadge(const QString& text, const QColor& bg);
+    void renderOverlay();
+    struct SpectrumCopy {
+        QString name;
+        QColor color;
+        QList<QPointF> points; ///< (index, eigenvalue)
+        double tau = 0;
+    };
+    QList<SpectrumCopy> m_comparison;
+    QCheckBox* m_overlayCheck = nullptr;
     QLabel* m_badge = nullptr;
     QLabel* m_numbers = nullptr;
     QLabel* m_witness = nullptr; ///< not certified: another exact fit and its OOD error

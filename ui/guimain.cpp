@@ -201,13 +201,14 @@ int runFigures(int argc, char** argv) {
 int runGui(int argc, char** argv) {
     // Hidden developer options (used for the README screenshots):
     //   --preset N (1-based) --run --tab NAME --theme light|dark --screenshot FILE --size WxH --head H
-    //   --seeds K --no-sweep
+    //   --seeds K --no-sweep --compare-preset N
     int preset = 0;
     bool run = false;
     QString tab, screenshot, theme;
     QSize size;
     int head = 0, seeds = 0;
     bool noSweep = false;
+    int comparePreset = 0; // with --run: then run this preset too and overlay the spectra
     QStringList fields;
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
@@ -220,6 +221,7 @@ int runGui(int argc, char** argv) {
         else if (!std::strcmp(a, "--head")) head = std::atoi(val());
         else if (!std::strcmp(a, "--seeds")) seeds = std::atoi(val());
         else if (!std::strcmp(a, "--no-sweep")) noSweep = true;
+        else if (!std::strcmp(a, "--compare-preset")) comparePreset = std::atoi(val());
         else if (!std::strcmp(a, "--field")) fields << QString::fromLocal8Bit(val());
         else if (!std::strcmp(a, "--size")) {
             const QStringList wh = QString::fromLocal8Bit(val()).split(u'x');
@@ -257,7 +259,15 @@ int runGui(int argc, char** argv) {
                 QApplication::exit(ok ? 0 : 1);
             });
         };
-        if (run && w.controller()->isBusy())
+        if (run && comparePreset > 0 && w.controller()->isBusy())
+            QObject::connect(w.controller(), &RunController::idle, &w, [&w, comparePreset, grab] {
+                w.loadPreset(comparePreset - 1);
+                if (auto* overlay = w.findChild<QCheckBox*>(QStringLiteral("spectrumOverlayCheck")))
+                    overlay->setChecked(true);
+                QObject::connect(w.controller(), &RunController::idle, &w, grab, Qt::SingleShotConnection);
+                w.startRuns();
+            }, Qt::SingleShotConnection);
+        else if (run && w.controller()->isBusy())
             QObject::connect(w.controller(), &RunController::idle, &w, grab, Qt::SingleShotConnection);
         else
             QTimer::singleShot(300, &w, grab);

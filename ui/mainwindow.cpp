@@ -82,6 +82,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_certificate, &CertificatePanel::exportRequested, this, &MainWindow::exportFigureInteractive);
     connect(m_curves, &CurvesPanel::exportRequested, this, &MainWindow::exportFigureInteractive);
     connect(m_curves, &CurvesPanel::displayChanged, this, &MainWindow::refreshOverlay);
+    connect(m_certificate, &CertificatePanel::displayChanged, this, &MainWindow::refreshCurrent);
     connect(m_heads, &HeadsPanel::exportRequested, this, &MainWindow::exportFigureInteractive);
 
     // A sensible first size that fits the screen; the saved geometry wins afterwards.
@@ -361,7 +362,10 @@ void MainWindow::onCancelled(int runId) {
     }
 }
 
-void MainWindow::refreshOverlay() { m_curves->showRuns(m_runs->visibleRuns()); }
+void MainWindow::refreshOverlay() {
+    m_curves->showRuns(m_runs->visibleRuns());
+    m_certificate->setComparisonRuns(m_runs->visibleRuns());
+}
 
 void MainWindow::refreshCurrent() {
     const RunRecord* r = m_runs->current();
