@@ -12,10 +12,23 @@
 
 namespace mhla {
 
-/// Invalid experiment input. what() names the key, the value and what is allowed.
+/// Invalid experiment input. what() names the key, the value and what is allowed; key() is
+/// the offending dotted key ("task.samples"), empty when the error is not about one key.
 class ConfigError : public std::runtime_error {
 public:
-    explicit ConfigError(const std::string& msg) : std::runtime_error(msg) {}
+    explicit ConfigError(const std::string& msg, QString key = {})
+        : std::runtime_error(msg), m_key(std::move(key)) {}
+    const QString& key() const { return m_key; }
+
+private:
+    QString m_key;
+};
+
+/// One problem found by validateAll(): the dotted key it is about (empty for the whole file)
+/// and the message (which names the key, the value and what is allowed).
+struct ConfigIssue {
+    QString key;
+    QString message;
 };
 
 enum class TaskKind { RandomMhla, AssociativeMemory, Automaton };
@@ -97,20 +110,49 @@ struct ExperimentConfig {
 ExperimentConfig experimentFromJson(const QJsonObject& obj);
 /// Parses JSON text (errors for malformed JSON carry the offset). Throws ConfigError.
 ExperimentConfig experimentFromJsonText(const QByteArray& text);
-/// Reads a file. Throws ConfigError (unreadable file, malformed JSON, invalid values).
+/// Parses JSON text into an experiment object without interpreting the keys: malformed JSON,
+/// a non-object and repeated keys are errors. Throws ConfigError.
+QJsonObject experimentObjectFromJsonText(const QByteArray& text);
+/// Reads a file (see loadExperiment() in core/loader.h, which also returns the warnings).
+/// Throws ConfigError (unreadable file, malformed JSON, invalid values).
 ExperimentConfig experimentFromFile(const QString& path);
 /// The resolved experiment with every key (defaults filled in).
 QJsonObject experimentToJson(const ExperimentConfig& cfg);
 /// Applies "dotted.key=value" to an experiment object (value parsed as JSON, else as a string).
 /// Throws ConfigError for a malformed assignment; the key itself is checked when parsing.
 void applyOverride(QJsonObject& obj, const QString& assignment);
-/// Validates the whole configuration (ranges, memory). Throws ConfigError.
+/// Validates the whole configuration (cross-key constraints, memory). Throws ConfigError for
+/// the first problem, with its key.
 void validate(const ExperimentConfig& cfg);
+/// Every problem of an experiment object at once (types, ranges, unknown keys, cross-key
+/// constraints, memory), each with its key: what the GUI marks at the fields. Empty = valid.
+std::vector<ConfigIssue> validateAll(const QJsonObject& obj);
+/// Keys present in obj that the run it describes does not read (e.g. task.d with the
+/// associative memory), as dotted paths. The parser accepts them; callers warn.
+QStringList unreadKeys(const QJsonObject& obj, const ExperimentConfig& cfg);
 /// A multi-line description of every key, its default and what is allowed (for --help).
 QString experimentKeysHelp();
 
+/// Which runs read a key: a bit per task kind, per solver kind and (for trainers) per
+/// optimizer; `exactOnly` keys are read only when the exact solver runs (poly, or a trainer
+/// with solver.compare_exact).
+struct Applicability {
+    static constexpr unsigned kAllTasks = 0b111, kAllSolvers = 0b1111, kAllOptimizers = 0b11;
+    static constexpr unsigned kTrainers = 0b1110;
+    unsigned tasks = kAllTasks;           ///< bit 1 << int(TaskKind)
+    unsigned solvers = kAllSolvers;       ///< bit 1 << int(SolverKind)
+    unsigned optimizers = kAllOptimizers; ///< bit 1 << int(OptimizerKind); trainers only
+    bool exactOnly = false;
+
+    /// True when a run with this configuration reads the key.
+    bool reads(const ExperimentConfig& cfg) const;
+    /// "all", "random_mhla", "trainers", "trainers with optimizer sgd", "poly or compare_exact"...
+    QString text() const;
+};
+
 /// Description of one key of the experiment file: the single source of the JSON names,
-/// types, ranges, defaults and help texts (parser, --help, GUI tooltips).
+/// types, ranges, defaults, labels, help texts and applicability. The parser, --help, the
+/// GUI form (fields, labels, tooltips, visibility) and the error messages all read it.
 struct KeyInfo {
     enum class Type { Integer, Real, Bool, Choice };
     QString section;      ///< "task", "solver" or "eval"
@@ -119,12 +161,16 @@ struct KeyInfo {
     double min, max;      ///< inclusive bounds for Integer/Real (unless the *Open flags)
     bool minOpen = false, maxOpen = false;
     QStringList choices;  ///< Choice: allowed strings, in enum order
-    QString appliesTo;    ///< e.g. "random_mhla", "trainers", "all"
-    QString help;         ///< meaning and formula
+    Applicability applies;
+    QString label;        ///< the form's label, with its symbol ("Training samples N")
+    QString help;         ///< plain-text meaning and formula (--help)
+    QString tooltip;      ///< rich-text meaning, formula and unit (GUI); see tooltipHtml()
     std::function<double(const ExperimentConfig&)> get;  ///< Choice: the index
     std::function<void(ExperimentConfig&, double)> set;
 
     QString path() const { return section + QLatin1Char('.') + key; }
+    /// The GUI tooltip: the rich text, what is allowed and where the key applies.
+    QString tooltipHtml() const;
     /// "an integer in [1, 64]", "a number > 0", "one of onehot, orthogonal, gaussian".
     QString allowed() const;
     /// The value of this key in cfg as JSON.
@@ -132,6 +178,11 @@ struct KeyInfo {
 };
 /// Every key of the experiment file, in file order.
 const std::vector<KeyInfo>& experimentKeys();
+/// The key with this dotted path ("task.samples"), or null.
+const KeyInfo* findExperimentKey(const QString& dottedPath);
+/// A number as the user wrote it: integers without a decimal point, others in the shortest
+/// form that reads back to the same double (1000.0000000000001 stays so).
+QString numberText(double v);
 
 QString toString(TaskKind);
 QString toString(Embedding);

@@ -43,6 +43,10 @@ struct TrainingControl {
     std::atomic<double> lrScale{1.0};  ///< multiplies the scheduled learning rate
 };
 
+/// A trainer's history keeps at most this many points: beyond it, every second point is
+/// dropped (the first and the newest stay), so memory and result.json stay bounded.
+constexpr size_t kMaxHistoryPoints = 10000;
+
 /// One point of a training history (one per logged step). Fields that are undefined for a
 /// model (e.g. distance_p for a softmax block) are NaN.
 struct HistoryPoint {

@@ -146,6 +146,15 @@ void Trainer::run(ExperimentResult& out) {
     auto isFinitePoint = [](const HistoryPoint& p) { return std::isfinite(p.trainMse); };
     auto log = [&](const HistoryPoint& p) {
         out.history.push_back(p);
+        if (out.history.size() > kMaxHistoryPoints) {
+            // Bounded history: keep the first point and every second one after it (the newest
+            // always stays), so a run of any length keeps at most kMaxHistoryPoints points.
+            std::vector<HistoryPoint> thinned;
+            thinned.reserve(out.history.size() / 2 + 2);
+            for (size_t i = 0; i < out.history.size(); i += 2) thinned.push_back(out.history[i]);
+            if (thinned.back().step != out.history.back().step) thinned.push_back(out.history.back());
+            out.history = std::move(thinned);
+        }
         ProgressEvent e;
         e.phase = "train";
         e.fraction = total > 0 ? static_cast<double>(m_steps) / static_cast<double>(total) : 1.0;

@@ -1,0 +1,65 @@
+#include "core/loader.h"
+#include "core/fileio.h"
+
+namespace mhla {
+
+namespace {
+QString q(const char* s) { return QString::fromUtf8(s); }
+constexpr qint64 kMaxExperimentBytes = 1024 * 1024;
+} // namespace
+
+QStringList keysReadBy(const ExperimentConfig& cfg) {
+    QStringList out;
+    for (const KeyInfo& k : experimentKeys())
+        if (k.applies.reads(cfg)) out << k.path();
+    return out;
+}
+
+LoadedExperiment loadExperimentObject(QJsonObject obj, const QStringList& overrides) {
+    QStringList overridden;
+    for (const QString& a : overrides) {
+        applyOverride(obj, a);
+        overridden << a.left(a.indexOf(QLatin1Char('='))).trimmed();
+    }
+    LoadedExperiment out;
+    out.config = experimentFromJson(obj);
+    out.json = obj;
+    for (const QString& path : overridden) {
+        const KeyInfo* k = findExperimentKey(path);
+        if (k && !k->applies.reads(out.config))
+            throw ConfigError((q("--set ") + path + q(": this run (task.kind ") + toString(out.config.task.kind) +
+                               q(", solver.kind ") + toString(out.config.solver.kind) +
+                               q(") does not read this key; it applies to ") + k->applies.text() +
+                               q(". Keys this run reads: ") + keysReadBy(out.config).join(q(", ")))
+                                  .toStdString(),
+                              path);
+    }
+    for (const QString& path : unreadKeys(obj, out.config))
+        out.warnings << path + q(" is set but not read by this run (task.kind ") +
+                            toString(out.config.task.kind) + q(", solver.kind ") +
+                            toString(out.config.solver.kind) + q(")");
+    return out;
+}
+
+LoadedExperiment loadExperimentText(const QByteArray& text, const QStringList& overrides,
+                                    const QString& origin) {
+    try {
+        return loadExperimentObject(experimentObjectFromJsonText(text), overrides);
+    } catch (const ConfigError& e) {
+        if (origin.isEmpty()) throw;
+        throw ConfigError((origin + q(": ")).toStdString() + e.what(), e.key());
+    }
+}
+
+LoadedExperiment loadExperiment(const QString& path, const QStringList& overrides) {
+    if (path.isEmpty()) return loadExperimentObject(QJsonObject{}, overrides);
+    QByteArray text;
+    QString error;
+    if (!readRegularFile(path, &text, &error, kMaxExperimentBytes))
+        throw ConfigError(q("the experiment file: ").toStdString() + error.toStdString());
+    return loadExperimentText(text, overrides, path);
+}
+
+ExperimentConfig experimentFromFile(const QString& path) { return loadExperiment(path).config; }
+
+} // namespace mhla
