@@ -81,7 +81,7 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
         seen = end;
         ProgressEvent ev{"generate+accumulate", fractionEnd * 0.8 * static_cast<double>(seen) / N, seen};
         if (nextCheckpoint < checkpoints.size() && seen == checkpoints[nextCheckpoint]) {
-            const double lmin = smallestEigenvalue(acc.lambda());
+            const double lmin = smallestEigenvalue(acc.lambda(), ctx);
             out.trace.emplace_back(seen, lmin);
             ev.lambdaMinSoFar = lmin;
             ++nextCheckpoint;
@@ -96,8 +96,8 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
     opt.toleranceRel = cfg.solver.tolerance;
     opt.fullSpectrum = cfg.eval.spectrum == SpectrumMode::Full ||
                        (cfg.eval.spectrum == SpectrumMode::Auto && D <= 1024);
-    const Mat L = acc.lambda();
-    out.solution = solveCertified(L, acc.crossMoment(), cfg.solver.ridge, opt, ctx);
+    out.solution = solveCertified(std::make_shared<const Mat>(acc.lambda()), acc.crossMoment(),
+                                  cfg.solver.ridge, opt, ctx);
     out.solveMs = msSince(t1);
     return out;
 }
@@ -199,7 +199,7 @@ ExperimentResult runExperiment(const ExperimentConfig& cfg, const RunContext& ct
 
     if (poly) {
         const auto t0 = Clock::now();
-        r.heads = headsFromP(r.P, r.d, cfg.solver.heads, cfg.solver.rankTolerance);
+        r.heads = headsFromP(r.P, r.d, cfg.solver.heads, cfg.solver.rankTolerance, ctx);
         r.timingsMs.emplace_back("heads", msSince(t0));
         ctx.report(ProgressEvent{"evaluate", 0.85});
         const auto t1 = Clock::now();
@@ -238,7 +238,7 @@ ExperimentResult runExperiment(const ExperimentConfig& cfg, const RunContext& ct
         r.timingsMs.emplace_back("train", msSince(t0));
     }
 
-    r.teacherHeads = headsFromP(r.teacherP, r.d, 0, cfg.solver.rankTolerance);
+    r.teacherHeads = headsFromP(r.teacherP, r.d, 0, cfg.solver.rankTolerance, ctx);
     if (cfg.task.kind == TaskKind::Automaton && r.P.size() > 0) {
         ctx.report(ProgressEvent{"execute", 0.95});
         const auto t0 = Clock::now();

@@ -20,6 +20,33 @@ double overflowAsInfinity(double relErr) {
 }
 } // namespace
 
+/// TrainableModel::mse() with the same blocks summed in the same order (identical bits), and
+/// the cancel token checked before every block of 256 samples: a full-batch evaluation stops
+/// within one block.
+static double cancellableMse(const TrainableModel& model, const TrainingData& data, const RunContext& ctx,
+                      int dOut) {
+    const long long N = data.size();
+    if (N == 0)
+        return 0;
+    constexpr long long block = 256;
+    const long long blocks = (N + block - 1) / block;
+    std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
+    parallelFor(blocks, ctx.threads, [&](long long b) {
+        ctx.checkCancel();
+        auto ws = model.makeWorkspace();
+        const long long begin = b * block;
+        const long long end = std::min(N, begin + block);
+        std::vector<long long> idx(static_cast<size_t>(end - begin));
+        std::iota(idx.begin(), idx.end(), begin);
+        partial[static_cast<size_t>(b)] =
+            model.sumSquaredError(data, idx.data(), static_cast<int>(idx.size()), nullptr, *ws);
+    });
+    double sum = 0;
+    for (double p : partial)
+        sum += p;
+    return sum / (static_cast<double>(N) * dOut);
+}
+
 double relativeDistance(const Mat& A, const Mat& B) {
     if (B.size() == 0 || A.rows() != B.rows() || A.cols() != B.cols())
         return kNaN;
@@ -84,6 +111,7 @@ double Trainer::historyOod() const {
     const long long blocks = (K + block - 1) / block;
     std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
     parallelFor(blocks, m_ctx.threads, [&](long long b) {
+        m_ctx.checkCancel();
         auto ws = m_model->makeWorkspace();
         Vec y;
         double s = 0;
@@ -105,7 +133,7 @@ HistoryPoint Trainer::evaluate(int epoch, double lr, double trainMse) const {
     p.step = m_steps;
     p.lr = lr;
     p.trainMse = trainMse;
-    p.valMse = m_valData.size() > 0 ? m_model->mse(m_valData, m_ctx.threads) : kNaN;
+    p.valMse = m_valData.size() > 0 ? cancellableMse(*m_model, m_valData, m_ctx, m_task.dOut()) : kNaN;
     p.oodRelMse = historyOod();
     if (const auto* mh = dynamic_cast<const MhlaModel*>(m_model.get())) {
         const Mat P = foldHeads(mh->heads(), m_task.d(), m_task.dOut());
@@ -163,7 +191,7 @@ void Trainer::run(ExperimentResult& out) {
     };
 
     double lr = total > 0 ? scheduledRate(s.schedule, s.lr, s.warmup, 0, total) : s.lr;
-    HistoryPoint first = evaluate(0, lr, m_model->mse(m_trainData, m_ctx.threads));
+    HistoryPoint first = evaluate(0, lr, cancellableMse(*m_model, m_trainData, m_ctx, m_task.dOut()));
     Vec snapshot = m_model->parameters();
     bool diverged = !isFinitePoint(first);
     if (!diverged)
@@ -198,7 +226,7 @@ void Trainer::run(ExperimentResult& out) {
         const bool logNow = epoch % s.logEvery == 0 || epoch == s.epochs;
         if (!logNow && s.targetLoss <= 0)
             continue;
-        const double trainMse = m_model->mse(m_trainData, m_ctx.threads);
+        const double trainMse = cancellableMse(*m_model, m_trainData, m_ctx, m_task.dOut());
         if (!std::isfinite(trainMse)) {
             diverged = true;
             break;
@@ -237,7 +265,7 @@ void Trainer::run(ExperimentResult& out) {
         m.oodRelMse = overflowAsInfinity(m.oodRelMse);
     if (const auto* mh = dynamic_cast<const MhlaModel*>(m_model.get())) {
         out.P = foldHeads(mh->heads(), m_task.d(), m_task.dOut());
-        out.heads = headsFromP(out.P, m_task.d(), 0, s.rankTolerance);
+        out.heads = headsFromP(out.P, m_task.d(), 0, s.rankTolerance, m_ctx);
         m.distanceP = (out.P - m_task.teacherP()).norm();
         m.distancePRel = relativeDistance(out.P, m_task.teacherP());
     } else {
