@@ -7,7 +7,10 @@ namespace mhla {
 
 /// Number of threads to use for a request (0 = hardware concurrency, at least 1).
 int resolveThreads(int requested);
-/// Runs body(i) for i in [0, n) on up to `threads` threads. Exceptions are rethrown (first one).
+/// Most threads a run may ask for (--threads and the GUI are bounded by it).
+constexpr int kMaxThreads = 256;
+/// Runs body(i) for i in [0, n) on up to `threads` threads (fewer when the OS refuses to start
+/// more; the results are the same). Exceptions are rethrown (first one).
 void parallelFor(long long n, int threads, const std::function<void(long long)>& body);
 
 } // namespace mhla
