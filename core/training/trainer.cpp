@@ -20,30 +20,20 @@ double overflowAsInfinity(double relErr) {
 }
 } // namespace
 
-/// TrainableModel::mse() with the same blocks summed in the same order (identical bits), and
-/// the cancel token checked before every block of 256 samples: a full-batch evaluation stops
-/// within one block.
-static double cancellableMse(const TrainableModel& model, const TrainingData& data, const RunContext& ctx,
-                      int dOut) {
+/// TrainableModel::mse() with the same blocks (same bits), checking the cancel token before
+/// every block of 256 samples: a full-batch evaluation stops within one block.
+static double cancellableMse(const TrainableModel& model, const TrainingData& data,
+                             const RunContext& ctx, int dOut) {
     const long long N = data.size();
     if (N == 0)
         return 0;
-    constexpr long long block = 256;
-    const long long blocks = (N + block - 1) / block;
-    std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
-    parallelFor(blocks, ctx.threads, [&](long long b) {
+    const double sum = blockedSum(N, 256, ctx.threads, [&](long long begin, long long end) {
         ctx.checkCancel();
         auto ws = model.makeWorkspace();
-        const long long begin = b * block;
-        const long long end = std::min(N, begin + block);
         std::vector<long long> idx(static_cast<size_t>(end - begin));
         std::iota(idx.begin(), idx.end(), begin);
-        partial[static_cast<size_t>(b)] =
-            model.sumSquaredError(data, idx.data(), static_cast<int>(idx.size()), nullptr, *ws);
+        return model.sumSquaredError(data, idx.data(), static_cast<int>(idx.size()), nullptr, *ws);
     });
-    double sum = 0;
-    for (double p : partial)
-        sum += p;
     return sum / (static_cast<double>(N) * dOut);
 }
 
@@ -107,23 +97,17 @@ double Trainer::historyOod() const {
     const long long K = static_cast<long long>(m_oodPrompts.size());
     if (K == 0 || m_oodTeacherSq <= 0)
         return kNaN;
-    constexpr long long block = 64;
-    const long long blocks = (K + block - 1) / block;
-    std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
-    parallelFor(blocks, m_ctx.threads, [&](long long b) {
+    const double sum = blockedSum(K, 64, m_ctx.threads, [&](long long begin, long long end) {
         m_ctx.checkCancel();
         auto ws = m_model->makeWorkspace();
         Vec y;
         double s = 0;
-        for (long long i = b * block; i < std::min(K, (b + 1) * block); ++i) {
+        for (long long i = begin; i < end; ++i) {
             m_model->predict(m_oodPrompts[static_cast<size_t>(i)], y, *ws);
             s += (y - m_oodTeacher[static_cast<size_t>(i)]).squaredNorm();
         }
-        partial[static_cast<size_t>(b)] = s;
+        return s;
     });
-    double sum = 0;
-    for (double p : partial)
-        sum += p;
     return overflowAsInfinity(sum / m_oodTeacherSq);
 }
 
