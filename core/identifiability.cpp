@@ -12,6 +12,7 @@
 #include <functional>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 
 namespace mhla {
 
@@ -58,6 +59,10 @@ Mat symPart(const Mat& W, int d) {
                 for (int c = 0; c < d; ++c)
                     S(i * d + a, b * d + c) = 0.5 * (W(i * d + a, b * d + c) + W(i * d + b, a * d + c));
     return S;
+}
+
+void requireShape(bool ok, const char* what) {
+    if (!ok) throw std::invalid_argument(std::string("identifiability: ") + what);
 }
 
 /// Feature weights w of the isometry P <-> unfold(P): ||unfold(P)||_F^2 = sum_k w_k ||P_{:,k}||^2,
@@ -281,6 +286,7 @@ int genericMinHeads(int d, int dOut, std::uint64_t seed) {
 }
 
 MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const RunContext& ctx) {
+    requireShape(d >= 1 && P.rows() >= 1 && P.cols() == featureDim(d), "minHeads: P must be d_out x D(d)");
     MinHeadsResult out;
     const int dOut = static_cast<int>(P.rows());
     const Index m = static_cast<Index>(dOut) * d, n = static_cast<Index>(d) * d;
@@ -368,32 +374,36 @@ MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const R
         return best;
     };
 
-    // 3. Search.
-    int r = std::min(out.nuclearRank, out.maxHeads);
-    Refit found = refit(r);
-    while (found.err > opt.exactTol && r < out.maxHeads) {
-        ++r;
-        found = refit(r);
-    }
-    int hi = r;
-    Refit hiFit = found;
-    if (hi > 1) {
-        Refit below = refit(hi - 1);
-        if (below.err <= opt.exactTol) {
-            // The relaxation was not minimal: bisect on [1, hi - 1] (feasibility is monotone).
-            hi = hi - 1;
-            hiFit = below;
-            int lo = 0;
-            while (hi - lo > 1) {
-                const int mid = (lo + hi) / 2;
-                Refit mf = refit(mid);
-                if (mf.err <= opt.exactTol) {
-                    hi = mid;
-                    hiFit = mf;
-                } else {
-                    lo = mid;
-                }
+    // 3. Search. Feasibility is monotone in r; rank 0 fails (P != 0) and unfold_rank succeeds
+    // (unfold(P) itself), so a bisection between a failing `lo` and a succeeding `hi` ends with
+    // hi - 1 = lo tested (evidence) unless lo = 0.
+    const int r0 = std::min(out.nuclearRank, out.maxHeads);
+    int lo = 0, hi = 0;
+    Refit hiFit;
+    if (Refit first = refit(r0); first.err <= opt.exactTol) {
+        hi = r0;
+        hiFit = std::move(first);
+        if (hi > 1) {
+            if (Refit below = refit(hi - 1); below.err <= opt.exactTol) {
+                hi = hi - 1; // the relaxation was not minimal
+                hiFit = std::move(below);
+            } else {
+                lo = hi - 1;
             }
+        }
+    } else {
+        lo = r0;
+        hi = std::max(out.unfoldRank, r0 + 1);
+        hiFit = refit(hi);
+    }
+    while (hi - lo > 1) {
+        const int mid = lo + (hi - lo) / 2;
+        Refit mf = refit(mid);
+        if (mf.err <= opt.exactTol) {
+            hi = mid;
+            hiFit = std::move(mf);
+        } else {
+            lo = mid;
         }
     }
     out.minHeads = hi;
@@ -476,6 +486,9 @@ ProbeResult probeAlternativeFit(const Mat& lambda, const Mat& P, int d, int H, c
 
 ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, int d, int H,
                                            const ProbeOptions& opt, const Mat& lambda, const RunContext& ctx) {
+    requireShape(d >= 1 && P.rows() >= 1 && P.cols() == featureDim(d), "probe: P must be d_out x D(d)");
+    requireShape(nullBasis.cols() == 0 || nullBasis.rows() == P.cols(), "probe: the null basis must have D rows");
+    requireShape(lambda.size() == 0 || (lambda.rows() == P.cols() && lambda.cols() == P.cols()), "probe: Lambda must be D x D");
     ProbeResult out;
     out.heads = H;
     out.minDistanceRel = opt.minDistanceRel;
@@ -693,6 +706,9 @@ void renderRelation(NullRelation& rel, int d) {
 
 NullRelationsResult nullRelationsFromBasis(const Mat& basis, const Mat& lambda, int d,
                                            const NullRelationsOptions& opt) {
+    requireShape(basis.cols() == 0 || basis.rows() == featureDim(d), "nullRelations: the basis must have D rows");
+    requireShape(lambda.size() == 0 || (lambda.rows() == featureDim(d) && lambda.cols() == featureDim(d)),
+                 "nullRelations: Lambda must be D x D");
     NullRelationsResult out;
     const Index D = basis.rows();
     double lmax = 0;
@@ -964,6 +980,11 @@ double expectedOodRelMse(const Mat& P, const Mat& Pref, const Mat& M) {
 }
 
 NoiseAnalysis noiseAnalysis(const Mat& lambda, const NoiseInputs& in, const NoiseOptions& opt, const RunContext& ctx) {
+    requireShape(lambda.rows() >= 1 && lambda.rows() == lambda.cols(), "noiseAnalysis: Lambda must be square");
+    requireShape(in.referenceP.rows() >= 1 && in.referenceP.cols() == lambda.rows(),
+                 "noiseAnalysis: referenceP must be d_out x D");
+    requireShape(in.oodMoment.size() == 0 || (in.oodMoment.rows() == lambda.rows() && in.oodMoment.cols() == lambda.rows()),
+                 "noiseAnalysis: oodMoment must be D x D");
     NoiseAnalysis out;
     const Index D = lambda.rows();
     const int dOut = static_cast<int>(in.referenceP.rows());
@@ -1007,7 +1028,7 @@ NoiseAnalysis noiseAnalysis(const Mat& lambda, const NoiseInputs& in, const Nois
         char buf[256];
         std::snprintf(buf, sizeof buf,
                       "certified, but label noise (sigma^2 = %.3g) predicts a relative error of %.3g: the fit is "
-                      "unique, not accurate; more samples reduce it as 1/N",
+                      "unique, not accurate; more samples reduce it",
                       out.sigma2, predictedRel);
         out.warning = buf;
     }

@@ -11,7 +11,7 @@
 // structs), thread-agnostic, deterministic for a given seed, polls ctx.checkCancel() inside each
 // iterative loop (throws Cancelled) and returns a result struct with a toJson() whose field names
 // are documented next to each struct member as `json: name`. Non-finite numbers are written as
-// JSON null.
+// JSON null. Inputs of the wrong shape throw std::invalid_argument.
 #include "core/model.h"
 #include "core/types.h"
 #include <QJsonObject>
@@ -95,9 +95,10 @@ struct MinHeadsResult {
 ///     by conjugate gradients), which polishes fold(U V^T) = P to round-off when a rank-r
 ///     representative exists. Starts: the relaxation's solution, unfold(P), and random
 ///     representatives unfold(P) + K with K in ker(fold) (seeded).
-///  3. Search: if r_nuc fails, ranks above it are tried until one succeeds (unfold_rank always
-///     does). Then min_heads - 1 is tried; if that succeeds too the relaxation was not minimal and
-///     a bisection on [1, r] (feasibility is monotone in r) finds the smallest rank that refits.
+///  3. Search (feasibility is monotone in r): if r_nuc refits, r_nuc - 1 is tried; if that
+///     refits too, the relaxation was not minimal and a bisection on [1, r_nuc - 1] finds the
+///     smallest rank that refits. If r_nuc fails, a bisection on (r_nuc, unfold_rank] does
+///     (unfold(P) itself has rank unfold_rank). Either way min_heads - 1 is among the ranks tried.
 ///
 /// Guarantees. `exact` means W_r has rank min_heads and reproduces P to exact_tol: min_heads is
 /// a proven upper bound on the true minimum. The lower side is evidence: nuclear-norm

@@ -139,6 +139,29 @@ private Q_SLOTS:
         }
     }
 
+    // The search does not depend on the relaxation: with no relaxation step its guess is rank 1,
+    // which fails, and the bisection on (1, unfold_rank] still finds H* (and tests H* - 1).
+    void minHeadsWithoutRelaxation_data() {
+        QTest::addColumn<int>("heads");
+        QTest::newRow("H2") << 2;
+        QTest::newRow("H3") << 3;
+    }
+    void minHeadsWithoutRelaxation() {
+        QFETCH(int, heads);
+        const int d = 4;
+        const Mat P = randomTeacherP(d, d, heads, static_cast<std::uint64_t>(300 + heads));
+        MinHeadsOptions opt;
+        opt.relaxationIterations = 0;
+        opt.genericHeadsMaxRows = 0;
+        const MinHeadsResult r = minHeads(P, d, opt);
+        QCOMPARE(r.nuclearRank, 1);
+        QVERIFY(!r.relaxationConverged);
+        QCOMPARE(r.minHeads, heads);
+        QVERIFY(r.exact);
+        QVERIFY(r.lowerRankBestErrorRel >= 1e-3);
+        QVERIFY(!r.attempts.front().exact);
+    }
+
     // The associative-memory teacher V* = [0 | I], Q* = [[I, 0], [0, 0]] needs one head.
     void minHeadsOfAssociativeMemoryTeacher_data() {
         QTest::addColumn<int>("pairs");
@@ -542,6 +565,17 @@ private Q_SLOTS:
                                 "measured_ood_rel_mse", "note"})
             QVERIFY2(noise.contains(s(key)), key);
         QVERIFY(noise.value(s("predicted_ood_rel_mse")).isNull());
+    }
+
+    // Inputs of the wrong shape are rejected, not read out of bounds.
+    void rejectsWrongShapes() {
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, minHeads(Mat::Zero(2, 5), 3));
+        const Mat P = randomTeacherP(3, 3, 1, 1);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, probeAlternativeFitInNullSpace(Mat::Zero(7, 1), P, 3, 1));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, nullRelationsFromBasis(Mat::Zero(7, 1), Mat(), 3));
+        NoiseInputs in;
+        in.samples = 10;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, noiseAnalysis(Mat::Identity(18, 18), in));
     }
 
     // Every iterative function stops with Cancelled when the token is set.
