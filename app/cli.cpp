@@ -4,6 +4,7 @@
 #include "core/runner.h"
 #include "core/fileio.h"
 #include "core/loader.h"
+#include "core/estimate.h"
 #include "app/options.h"
 #include <cerrno>
 #include <cmath>
@@ -49,13 +50,15 @@ Run `mhla-lab solve --help` for every key of the experiment file.
 bool isHelp(const char* a) { return std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0; }
 
 CancelToken* g_cancel = nullptr;
+/// Runs estimated above this need --yes (the GUI asks).
+constexpr double kLongRunSeconds = 600.0;
 extern "C" void onSigint(int) {
     if (g_cancel) g_cancel->cancel();
 }
 
 QString solveHelp() {
     return q(R"(Usage: mhla-lab solve [--config FILE] [--set section.key=value ...] [--out DIR]
-                      [--threads N] [--progress] [--force] [--seeds K]
+                      [--threads N] [--progress] [--force] [--seeds K] [--yes]
 
 Runs one experiment and prints one JSON object on stdout.
 
@@ -70,6 +73,7 @@ Options:
   --threads N          worker threads, 1 to 256 (default: all cores). Results never depend on it.
   --progress           print progress lines on stderr
   --force              allow overwriting the files of an earlier run in --out DIR
+  --yes                run even when the time estimate (printed first) exceeds 10 minutes
   --seeds K            run K times with task.seed and solver.seed + 0..K-1 and print
                        {seeds, summary (mean, std, min, max of every metric, certified_fraction),
                        runs (one result each), config}; --out also writes seeds.csv (the
@@ -149,6 +153,21 @@ int solve(int argc, char** argv) {
     } catch (const ConfigError& e) {
         err(q("mhla-lab solve: ") + QString::fromStdString(e.what()));
         return InvalidInput;
+    }
+
+    // Hours of silence help nobody: estimate first, refuse long runs unless --yes.
+    {
+        const RunEstimate est = estimateRun(cfg);
+        const double total = est.seconds * static_cast<double>(variants.size());
+        if (opt.progress || total > 10.0)
+            err(q("mhla-lab solve: estimate: ") + QString::fromStdString(est.describe()) +
+                (variants.size() > 1 ? q(" per run, ") + QString::number(variants.size()) + q(" runs") : QString()));
+        if (total > kLongRunSeconds && !opt.yes) {
+            err(q("mhla-lab solve: this run is estimated at ") + QString::fromStdString(formatDuration(total)) +
+                q(" (more than ") + QString::fromStdString(formatDuration(kLongRunSeconds)) +
+                q("); pass --yes to run it anyway, or choose smaller sizes"));
+            return InvalidInput;
+        }
     }
 
     if (!opt.out.isEmpty()) {

@@ -300,6 +300,16 @@ std::vector<KeyInfo> buildKeys() {
         u"Checkpoints of λ<sub>min</sub>(Λ) over the first k samples, showing the certificate "
         u"appear (0 = off; skipped when D &gt; 600, where each checkpoint is a large "
         u"eigenproblem)."));
+    add(K("eval", "identifiability", T::Choice, evalField(&EvalConfig::identifiability)).choices(spectra).solvers(kPoly).text(
+        u"Identifiability explorer",
+        "Explore what the data identify (poly): fewest heads, samples the certificate needs, "
+        "null relations and H-head probes when not certified, noise prediction. auto = when "
+        "D <= 300, full = always, none = off.",
+        u"<b>Explorer</b>: min_heads (fewest heads that give the learned function), "
+        u"certificate_samples (smallest N with λ<sub>min</sub> &gt; τ), and when not certified the "
+        u"null relations among the features and whether another exact fit with H = 1, 2, 4 heads "
+        u"exists; the noise prediction E‖P̂ − P*‖² ≈ σ² d<sub>out</sub> tr(Λ⁻¹)/N. auto: when "
+        u"D ≤ 300; full: always (slow for large D); none: off."));
     return keys;
 }
 
@@ -730,6 +740,7 @@ QString toString(Embedding e) { return findKey(q("task"), q("embedding"))->choic
 QString toString(SolverKind k) { return findKey(q("solver"), q("kind"))->choices.value(static_cast<int>(k)); }
 QString toString(OptimizerKind k) { return findKey(q("solver"), q("optimizer"))->choices.value(static_cast<int>(k)); }
 QString toString(ScheduleKind k) { return findKey(q("solver"), q("schedule"))->choices.value(static_cast<int>(k)); }
+QString toString(ExploreMode m) { return findKey(q("eval"), q("identifiability"))->choices.value(static_cast<int>(m)); }
 QString toString(SpectrumMode m) { return findKey(q("eval"), q("spectrum"))->choices.value(static_cast<int>(m)); }
 
 } // namespace mhla

@@ -37,6 +37,7 @@ enum class SolverKind { Poly, Mhla, Multilayer, Softmax };
 enum class OptimizerKind { Sgd, Adam };
 enum class ScheduleKind { Constant, Cosine };
 enum class SpectrumMode { Auto, Full, None };
+enum class ExploreMode { Auto, Full, None };
 
 struct TaskConfig {
     TaskKind kind = TaskKind::AssociativeMemory;
@@ -89,6 +90,8 @@ struct EvalConfig {
     int words = 200;
     SpectrumMode spectrum = SpectrumMode::Auto; ///< auto: full spectrum when D <= 1024
     int lambdaTrace = 12;          ///< checkpoints of lambda_min vs samples seen (0 = off)
+    /// Identifiability explorer (poly): auto = when D <= 300, full = always, none = off.
+    ExploreMode identifiability = ExploreMode::Auto;
 };
 
 /// Automaton: transition-table pairs listed in a training prompt, ceil(coverage * s * k),
@@ -190,5 +193,6 @@ QString toString(SolverKind);
 QString toString(OptimizerKind);
 QString toString(ScheduleKind);
 QString toString(SpectrumMode);
+QString toString(ExploreMode);
 
 } // namespace mhla

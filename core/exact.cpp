@@ -62,7 +62,8 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
     opt.toleranceRel = cfg.solver.tolerance;
     opt.fullSpectrum = cfg.eval.spectrum == SpectrumMode::Full ||
                        (cfg.eval.spectrum == SpectrumMode::Auto && D <= 1024);
-    out.solution = solveCertified(std::make_shared<const Mat>(acc.lambda()), acc.crossMoment(),
+    out.lambda = std::make_shared<const Mat>(acc.lambda());
+    out.solution = solveCertified(out.lambda, acc.crossMoment(),
                                   cfg.solver.ridge, opt, ctx);
     out.solveMs = msSince(t1);
     return out;

@@ -1,5 +1,6 @@
 #include "core/learner.h"
 #include "core/exact.h"
+#include "core/explorer.h"
 #include "core/metrics.h"
 #include "core/training/training.h"
 #include "core/stopwatch.h"
@@ -46,12 +47,22 @@ public:
         r.timingsMs.emplace_back("heads", msSince(t0));
         ctx.report(ProgressEvent{"evaluate", 0.85 * fractionEnd});
         const auto t1 = Clock::now();
+        const Mat fitP = r.P; // the least-squares fit, before any truncation
         if (cfg.solver.heads > 0) {
             r.untruncatedMetrics = evaluateFolded(task, r.P, cfg, ctx);
             r.P = foldHeads(r.heads.heads, r.d, r.dOut);
         }
         r.metrics = evaluateFolded(task, r.P, cfg, ctx);
         r.timingsMs.emplace_back("evaluate", msSince(t1));
+
+        if (explores(cfg, r.featureDim) && exact.lambda) {
+            ctx.report(ProgressEvent{"explore", 0.9 * fractionEnd});
+            const auto t2 = Clock::now();
+            const Metrics& fit = r.untruncatedMetrics ? *r.untruncatedMetrics : r.metrics;
+            r.identifiability = exploreIdentifiability(task, cfg, *exact.lambda, fitP, fit, r, ctx);
+            if (!r.identifiability->noise.warning.empty()) r.warnings.push_back(r.identifiability->noise.warning);
+            r.timingsMs.emplace_back("explore", msSince(t2));
+        }
     }
 };
 

@@ -3,8 +3,10 @@
 // CLI and the writers show. Plain data; filled by runExperiment() (core/runner.h).
 #include "core/certificate.h"
 #include "core/config.h"
+#include "core/identifiability.h"
 #include "core/model.h"
 #include "core/tasks.h"
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,6 +17,20 @@ namespace mhla {
 struct Metrics {
     double trainMse = 0, valMse = 0, oodRelMse = 0;
     double distanceP = 0, distancePRel = 0;
+};
+
+/// One H-head probe with the out-of-distribution error of the alternative fit it found.
+struct ProbeReport {
+    ProbeResult probe;
+    double oodRelMse = std::numeric_limits<double>::quiet_NaN(); ///< of P' (NaN when none found)
+};
+
+struct IdentifiabilityReport {
+    MinHeadsResult minHeads;
+    CertificateSamplesResult certificateSamples;
+    std::optional<NullRelationsResult> nullRelations; ///< not certified only
+    std::vector<ProbeReport> probes;                   ///< not certified only: H = 1, 2, 4
+    NoiseAnalysis noise;
 };
 
 struct ExperimentResult {
@@ -45,6 +61,9 @@ struct ExperimentResult {
     std::string stopReason;            ///< trainers: "epochs", "target_loss", "diverged"
     std::vector<std::string> warnings; ///< things the user must know about these numbers
     std::vector<std::pair<std::string, double>> timingsMs; ///< per phase, then "total"
+    /// Poly runs with eval.identifiability (core/explorer.h): min heads, certificate samples,
+    /// null relations, H-head probes, noise prediction.
+    std::optional<IdentifiabilityReport> identifiability;
 };
 
 } // namespace mhla

@@ -1,5 +1,6 @@
 #include "core/resultio.h"
 #include "core/fileio.h"
+#include "core/explorer.h"
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -97,6 +98,7 @@ QJsonObject resultToJson(const ExperimentResult& r) {
         for (const std::string& text : r.warnings) w.append(QString::fromStdString(text));
         o.insert(q("warnings"), w);
     }
+    if (r.identifiability) o.insert(q("identifiability"), toJson(*r.identifiability));
     QJsonObject timings;
     for (const auto& [name, ms] : r.timingsMs) timings.insert(QString::fromStdString(name), ms);
     o.insert(q("timings_ms"), timings);
