@@ -15,19 +15,12 @@ namespace mhla {
 /// Sum of f(i) over i in [0, count): fixed chunks of 512 items summed in order, the chunk sums
 /// reduced in chunk order. Deterministic for any thread count; polls the cancel token per chunk.
 template <typename F> double chunkedSum(long long count, const RunContext& ctx, F&& f) {
-    constexpr long long chunk = 512;
-    const long long chunks = (count + chunk - 1) / chunk;
-    std::vector<double> partial(static_cast<size_t>(chunks), 0.0);
-    parallelFor(chunks, ctx.threads, [&](long long c) {
+    return blockedSum(count, 512, ctx.threads, [&](long long begin, long long end) {
         ctx.checkCancel();
         double s = 0;
-        const long long end = std::min(count, (c + 1) * chunk);
-        for (long long i = c * chunk; i < end; ++i) s += f(i);
-        partial[static_cast<size_t>(c)] = s;
+        for (long long i = begin; i < end; ++i) s += f(i);
+        return s;
     });
-    double total = 0;
-    for (double p : partial) total += p;
-    return total;
 }
 
 /// Metrics of a folded model P on a task (streaming, deterministic for any thread count):
