@@ -377,8 +377,11 @@ QString cell(const QJsonValue& v) {
 }
 
 QStringList sweptCells(const SweepPlan& plan, int point) {
+    // Swept values as written in sweep.json (shortest text that reads back to the same double),
+    // so that 0.05 stays 0.05; metrics get 17 digits.
     QStringList cells;
-    for (const auto& [key, v] : plan.points[static_cast<size_t>(point)].values) cells << cell(v);
+    for (const auto& [key, v] : plan.points[static_cast<size_t>(point)].values)
+        cells << (v.isDouble() ? numberText(v.toDouble()) : cell(v));
     return cells;
 }
 
