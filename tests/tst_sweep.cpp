@@ -15,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
+#include <csignal>
 
 using namespace mhla;
 
@@ -308,6 +309,34 @@ private Q_SLOTS:
         QCOMPARE(p.code, 2);
         QVERIFY2(p.err.contains("sweep point ") && p.err.contains("task.pairs=99"), p.err.constData());
         QVERIFY(!QFile::exists(tmp.filePath(s("bad/runs"))));
+    }
+    void ctrlCLosesNothing() {
+        QTemporaryDir tmp;
+        const QString cfg = tmp.filePath(s("sweep.json"));
+        {
+            QFile f(cfg);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(kSmallSweep);
+        }
+        const QStringList more{s("--seeds"), s("30"), s("--set"), s("task.samples=2000")};
+        const QString ref = tmp.filePath(s("ref")), cut = tmp.filePath(s("cut"));
+        Proc p = runBinary(QStringList{s("sweep"), s("--config"), cfg, s("--out"), ref, s("--quiet")} + more);
+        QVERIFY2(p.code == 0, p.err.constData());
+        QProcess proc;
+        proc.start(s(MHLA_BINARY), QStringList{s("sweep"), s("--config"), cfg, s("--out"), cut, s("--jobs"), s("2")} + more);
+        QVERIFY(proc.waitForStarted());
+        // Interrupt once the first run is on disk.
+        for (int i = 0; i < 400 && proc.state() == QProcess::Running; ++i) {
+            if (!QDir(cut + s("/runs")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty()) break;
+            QTest::qWait(10);
+        }
+        ::kill(static_cast<pid_t>(proc.processId()), SIGINT);
+        QVERIFY(proc.waitForFinished(60000));
+        QVERIFY2(proc.exitCode() == 130 || proc.exitCode() == 0, proc.readAllStandardError().constData());
+        p = runBinary(QStringList{s("sweep"), s("--config"), cfg, s("--out"), cut} + more);
+        QVERIFY2(p.code == 0, p.err.constData());
+        QCOMPARE(readAll(cut + s("/runs.csv")), readAll(ref + s("/runs.csv")));
+        QCOMPARE(readAll(cut + s("/summary.csv")), readAll(ref + s("/summary.csv")));
     }
     void slurmScripts() {
         QTemporaryDir tmp;
