@@ -6,6 +6,7 @@
 #include "core/loader.h"
 #include "core/estimate.h"
 #include "app/options.h"
+#include "app/sweep.h"
 #include <cerrno>
 #include <cmath>
 #include <QCommandLineParser>
@@ -38,6 +39,9 @@ Usage:
   mhla-lab figures --config FILE --out DIR [--set section.key=value ...]
                                    run one experiment and write every figure (SVG, PDF, PNG,
                                    CSV) without a window
+  mhla-lab sweep --config FILE --out DIR [--grid key=values ...] [--seeds K] [--jobs J]
+                 [--shard i/n]     run a grid of experiments x seeds (resumable); also
+                                   `sweep merge DIR...` and `sweep slurm ...` (see sweep --help)
   mhla-lab bench [--repeats N] [--threads N] [--quick]
                                    time each phase of the solver and the trainers
   mhla-lab --help | --version
@@ -267,7 +271,7 @@ int solve(int argc, char** argv) {
 const char* usage() { return kUsage; }
 
 bool isCliCommand(const char* arg) {
-    return std::strcmp(arg, "solve") == 0 || std::strcmp(arg, "bench") == 0 || isHelp(arg) ||
+    return std::strcmp(arg, "solve") == 0 || std::strcmp(arg, "bench") == 0 || std::strcmp(arg, "sweep") == 0 || isHelp(arg) ||
            std::strcmp(arg, "--version") == 0;
 }
 
@@ -283,6 +287,7 @@ int run(int argc, char** argv) {
     }
     if (std::strcmp(cmd, "solve") == 0) return solve(argc, argv);
     if (std::strcmp(cmd, "bench") == 0) return runBench(argc, argv);
+    if (std::strcmp(cmd, "sweep") == 0) return runSweep(argc, argv);
     std::fprintf(stderr, "mhla-lab: unknown command \"%s\"\n%s", cmd, kUsage);
     return InvalidInput;
 }

@@ -113,6 +113,7 @@ template <typename F> Accessor evalField(F EvalConfig::*m) { return field(&Exper
 std::vector<KeyInfo> buildKeys() {
     const QStringList tasks{q("random_mhla"), q("associative_memory"), q("automaton")};
     const QStringList embeddings{q("onehot"), q("orthogonal"), q("gaussian")};
+    const QStringList samplers{q("haar"), q("qr_unsigned")};
     const QStringList solvers{q("poly"), q("mhla"), q("multilayer"), q("softmax")};
     const QStringList optimizers{q("sgd"), q("adam")};
     const QStringList schedules{q("constant"), q("cosine")};
@@ -169,6 +170,17 @@ std::vector<KeyInfo> buildKeys() {
         u"matrices (otherwise Gaussian columns scaled to unit length). p = 1 makes "
         u"k<sub>t</sub>ᵀk<sub>j</sub> exactly 0/1 in every prompt and breaks the certificate; "
         u"lowering p restores it."));
+    add(K("task", "orthogonal_sampler", T::Choice, taskField(&TaskConfig::orthogonalSampler)).choices(samplers).tasks(kAssoc).text(
+        u"Orthogonal sampler",
+        "How orthogonal keys and values are drawn: haar (exactly Haar: QR of a Gaussian with "
+        "the signs of R fixed; default) or qr_unsigned (the authors' torch.qr of a Gaussian "
+        "without the sign fix: for m = 2 always a reflection, det -1; null_dim 12 instead of 4 "
+        "at p = 1 and the minimum-norm fit misses the teacher, distance_p_rel ~ 0.69).",
+        u"<b>Sampler</b> of the orthogonal keys and values: <i>haar</i> (exactly Haar-random; "
+        u"default) or <i>qr_unsigned</i> (the authors' script: Q of an unsigned QR of a Gaussian "
+        u"matrix, which for m = 2 is always a reflection, det −1). With qr_unsigned at p = 1 the "
+        u"null space of Λ is 12-dimensional and holds 69% of ‖P*‖, so even the minimum-norm fit "
+        u"misses the teacher; with Haar it is 4-dimensional and orthogonal to P*."));
     add(K("task", "states", T::Integer, taskField(&TaskConfig::states)).range(2, 32).tasks(kAuto).text(
         u"DFA states s", "DFA states s.",
         u"<b>s</b>: number of states of each random DFA. Value codes have dimension s."));
@@ -737,6 +749,7 @@ QString toString(TaskKind k) {
     return experimentKeys()[0].choices.value(static_cast<int>(k));
 }
 QString toString(Embedding e) { return findKey(q("task"), q("embedding"))->choices.value(static_cast<int>(e)); }
+QString toString(OrthogonalSampler s) { return findKey(q("task"), q("orthogonal_sampler"))->choices.value(static_cast<int>(s)); }
 QString toString(SolverKind k) { return findKey(q("solver"), q("kind"))->choices.value(static_cast<int>(k)); }
 QString toString(OptimizerKind k) { return findKey(q("solver"), q("optimizer"))->choices.value(static_cast<int>(k)); }
 QString toString(ScheduleKind k) { return findKey(q("solver"), q("schedule"))->choices.value(static_cast<int>(k)); }

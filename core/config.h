@@ -33,6 +33,8 @@ struct ConfigIssue {
 
 enum class TaskKind { RandomMhla, AssociativeMemory, Automaton };
 enum class Embedding { OneHot, Orthogonal, Gaussian };
+/// How the associative memory draws its orthogonal keys and values (MATH.md §7).
+enum class OrthogonalSampler { Haar, QrUnsigned };
 enum class SolverKind { Poly, Mhla, Multilayer, Softmax };
 enum class OptimizerKind { Sgd, Adam };
 enum class ScheduleKind { Constant, Cosine };
@@ -52,6 +54,9 @@ struct TaskConfig {
     // associative_memory
     int pairs = 2;
     double orthogonalProb = 0.0;
+    /// haar: exactly Haar; qr_unsigned: the Q of an unsigned QR of a Gaussian matrix (the
+    /// authors' torch.qr; for m = 2 always a reflection).
+    OrthogonalSampler orthogonalSampler = OrthogonalSampler::Haar;
     // automaton
     int states = 3;
     int alphabet = 2;
@@ -189,6 +194,7 @@ QString numberText(double v);
 
 QString toString(TaskKind);
 QString toString(Embedding);
+QString toString(OrthogonalSampler);
 QString toString(SolverKind);
 QString toString(OptimizerKind);
 QString toString(ScheduleKind);

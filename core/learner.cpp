@@ -94,6 +94,14 @@ public:
                                  "and its metrics are those of epoch " + std::to_string(epoch) +
                                  ", the last finite point. Lower solver.lr or set solver.clip.");
         }
+        if (cfg.solver.kind == SolverKind::Multilayer || cfg.solver.kind == SolverKind::Softmax)
+            r.warnings.push_back(
+                "ood_rel_mse is not comparable across model families for " +
+                toString(cfg.solver.kind).toStdString() +
+                ": it is measured on generic N(0,1) prompts, far off the training scale, where a "
+                "stacked model's output grows with the input's norm to a high power (values of "
+                "1e9 and beyond) and a softmax block saturates (values near 1); compare val_mse "
+                "instead");
         if (!std::isfinite(r.metrics.oodRelMse))
             r.warnings.push_back("the model's output overflows on generic N(0,1) prompts: "
                                  "ood_rel_mse is infinite (printed as null)");

@@ -83,7 +83,7 @@ public:
     static TaskDims dims(const TaskConfig& cfg) { return {2 * cfg.pairs, cfg.pairs + 1, cfg.pairs}; }
     explicit AssociativeMemoryTask(const TaskConfig& cfg)
         : Task(cfg.seed, dims(cfg)), m_m(cfg.pairs),
-          m_p(cfg.orthogonalProb) {
+          m_p(cfg.orthogonalProb), m_sampler(cfg.orthogonalSampler) {
         setTeacher(lookupTeacher(m_m, m_m));
     }
     Sample sample(Stream stream, long long index) const override {
@@ -91,8 +91,8 @@ public:
         const bool orthogonal = rng.uniform() < m_p;
         Mat K, U;
         if (orthogonal) {
-            K = rng.haarOrthogonal(m_m);
-            U = rng.haarOrthogonal(m_m);
+            K = orthogonalMatrix(rng);
+            U = orthogonalMatrix(rng);
         } else {
             K = unitColumns(m_m, m_m, rng);
             U = unitColumns(m_m, m_m, rng);
@@ -109,8 +109,18 @@ public:
     }
 
 private:
+    Mat orthogonalMatrix(Rng& rng) const {
+        if (m_sampler == OrthogonalSampler::Haar) return rng.haarOrthogonal(m_m);
+        // The authors' sampler: torch.qr of a Gaussian, no sign fix. Householder QR (as
+        // LAPACK): for m = 2 one reflector, so det Q = -1 always.
+        const Mat g = rng.normalMatrix(m_m, m_m);
+        Eigen::HouseholderQR<Mat> qr(g);
+        return qr.householderQ() * Mat::Identity(m_m, m_m);
+    }
+
     int m_m;
     double m_p;
+    OrthogonalSampler m_sampler;
 };
 
 } // namespace

@@ -1,0 +1,571 @@
+#include "app/sweep.h"
+#include "app/cli.h"
+#include "app/options.h"
+#include "core/fileio.h"
+#include "core/loader.h"
+#include "core/parallel.h"
+#include "core/resultio.h"
+#include "core/runner.h"
+#include "core/sweep.h"
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QRegularExpression>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+namespace mhla::cli {
+
+namespace {
+
+QString q(const char* s) { return QString::fromUtf8(s); }
+void err(const QString& s) { std::fprintf(stderr, "%s\n", s.toLocal8Bit().constData()); }
+
+QString intValue(const QCommandLineParser& p, const char* name, int lo, int hi, int* out) {
+    if (!p.isSet(q(name))) return {};
+    const QString v = p.value(q(name));
+    bool ok = false;
+    const qlonglong x = v.trimmed().toLongLong(&ok);
+    if (!ok || x < lo || x > hi)
+        return q("--") + q(name) + q(": \"") + v + q("\" is not allowed; expected an integer in [") +
+               QString::number(lo) + q(", ") + QString::number(hi) + q("]");
+    *out = static_cast<int>(x);
+    return {};
+}
+
+const char kSweepHelp[] = R"(Usage:
+  mhla-lab sweep --config FILE --out DIR [--grid KEY=VALUES ...] [--set KEY=VALUE ...]
+                 [--seeds K] [--jobs J] [--shard i/n] [--yes] [--quiet]
+  mhla-lab sweep merge [--out DEST] DIR [DIR ...]
+  mhla-lab sweep slurm --config FILE --out DIR --shards n [--partition P] [--time HH:MM:SS]
+                 [--cpus C] [--grid ...] [--set ...] [--seeds K] [--submit]
+
+Runs every (grid point, seed) of the experiment file's "sweep" (and --grid) into
+DIR/runs/<index>-<key=value>-s<task seed>/ (result.json and the CSVs of `solve --out`), then
+writes DIR/runs.csv (one row per run: swept keys, seeds, every scalar metric), DIR/summary.csv
+(per point and metric: mean, std, median, q10, q90, min, max, runs), DIR/timings.csv (wall ms
+per run; kept apart so runs.csv and summary.csv are the same bytes on any machine, for any
+--jobs and any sharding) and DIR/sweep.json (base experiment + resolved sweep: an experiment
+file that reproduces the sweep).
+
+Rerunning skips runs whose result.json is complete (result.json is written last, atomically):
+Ctrl+C loses nothing finished. A DIR whose sweep.json describes another sweep is refused.
+
+Options:
+  --grid KEY=VALUES  add or replace a swept key: a:b:step, logspace(a,b,n), [json, list] or
+                     v1,v2,... (e.g. --grid solver.heads=1,2,4,8)
+  --set KEY=VALUE    override a key of the base experiment
+  --seeds K          seeds per point (task.seed and solver.seed + 0..K-1), 1 to 1000
+  --jobs J           runs in parallel (threads), 1 to 256; results do not depend on it
+  --shard i/n        run only the runs with index mod n == i (0 <= i < n); no CSVs are
+                     written: join the shards with `sweep merge`
+  --yes              allow more than 1000 runs
+  --quiet            no progress lines
+merge: joins the runs of shard folders into DEST (default: the first DIR) and writes the CSVs;
+       every folder must hold the same sweep.json. Exit 1 if runs are missing.
+slurm: writes DIR/sweep.sbatch (a job array, one task per shard, each running this binary
+       with --shard $SLURM_ARRAY_TASK_ID/n --jobs C) and DIR/merge.sbatch (afterok on the
+       array); --submit runs sbatch for both and prints the job ids.
+
+Grammar of VALUES, product/zip and seeds: see core/sweep.h and docs/paper.md.
+Exit codes: 0 success, 1 a run failed or runs are missing, 2 invalid input, 130 cancelled.
+)";
+
+} // namespace
+
+QString parseSweepOptions(const QStringList& argsIn, SweepOptions* out) {
+    SweepOptions o;
+    QStringList args = argsIn;
+    if (!args.isEmpty() && args.first() == q("merge")) {
+        o.command = SweepOptions::Command::Merge;
+        args.removeFirst();
+    } else if (!args.isEmpty() && args.first() == q("slurm")) {
+        o.command = SweepOptions::Command::Slurm;
+        args.removeFirst();
+    }
+    QCommandLineParser p;
+    p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    QStringList valued, flags{q("help")};
+    auto opt = [&](const char* name, const char* value) {
+        p.addOption({q(name), q(name), q(value)});
+        valued << q(name);
+    };
+    auto flag = [&](const char* name) {
+        p.addOption({q(name), q(name)});
+        flags << q(name);
+    };
+    p.addOption({{q("h"), q("help")}, q("help")});
+    opt("out", "DIR");
+    if (o.command != SweepOptions::Command::Merge) {
+        opt("config", "FILE");
+        opt("set", "KEY=VALUE");
+        opt("grid", "KEY=VALUES");
+        opt("seeds", "K");
+    }
+    if (o.command == SweepOptions::Command::Run) {
+        opt("jobs", "J");
+        opt("shard", "i/n");
+        flag("yes");
+        flag("quiet");
+    }
+    if (o.command == SweepOptions::Command::Slurm) {
+        opt("shards", "n");
+        opt("partition", "P");
+        opt("time", "HH:MM:SS");
+        opt("cpus", "C");
+        flag("submit");
+    }
+    QStringList argv{q("mhla-lab")};
+    argv += args;
+    const QString see = q(" (see mhla-lab sweep --help)");
+    if (!p.parse(argv)) {
+        for (const QString& u : p.unknownOptionNames())
+            if (const QString m = closestMatch(u, valued + flags); !m.isEmpty())
+                return q("unknown option \"--") + u + q("\"; did you mean --") + m + q("?") + see;
+        return p.errorText() + see;
+    }
+    o.help = p.isSet(q("help"));
+    if (o.help) {
+        *out = o;
+        return {};
+    }
+    if (o.command == SweepOptions::Command::Merge) {
+        o.dirs = p.positionalArguments();
+        o.out = p.value(q("out"));
+        if (o.dirs.isEmpty()) return q("merge: expected at least one sweep folder") + see;
+        *out = o;
+        return {};
+    }
+    if (!p.positionalArguments().isEmpty())
+        return q("unexpected argument \"") + p.positionalArguments().first() + q("\"") + see;
+    o.config = p.value(q("config"));
+    o.sets = p.values(q("set"));
+    o.grids = p.values(q("grid"));
+    o.out = p.value(q("out"));
+    if (p.isSet(q("config")) && o.config.isEmpty()) return q("--config: expected the path of an experiment file");
+    if (o.out.isEmpty()) return q("--out: required; expected the path of a folder") + see;
+    if (QString e = intValue(p, "seeds", 1, 1000, &o.seeds); !e.isEmpty()) return e;
+    if (o.command == SweepOptions::Command::Run) {
+        if (QString e = intValue(p, "jobs", 1, kMaxThreads, &o.jobs); !e.isEmpty()) return e;
+        o.yes = p.isSet(q("yes"));
+        o.quiet = p.isSet(q("quiet"));
+        if (p.isSet(q("shard"))) {
+            const QString v = p.value(q("shard"));
+            const QStringList parts = v.split(QLatin1Char('/'));
+            bool ok1 = false, ok2 = false;
+            const int i = parts.size() == 2 ? parts[0].trimmed().toInt(&ok1) : -1;
+            const int n = parts.size() == 2 ? parts[1].trimmed().toInt(&ok2) : 0;
+            if (!ok1 || !ok2 || n < 1 || n > 100000 || i < 0 || i >= n)
+                return q("--shard: \"") + v + q("\" is not allowed; expected i/n with integers 0 <= i < n <= 100000");
+            o.shard = i;
+            o.shards = n;
+        }
+    } else {
+        if (!p.isSet(q("shards"))) return q("--shards: required; expected an integer in [1, 100000]") + see;
+        if (QString e = intValue(p, "shards", 1, 100000, &o.slurmShards); !e.isEmpty()) return e;
+        if (QString e = intValue(p, "cpus", 1, kMaxThreads, &o.cpus); !e.isEmpty()) return e;
+        o.partition = p.value(q("partition"));
+        o.time = p.value(q("time"));
+        static const QRegularExpression timeRe(q("^(\\d+-)?\\d+(:\\d\\d){0,2}$"));
+        if (p.isSet(q("time")) && !timeRe.match(o.time).hasMatch())
+            return q("--time: \"") + o.time + q("\" is not allowed; expected HH:MM:SS, MM or D-HH:MM:SS");
+        static const QRegularExpression partRe(q("^[A-Za-z0-9_.,-]+$"));
+        if (p.isSet(q("partition")) && !partRe.match(o.partition).hasMatch())
+            return q("--partition: \"") + o.partition + q("\" is not allowed; expected a partition name");
+        o.submit = p.isSet(q("submit"));
+    }
+    *out = o;
+    return {};
+}
+
+namespace {
+
+CancelToken* g_cancel = nullptr;
+extern "C" void onSweepSigint(int) {
+    if (g_cancel) g_cancel->cancel();
+}
+
+/// The plan of a sweep from an experiment file (or the defaults), --grid, --seeds and --set.
+SweepPlan planFrom(const QString& config, const QStringList& grids, int seeds, const QStringList& sets) {
+    QJsonObject file;
+    if (!config.isEmpty()) {
+        QByteArray text;
+        QString error;
+        if (!readRegularFile(config, &text, &error, 1024 * 1024))
+            throw ConfigError(q("the experiment file: ").toStdString() + error.toStdString());
+        try {
+            file = experimentObjectFromJsonText(text);
+        } catch (const ConfigError& e) {
+            throw ConfigError((config + q(": ")).toStdString() + e.what(), e.key());
+        }
+    }
+    SweepFile sf = parseSweep(file);
+    for (const QString& g : grids) sf.spec.setAxis(parseGridAssignment(g));
+    if (seeds > 0) sf.spec.seeds = seeds;
+    return planSweep(sf.base, sf.spec, sets);
+}
+
+QString runsDir(const QString& dir) { return QDir(dir).filePath(q("runs")); }
+QString runDir(const QString& dir, const SweepRun& r) { return QDir(runsDir(dir)).filePath(r.folder); }
+
+/// The run's result.json when complete and of this run (same resolved config), else empty.
+QJsonObject finishedResult(const QString& dir, const SweepRun& r) {
+    QByteArray text;
+    QString error;
+    const QString path = QDir(runDir(dir, r)).filePath(q("result.json"));
+    if (!QFileInfo::exists(path) || !readRegularFile(path, &text, &error)) return {};
+    QJsonParseError pe{};
+    const QJsonDocument doc = QJsonDocument::fromJson(text, &pe);
+    if (pe.error != QJsonParseError::NoError || !doc.isObject()) return {};
+    const QJsonObject o = doc.object();
+    if (o.value(q("config")).toObject() != experimentToJson(r.config)) return {};
+    return o;
+}
+
+/// Writes sweep.json, or checks that DIR's equals it. Returns an error or empty.
+QString claimFolder(const QString& dir, const SweepPlan& plan) {
+    if (const QString e = prepareOutputFolder(dir); !e.isEmpty()) return q("--out: ") + e;
+    const QString path = QDir(dir).filePath(q("sweep.json"));
+    const QByteArray mine = plan.sweepJson();
+    if (QFileInfo::exists(path)) {
+        QByteArray theirs;
+        QString error;
+        if (!readRegularFile(path, &theirs, &error)) return q("--out: ") + error;
+        if (theirs != mine)
+            return q("--out: \"") + dir +
+                   q("\" holds another sweep (its sweep.json differs from this one's); choose another "
+                     "folder, or rerun the command that made it to resume");
+        return {};
+    }
+    if (const QString e = writeFileAtomic(path, mine); !e.isEmpty()) return e;
+    return {};
+}
+
+QString writeTables(const QString& dir, const SweepPlan& plan, int* missing) {
+    std::vector<QJsonObject> results;
+    *missing = 0;
+    for (const SweepRun& r : plan.runs) {
+        results.push_back(finishedResult(dir, r));
+        if (results.back().isEmpty()) ++*missing;
+    }
+    return writeFiles(dir, {{q("runs.csv"), sweepRunsCsv(plan, results)},
+                            {q("summary.csv"), sweepSummaryCsv(plan, results)},
+                            {q("timings.csv"), sweepTimingsCsv(plan, results)}});
+}
+
+QString duration(double s) {
+    const long long t = static_cast<long long>(s + 0.5);
+    return t >= 3600 ? QString::asprintf("%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60)
+                     : QString::asprintf("%lld:%02lld", t / 60, t % 60);
+}
+
+int runCommand(const SweepOptions& opt) {
+    SweepPlan plan;
+    try {
+        plan = planFrom(opt.config, opt.grids, opt.seeds, opt.sets);
+    } catch (const ConfigError& e) {
+        err(q("mhla-lab sweep: ") + QString::fromUtf8(e.what()));
+        return InvalidInput;
+    }
+    if (plan.runs.size() > 1000 && !opt.yes) {
+        err(q("mhla-lab sweep: ") + QString::number(plan.runs.size()) +
+            q(" runs; pass --yes to run more than 1000, or shard them (--shard i/n, sweep slurm)"));
+        return InvalidInput;
+    }
+    if (const QString e = claimFolder(opt.out, plan); !e.isEmpty()) {
+        err(q("mhla-lab sweep: ") + e);
+        return InvalidInput;
+    }
+    std::vector<const SweepRun*> pending;
+    int mine = 0;
+    for (const SweepRun& r : plan.runs) {
+        if (r.index % opt.shards != opt.shard) continue;
+        ++mine;
+        if (finishedResult(opt.out, r).isEmpty()) pending.push_back(&r);
+    }
+    if (!opt.quiet)
+        err(QString::asprintf("mhla-lab sweep: %zu points x %d seeds = %zu runs", plan.points.size(), plan.spec.seeds,
+                              plan.runs.size()) +
+            (opt.shards > 1 ? QString::asprintf("; shard %d/%d: %d runs", opt.shard, opt.shards, mine) : QString()) +
+            QString::asprintf("; %d already done, %zu to run on %d jobs", mine - static_cast<int>(pending.size()),
+                              pending.size(), opt.jobs));
+
+    CancelToken cancel;
+    g_cancel = &cancel;
+    std::signal(SIGINT, onSweepSigint);
+    std::signal(SIGTERM, onSweepSigint);
+    std::atomic<size_t> next{0};
+    std::atomic<int> done{0}, failed{0};
+    std::mutex printMutex;
+    const auto start = std::chrono::steady_clock::now();
+    const int jobs = std::max(1, std::min<int>(opt.jobs, static_cast<int>(pending.size())));
+    const int threadsPerRun = std::max(1, resolveThreads(0) / jobs);
+    auto worker = [&]() {
+        for (;;) {
+            if (cancel.isCancelled()) return;
+            const size_t k = next.fetch_add(1);
+            if (k >= pending.size()) return;
+            const SweepRun& run = *pending[k];
+            RunContext ctx;
+            ctx.cancel = &cancel;
+            ctx.threads = threadsPerRun;
+            QString message;
+            try {
+                const ExperimentResult r = runExperiment(run.config, ctx);
+                const QByteArray json = QJsonDocument(resultToJson(r)).toJson(QJsonDocument::Indented);
+                auto files = resultFiles(r, json);
+                // result.json last: its presence means the folder is complete.
+                std::rotate(files.begin(), files.begin() + 1, files.end());
+                const QString d = runDir(opt.out, run);
+                QString e = prepareOutputFolder(d);
+                if (e.isEmpty()) e = writeFiles(d, files);
+                if (!e.isEmpty()) {
+                    ++failed;
+                    message = q("failed: ") + e;
+                } else {
+                    message = r.certificate.method.empty()
+                                  ? QString::asprintf("val_mse %.3g", r.metrics.valMse)
+                                  : QString::asprintf("%s, lambda_min %.3g, val_mse %.3g",
+                                                      r.certificate.certified ? "certified" : "not certified",
+                                                      r.certificate.lambdaMin, r.metrics.valMse);
+                }
+            } catch (const Cancelled&) {
+                return;
+            } catch (const std::exception& e) {
+                ++failed;
+                message = q("failed: ") + QString::fromUtf8(e.what());
+            }
+            const int n = ++done;
+            if (!opt.quiet || message.startsWith(q("failed"))) {
+                const double elapsed =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                const double eta = elapsed / n * static_cast<double>(pending.size() - static_cast<size_t>(n));
+                std::lock_guard<std::mutex> lock(printMutex);
+                err(QString::asprintf("[%d/%zu] ", n, pending.size()) + run.folder + q(": ") + message +
+                    q("; elapsed ") + duration(elapsed) + q(", ETA ") + duration(eta));
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
+    worker();
+    for (std::thread& t : threads) t.join();
+    g_cancel = nullptr;
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+
+    if (cancel.isCancelled()) {
+        err(q("mhla-lab sweep: cancelled; finished runs are kept, rerun the same command to resume"));
+        return 130;
+    }
+    if (opt.shards > 1) {
+        if (!opt.quiet)
+            err(q("mhla-lab sweep: shard done; join the shards with `mhla-lab sweep merge ") + opt.out + q("`"));
+        return failed ? InternalError : Success;
+    }
+    int missing = 0;
+    if (const QString e = writeTables(opt.out, plan, &missing); !e.isEmpty()) {
+        err(q("mhla-lab sweep: ") + e);
+        return InternalError;
+    }
+    if (failed || missing) {
+        err(QString::asprintf("mhla-lab sweep: %d runs failed, %d missing; rerun to retry them", failed.load(), missing));
+        return InternalError;
+    }
+    if (!opt.quiet) err(q("mhla-lab sweep: wrote ") + QDir(opt.out).filePath(q("runs.csv")) + q(" and summary.csv"));
+    return Success;
+}
+
+int mergeCommand(const SweepOptions& opt) {
+    const QString target = opt.out.isEmpty() ? opt.dirs.first() : opt.out;
+    QByteArray sweepJson;
+    QString error;
+    if (!readRegularFile(QDir(opt.dirs.first()).filePath(q("sweep.json")), &sweepJson, &error)) {
+        err(q("mhla-lab sweep merge: ") + error);
+        return InvalidInput;
+    }
+    for (const QString& d : opt.dirs) {
+        QByteArray other;
+        if (!readRegularFile(QDir(d).filePath(q("sweep.json")), &other, &error)) {
+            err(q("mhla-lab sweep merge: ") + error);
+            return InvalidInput;
+        }
+        if (other != sweepJson) {
+            err(q("mhla-lab sweep merge: \"") + d + q("\" holds another sweep than \"") + opt.dirs.first() +
+                q("\" (sweep.json differs)"));
+            return InvalidInput;
+        }
+    }
+    SweepPlan plan;
+    try {
+        const SweepFile sf = parseSweep(experimentObjectFromJsonText(sweepJson));
+        plan = planSweep(sf.base, sf.spec);
+    } catch (const ConfigError& e) {
+        err(q("mhla-lab sweep merge: sweep.json: ") + QString::fromUtf8(e.what()));
+        return InvalidInput;
+    }
+    if (plan.sweepJson() != sweepJson) {
+        err(q("mhla-lab sweep merge: sweep.json was not written by this version of mhla-lab"));
+        return InvalidInput;
+    }
+    if (QDir(target).absolutePath() != QDir(opt.dirs.first()).absolutePath()) {
+        if (const QString e = claimFolder(target, plan); !e.isEmpty()) {
+            err(q("mhla-lab sweep merge: ") + e);
+            return InvalidInput;
+        }
+    }
+    int copied = 0;
+    for (const QString& src : opt.dirs) {
+        if (QDir(src).absolutePath() == QDir(target).absolutePath()) continue;
+        for (const SweepRun& r : plan.runs) {
+            if (finishedResult(src, r).isEmpty() || !finishedResult(target, r).isEmpty()) continue;
+            const QDir from(runDir(src, r));
+            std::vector<std::pair<QString, QByteArray>> files;
+            QByteArray resultJson;
+            for (const QString& name : from.entryList(QDir::Files, QDir::Name)) {
+                QByteArray data;
+                if (!readRegularFile(from.filePath(name), &data, &error)) {
+                    err(q("mhla-lab sweep merge: ") + error);
+                    return InternalError;
+                }
+                if (name == q("result.json")) resultJson = data;
+                else files.emplace_back(name, data);
+            }
+            files.emplace_back(q("result.json"), resultJson);
+            QString e = prepareOutputFolder(runDir(target, r));
+            if (e.isEmpty()) e = writeFiles(runDir(target, r), files);
+            if (!e.isEmpty()) {
+                err(q("mhla-lab sweep merge: ") + e);
+                return InternalError;
+            }
+            ++copied;
+        }
+    }
+    int missing = 0;
+    if (const QString e = writeTables(target, plan, &missing); !e.isEmpty()) {
+        err(q("mhla-lab sweep merge: ") + e);
+        return InternalError;
+    }
+    err(QString::asprintf("mhla-lab sweep merge: %d runs copied, %zu of %zu present", copied,
+                          plan.runs.size() - static_cast<size_t>(missing), plan.runs.size()));
+    if (missing) {
+        err(QString::asprintf("mhla-lab sweep merge: %d runs missing; the CSVs list the others", missing));
+        return InternalError;
+    }
+    return Success;
+}
+
+QString shellQuote(const QString& s) {
+    QString e = s;
+    e.replace(q("'"), q("'\\''"));
+    return QLatin1Char('\'') + e + QLatin1Char('\'');
+}
+
+int slurmCommand(const SweepOptions& opt) {
+    SweepPlan plan;
+    try {
+        plan = planFrom(opt.config, opt.grids, opt.seeds, opt.sets);
+    } catch (const ConfigError& e) {
+        err(q("mhla-lab sweep slurm: ") + QString::fromUtf8(e.what()));
+        return InvalidInput;
+    }
+    if (const QString e = claimFolder(opt.out, plan); !e.isEmpty()) {
+        err(q("mhla-lab sweep slurm: ") + e);
+        return InvalidInput;
+    }
+    const QString dir = QDir(opt.out).absolutePath();
+    const QString bin = QCoreApplication::applicationFilePath();
+    const QString logs = QDir(dir).filePath(q("slurm"));
+    if (const QString e = prepareOutputFolder(logs); !e.isEmpty()) {
+        err(q("mhla-lab sweep slurm: ") + e);
+        return InvalidInput;
+    }
+    const int n = opt.slurmShards;
+    auto header = [&](const QString& name, const QString& log) {
+        QString s = q("#!/bin/bash\n#SBATCH --job-name=") + name + q("\n#SBATCH --output=") + log +
+                    q("\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=") + QString::number(opt.cpus) + q("\n");
+        if (!opt.partition.isEmpty()) s += q("#SBATCH --partition=") + opt.partition + q("\n");
+        if (!opt.time.isEmpty()) s += q("#SBATCH --time=") + opt.time + q("\n");
+        return s;
+    };
+    const QString sweep = header(q("mhla-sweep"), QDir(logs).filePath(q("shard-%a.out"))) +
+                          q("#SBATCH --array=0-") + QString::number(n - 1) +
+                          q("\n# One array task per shard; written by mhla-lab sweep slurm.\nexec ") + shellQuote(bin) +
+                          q(" sweep --config ") + shellQuote(QDir(dir).filePath(q("sweep.json"))) + q(" --out ") +
+                          shellQuote(dir) + q(" --shard \"$SLURM_ARRAY_TASK_ID/") + QString::number(n) +
+                          q("\" --jobs ") + QString::number(opt.cpus) + q(" --yes\n");
+    const QString merge = header(q("mhla-sweep-merge"), QDir(logs).filePath(q("merge.out"))) +
+                          q("# Runs after every shard succeeded (sbatch --dependency=afterok:<array job>).\nexec ") +
+                          shellQuote(bin) + q(" sweep merge ") + shellQuote(dir) + q("\n");
+    for (const auto& [name, text] : {std::pair{q("sweep.sbatch"), sweep}, std::pair{q("merge.sbatch"), merge}})
+        if (const QString e = writeFileAtomic(QDir(dir).filePath(name), text.toUtf8()); !e.isEmpty()) {
+            err(q("mhla-lab sweep slurm: ") + e);
+            return InternalError;
+        }
+    err(QString::asprintf("mhla-lab sweep slurm: %zu runs in %d shards; wrote ", plan.runs.size(), n) +
+        QDir(dir).filePath(q("sweep.sbatch")) + q(" and merge.sbatch"));
+    if (!opt.submit) return Success;
+    auto sbatch = [&](const QStringList& args, QString* id) -> QString {
+        QProcess p;
+        p.start(q("sbatch"), args);
+        if (!p.waitForStarted(10000)) return q("cannot start sbatch (is Slurm installed and on PATH?)");
+        if (!p.waitForFinished(120000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+            return q("sbatch failed: ") + QString::fromLocal8Bit(p.readAllStandardError()).trimmed();
+        *id = QString::fromLocal8Bit(p.readAllStandardOutput()).trimmed().section(QLatin1Char(';'), 0, 0);
+        return id->isEmpty() ? q("sbatch printed no job id") : QString();
+    };
+    QString arrayId, mergeId;
+    if (QString e = sbatch({q("--parsable"), QDir(dir).filePath(q("sweep.sbatch"))}, &arrayId); !e.isEmpty()) {
+        err(q("mhla-lab sweep slurm: ") + e);
+        return InternalError;
+    }
+    if (QString e = sbatch({q("--parsable"), q("--dependency=afterok:") + arrayId, QDir(dir).filePath(q("merge.sbatch"))},
+                           &mergeId);
+        !e.isEmpty()) {
+        err(q("mhla-lab sweep slurm: ") + e + q(" (the array job ") + arrayId + q(" is submitted)"));
+        return InternalError;
+    }
+    const QByteArray line = (q("array job ") + arrayId + q("\nmerge job ") + mergeId + q("\n")).toUtf8();
+    std::fwrite(line.constData(), 1, static_cast<size_t>(line.size()), stdout);
+    std::fflush(stdout);
+    return Success;
+}
+
+} // namespace
+
+int runSweep(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    QStringList args = app.arguments();
+    args.removeFirst();
+    args.removeFirst();
+    SweepOptions opt;
+    if (const QString e = parseSweepOptions(args, &opt); !e.isEmpty()) {
+        err(q("mhla-lab sweep: ") + e);
+        return InvalidInput;
+    }
+    if (opt.help) {
+        std::fputs(kSweepHelp, stdout);
+        return Success;
+    }
+    for (const QString& path : QStringList{opt.config, opt.out} + opt.dirs)
+        if (path.contains(QChar::ReplacementCharacter)) {
+            err(q("mhla-lab sweep: a path is not valid UTF-8; allowed: paths in UTF-8"));
+            return InvalidInput;
+        }
+    switch (opt.command) {
+    case SweepOptions::Command::Merge: return mergeCommand(opt);
+    case SweepOptions::Command::Slurm: return slurmCommand(opt);
+    case SweepOptions::Command::Run: break;
+    }
+    return runCommand(opt);
+}
+
+} // namespace mhla::cli

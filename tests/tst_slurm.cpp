@@ -1,0 +1,166 @@
+// `mhla-lab sweep slurm --submit` end to end against a real single-node Slurm that this test
+// starts (munged, slurmctld, slurmd from Debian's munge, slurmctld, slurmd, slurm-client) and
+// stops, also on failure: the job array runs the shards, the dependent merge job writes
+// runs.csv and summary.csv, and both are identical, bit for bit, to an unsharded local run.
+// Needs root; skipped with a message otherwise or when the daemons are not installed.
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+#include <csignal>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+QString s(const char* t) { return QString::fromUtf8(t); }
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+bool writeText(const QString& path, const QByteArray& data) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(data) == data.size();
+}
+
+struct Out {
+    int code;
+    QByteArray out, err;
+};
+
+Out run(const QString& program, const QStringList& args, int timeoutMs = 60000) {
+    QProcess p;
+    p.start(program, args);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        return {-1, {}, "timed out"};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+/// Stops every daemon the test started, by the pid in its pid file, whatever happens.
+class Daemons {
+public:
+    void add(const QString& pidFile) { m_pidFiles << pidFile; }
+    ~Daemons() { stop(); }
+    void stop() {
+        // Reverse order: slurmd, slurmctld, then munged.
+        for (auto it = m_pidFiles.rbegin(); it != m_pidFiles.rend(); ++it) {
+            const pid_t pid = static_cast<pid_t>(readAll(*it).trimmed().toLongLong());
+            if (pid <= 1) continue;
+            ::kill(pid, SIGTERM);
+            for (int i = 0; i < 50 && ::kill(pid, 0) == 0; ++i) QThread::msleep(100);
+            if (::kill(pid, 0) == 0) ::kill(pid, SIGKILL);
+        }
+        m_pidFiles.clear();
+    }
+
+private:
+    QStringList m_pidFiles;
+};
+
+const char kSweep[] = R"({
+  "task": {"kind": "associative_memory", "pairs": 2, "samples": 400},
+  "eval": {"val_samples": 200, "ood_samples": 200, "lambda_trace": 0},
+  "sweep": {"grid": {"task.orthogonal_prob": "0:1:0.5"}, "seeds": 2}
+})";
+
+} // namespace
+
+class TestSlurm : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void arrayAndMergeOnRealSlurm() {
+        if (::geteuid() != 0) QSKIP("needs root to start munged, slurmctld and slurmd (CI runs it as root)");
+        for (const char* tool : {"munged", "slurmctld", "slurmd", "sbatch", "sinfo"})
+            if (QStandardPaths::findExecutable(s(tool), {s("/usr/sbin"), s("/usr/bin"), s("/sbin"), s("/bin")}).isEmpty())
+                QSKIP(qPrintable(s("Slurm is not installed (no ") + s(tool) +
+                                 s("); apt-get install -y slurmctld slurmd slurm-client munge")));
+        QElapsedTimer clock;
+        clock.start();
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString t = tmp.path();
+        QVERIFY(QDir().mkpath(t + s("/state")) && QDir().mkpath(t + s("/spool")));
+        Daemons daemons;
+
+        // munge: the socket folder owned by munge; reuse a munged that is already running.
+        QVERIFY(QDir().mkpath(s("/run/munge")));
+        QCOMPARE(run(s("chown"), {s("munge:munge"), s("/run/munge")}).code, 0);
+        if (!QFile::exists(s("/run/munge/munge.socket.2")) || run(s("munge"), {s("-n")}).code != 0) {
+            const QString pid = t + s("/munged.pid");
+            const Out m = run(s("munged"), {s("--force"), s("--pid-file=") + pid});
+            QVERIFY2(m.code == 0, m.err.constData());
+            daemons.add(pid);
+        }
+
+        const QString host = QString::fromLocal8Bit(run(s("hostname"), {s("-s")}).out).trimmed();
+        const int cpus = QThread::idealThreadCount();
+        QVERIFY(!host.isEmpty());
+        const QString conf = t + s("/slurm.conf");
+        const QString text = s("ClusterName=mhlatest\nSlurmctldHost=%1\nSlurmUser=root\nAuthType=auth/munge\n"
+                               "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n"
+                               "SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\n"
+                               "AccountingStorageType=accounting_storage/none\nJobAcctGatherType=jobacct_gather/none\n"
+                               "StateSaveLocation=%3/state\nSlurmdSpoolDir=%3/spool\n"
+                               "SlurmctldPidFile=%3/slurmctld.pid\nSlurmdPidFile=%3/slurmd.pid\n"
+                               "SlurmctldLogFile=%3/slurmctld.log\nSlurmdLogFile=%3/slurmd.log\n"
+                               "SlurmctldPort=16817\nSlurmdPort=16818\nReturnToService=2\nMpiDefault=none\n"
+                               "NodeName=%1 CPUs=%2 State=UNKNOWN\n"
+                               "PartitionName=debug Nodes=%1 Default=YES MaxTime=INFINITE State=UP\n")
+                                 .arg(host)
+                                 .arg(cpus)
+                                 .arg(t);
+        QVERIFY(writeText(conf, text.toUtf8()));
+        qputenv("SLURM_CONF", conf.toLocal8Bit()); // sinfo, sbatch and mhla-lab's sbatch read it
+        const Out ctld = run(s("slurmctld"), {s("-f"), conf});
+        daemons.add(t + s("/slurmctld.pid"));
+        QVERIFY2(ctld.code == 0, ctld.err.constData());
+        // slurmd after slurmctld in the list: stopped first.
+        const Out d = run(s("slurmd"), {s("-f"), conf});
+        daemons.add(t + s("/slurmd.pid"));
+        QVERIFY2(d.code == 0, d.err.constData());
+        QString state;
+        for (int i = 0; i < 60 && state != s("idle"); ++i) {
+            state = QString::fromLocal8Bit(run(s("sinfo"), {s("-h"), s("-o"), s("%t")}).out).trimmed();
+            if (state != s("idle")) QThread::msleep(500);
+        }
+        QVERIFY2(state == s("idle"), qPrintable(s("the node is \"") + state + s("\"; see ") + t + s("/slurmd.log")));
+
+        const QString cfg = t + s("/sweep.json");
+        QVERIFY(writeText(cfg, kSweep));
+        const QString dir = t + s("/out");
+        const Out sub = run(s(MHLA_BINARY), {s("sweep"), s("slurm"), s("--config"), cfg, s("--out"), dir, s("--shards"),
+                                             s("2"), s("--time"), s("00:05:00"), s("--submit")});
+        QVERIFY2(sub.code == 0, sub.err.constData());
+        QVERIFY2(sub.out.contains("array job ") && sub.out.contains("merge job "), sub.out.constData());
+
+        // The merge job writes runs.csv only after both shards succeeded (afterok).
+        for (int i = 0; i < 120 && !QFile::exists(dir + s("/runs.csv")); ++i) QThread::msleep(500);
+        QThread::msleep(300);
+        QVERIFY2(QFile::exists(dir + s("/runs.csv")),
+                 readAll(dir + s("/slurm/shard-0.out")) + readAll(dir + s("/slurm/merge.out")));
+        QVERIFY(readAll(dir + s("/slurm/shard-1.out")).contains("shard 1/2: 3 runs"));
+
+        const QString local = t + s("/local");
+        const Out l = run(s(MHLA_BINARY), {s("sweep"), s("--config"), cfg, s("--out"), local, s("--quiet")});
+        QVERIFY2(l.code == 0, l.err.constData());
+        QCOMPARE(readAll(dir + s("/runs.csv")), readAll(local + s("/runs.csv")));
+        QCOMPARE(readAll(dir + s("/summary.csv")), readAll(local + s("/summary.csv")));
+
+        daemons.stop();
+        qunsetenv("SLURM_CONF");
+        qInfo("Slurm end to end in %lld ms", static_cast<long long>(clock.elapsed()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSlurm)
+#include "tst_slurm.moc"
