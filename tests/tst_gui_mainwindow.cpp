@@ -468,7 +468,8 @@ private Q_SLOTS:
         field->setText(text);
         QVERIFY(!run->isEnabled());
         QVERIFY(!error->isHidden());
-        QVERIFY2(error->text().startsWith(key + u':'), qPrintable(error->text()));
+        // Messages name the field by its label, not the internal key (issue 9).
+        QVERIFY2(error->text().startsWith(findExperimentKey(key)->label + u':'), qPrintable(error->text()));
         auto* panel = w.findChild<ExperimentPanel*>(QStringLiteral("experimentPanel"));
         QVERIFY(panel->fieldErrors().contains(key));
         QVERIFY(!w.startRuns()); // also refused through the menu / shortcut path
