@@ -1,6 +1,7 @@
 #include "ui/curvespanel.h"
 #include "ui/explanations.h"
 #include "ui/plotwidget.h"
+#include "ui/theme.h"
 #include <QCheckBox>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -15,7 +16,7 @@
 namespace mhla::ui {
 
 namespace {
-const QColor kExactColor(100, 100, 100);
+const QColor& kExactColor = colors::kExactReference;
 
 PlotSeries curve(const QString& name, const QColor& c, PlotSeries::Style st, const std::vector<HistoryPoint>& h,
                  double HistoryPoint::*field, bool inLegend = false) {
@@ -93,6 +94,8 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     lay->addWidget(split, 1);
     connect(m_loss, &PlotWidget::exportRequested, this, [this] { Q_EMIT exportRequested(m_loss); });
     connect(m_distance, &PlotWidget::exportRequested, this, [this] { Q_EMIT exportRequested(m_distance); });
+    connect(this, &CurvesPanel::exportRequested, this, [this](const Figure* f) { requestExport(f); });
+    connect(this, &CurvesPanel::displayChanged, this, [this] { requestRefresh(); });
 }
 
 QList<const Figure*> CurvesPanel::figures() const { return {m_loss, m_distance}; }
