@@ -121,6 +121,19 @@ private Q_SLOTS:
         QVERIFY2(r.x1 < 45, qPrintable(QString::number(r.x1))); // not 0..50 for 40 epochs
     }
 
+    void fixedTicksLandOnNiceNumbers() {
+        double lo = 0, hi = 41.95;
+        int n = 0;
+        const double step = niceFixedRange(lo, hi, &n);
+        QCOMPARE(lo, 0.0);
+        QVERIFY2(hi <= 45 && hi >= 41.95, qPrintable(QString::number(hi)));
+        QVERIFY(n >= 3 && n <= 11);
+        QVERIFY(near(lo + (n - 1) * step, hi));
+        lo = 1e16, hi = 1e16; // degenerate: left alone
+        niceFixedRange(lo, hi, &n);
+        QCOMPARE(n, 2);
+    }
+
     void manualRangeWins() {
         PlotState st = withPoints({{0, 0}, {10, 10}});
         st.manualRange = QRectF(QPointF(2, 3), QPointF(4, 5));

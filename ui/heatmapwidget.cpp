@@ -12,7 +12,7 @@ namespace mhla::ui {
 HeatmapWidget::HeatmapWidget(const QString& figureName, QWidget* parent) : QWidget(parent), m_name(figureName) {
     setObjectName(figureName + QStringLiteral("Heatmap"));
     setMouseTracking(true);
-    setMinimumSize(300, 200);
+    setMinimumSize(200, 140);
 }
 
 void HeatmapWidget::setTitle(const QString& t) {

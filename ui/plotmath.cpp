@@ -111,6 +111,31 @@ void niceRange(double& lo, double& hi, int maxTicks) {
     hi = std::ceil(hi / step - 1e-9) * step;
 }
 
+double niceFixedRange(double& lo, double& hi, int* count) {
+    *count = 2;
+    if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi - lo > 1e-12 * std::max(std::abs(lo), std::abs(hi))))
+        return hi - lo;
+    double bestLo = lo, bestHi = hi, bestStep = hi - lo, bestSpan = std::numeric_limits<double>::infinity();
+    int bestCount = 2;
+    for (int k = 4; k <= 11; ++k) {
+        const double step = niceStep(hi - lo, k);
+        const double a = std::floor(lo / step + 1e-9) * step, b = std::ceil(hi / step - 1e-9) * step;
+        const int n = static_cast<int>(std::lround((b - a) / step)) + 1;
+        if (n < 3 || n > 11) continue;
+        if (b - a < bestSpan * (1 - 1e-9)) {
+            bestSpan = b - a;
+            bestLo = a;
+            bestHi = b;
+            bestStep = step;
+            bestCount = n;
+        }
+    }
+    lo = bestLo;
+    hi = bestHi;
+    *count = bestCount;
+    return bestStep;
+}
+
 QString tickFormat(double lo, double hi, double step) {
     const double big = std::max(std::abs(lo), std::abs(hi));
     if (!(step > 0) || !std::isfinite(big)) return QStringLiteral("%g");

@@ -69,6 +69,10 @@ Ticks niceTicks(double lo, double hi, int maxTicks = 7);
 /// Widens [lo, hi] outward to multiples of the nice step (what QValueAxis::applyNiceNumbers
 /// does, without its habit of jumping far past the data).
 void niceRange(double& lo, double& hi, int maxTicks = 7);
+/// The range an axis with fixed ticks shows: [lo, hi] widened to multiples of a nice step,
+/// choosing among 4..11 ticks the step that widens least. Sets *count to the number of ticks
+/// (ends included) and returns the step; a degenerate range is left alone with 2 ticks.
+double niceFixedRange(double& lo, double& hi, int* count);
 /// A printf format for tick labels of this step that tells neighbouring ticks apart and is
 /// never empty: "%.0f" for whole steps, "%.2f" for a step of 0.05, "%.3g" for tiny or huge
 /// values.

@@ -43,21 +43,23 @@ QLogValueAxis* makeLogAxis(double lo, double hi) {
     return a;
 }
 
-/// Ticks of a linear axis at nice positions inside [lo, hi] (the range itself is not widened
-/// past the data), labelled with enough digits to tell them apart.
-void setLinearTicks(QValueAxis* a, double lo, double hi) {
-    // Fixed ticks while the range and the interval change: dynamic ticks laid out with the old
-    // interval over a new, much wider range would be millions of ticks.
+/// Ticks of a linear axis at nice round positions. Fixed ticks over a range widened to the
+/// nicest step (never Qt's dynamic ticks, whose label loop does not end when the interval does
+/// not advance the value); manual ranges are shown as they are.
+void setLinearTicks(QValueAxis* a, double lo, double hi, bool manual) {
+    int count = 2;
+    double step = hi - lo;
+    if (!manual) {
+        step = niceFixedRange(lo, hi, &count);
+    } else {
+        count = 6;
+        step = (hi - lo) / 5;
+    }
     a->setTickType(QValueAxis::TicksFixed);
-    a->setTickCount(2);
     a->setRange(lo, hi);
-    const Ticks t = niceTicks(lo, hi);
-    a->setLabelFormat(tickFormat(lo, hi, t.step));
+    a->setTickCount(std::clamp(count, 2, 11));
+    a->setLabelFormat(tickFormat(lo, hi, step));
     keepLabelsWhole(a);
-    if (t.count < 2 || t.count > 20) return;
-    a->setTickInterval(t.step);
-    a->setTickAnchor(t.first);
-    a->setTickType(QValueAxis::TicksDynamic);
 }
 
 QList<QPointF> filtered(const PlotSeries& s, const PlotState& st, const Ranges& r) {
@@ -123,9 +125,9 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
     const Ranges r0 = computeRanges(st);
     QAbstractAxis* ax;
     QAbstractAxis* ay;
-    auto linear = [](double lo, double hi) {
+    auto linear = [&st](double lo, double hi) {
         auto* a = new QValueAxis;
-        setLinearTicks(a, lo, hi);
+        setLinearTicks(a, lo, hi, st.manualRange.has_value());
         return a;
     };
     ax = st.logX ? static_cast<QAbstractAxis*>(makeLogAxis(r0.x0, r0.x1)) : linear(r0.x0, r0.x1);
@@ -387,7 +389,7 @@ void PlotWidget::refreshData() {
             if (la->base() != std::pow(10.0, decadesPerTick(lo, hi))) return false;
             la->setRange(lo, hi);
         } else if (auto* va = qobject_cast<QValueAxis*>(a)) {
-            setLinearTicks(va, lo, hi);
+            setLinearTicks(va, lo, hi, m_state.manualRange.has_value());
         }
         return true;
     };
