@@ -1,6 +1,7 @@
 // `mhla-lab bench`: times each phase of the exact solver (and the trainers) at a few sizes.
 // Medians over repeats; the machine is noisy, so compare ratios measured in the same run.
 #include "app/cli.h"
+#include "app/options.h"
 #include "core/certificate.h"
 #include "core/features.h"
 #include "core/parallel.h"
@@ -185,50 +186,32 @@ void benchDefaultSolve(int repeats, int threads) {
 
 int runBench(int argc, char** argv) {
     QCoreApplication app(argc, argv);
-    int repeats = 5, threads = 0;
-    bool quick = false;
-    QString reference;
-    const QStringList args = app.arguments();
-    for (int i = 2; i < args.size(); ++i) {
-        const QString a = args[i];
-        auto intArg = [&](int& out, int lo, int hi) {
-            bool ok = false;
-            out = i + 1 < args.size() ? args[++i].toInt(&ok) : 0;
-            if (!ok || out < lo || out > hi) {
-                std::fprintf(stderr, "mhla-lab bench: %s expects an integer in [%d, %d]\n",
-                             a.toUtf8().constData(), lo, hi);
-                return false;
-            }
-            return true;
-        };
-        if (a == QLatin1String("--repeats")) {
-            if (!intArg(repeats, 1, 1000)) return InvalidInput;
-        } else if (a == QLatin1String("--threads")) {
-            if (!intArg(threads, 1, 1024)) return InvalidInput;
-        } else if (a == QLatin1String("--reference")) {
-            if (i + 1 >= args.size() || !QFileInfo(args[i + 1]).isFile()) {
-                std::fprintf(stderr, "mhla-lab bench: --reference expects the path of numpy_ref.py\n");
-                return InvalidInput;
-            }
-            reference = args[++i];
-        } else if (a == QLatin1String("--quick")) {
-            quick = true;
-        } else if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
-            std::puts("Usage: mhla-lab bench [--repeats N] [--threads N] [--quick] [--reference numpy_ref.py]\n"
-                      "Times each phase of the exact solver at d = 4, 8, 16 (the sizes of\n"
-                      "shared/bench/numpy_ref.py), the dense-vs-Lanczos certificate crossover, the\n"
-                      "default experiment end to end, and the trainers' steps per second.\n"
-                      "--quick: small sizes only, one repeat (a smoke test).\n"
-                      "--reference FILE: also run the NumPy reference script (shared/bench/numpy_ref.py)\n"
-                      "with the same d, n, N, heads, interleaved, and print the ratios.");
-            return Success;
-        } else {
-            std::fprintf(stderr, "mhla-lab bench: unknown option \"%s\" (see mhla-lab bench --help)\n",
-                         a.toUtf8().constData());
-            return InvalidInput;
-        }
+    QStringList args = app.arguments();
+    args.removeFirst();
+    args.removeFirst();
+    BenchOptions opt;
+    if (const QString e = parseBenchOptions(args, &opt); !e.isEmpty()) {
+        std::fprintf(stderr, "mhla-lab bench: %s\n", e.toUtf8().constData());
+        return InvalidInput;
     }
-    if (quick) repeats = 1;
+    if (opt.help) {
+        std::puts("Usage: mhla-lab bench [--repeats N] [--threads N] [--quick] [--reference numpy_ref.py]\n"
+                  "Times each phase of the exact solver at d = 4, 8, 16 (the sizes of\n"
+                  "shared/bench/numpy_ref.py), the dense-vs-Lanczos certificate crossover, the\n"
+                  "default experiment end to end, and the trainers' steps per second.\n"
+                  "--quick: small sizes only, one repeat (a smoke test).\n"
+                  "--reference FILE: also run the NumPy reference script (shared/bench/numpy_ref.py)\n"
+                  "with the same d, n, N, heads, interleaved, and print the ratios.");
+        return Success;
+    }
+    if (!opt.reference.isEmpty() && !QFileInfo(opt.reference).isFile()) {
+        std::fprintf(stderr, "mhla-lab bench: --reference: \"%s\" is not a file; expected the path of numpy_ref.py\n",
+                     opt.reference.toUtf8().constData());
+        return InvalidInput;
+    }
+    const int repeats = opt.repeats, threads = opt.threads;
+    const bool quick = opt.quick;
+    const QString reference = opt.reference;
     const std::vector<Size> sizes = quick ? std::vector<Size>{{4, 3, 4096, 1}, {8, 9, 4096, 4}}
                                           : std::vector<Size>{{4, 3, 16384, 1}, {8, 9, 65536, 4}, {16, 17, 32768, 8}};
     benchSolver(sizes, repeats, threads, reference);

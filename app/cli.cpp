@@ -2,6 +2,11 @@
 #include "core/config.h"
 #include "core/parallel.h"
 #include "core/runner.h"
+#include "core/fileio.h"
+#include "core/loader.h"
+#include "app/options.h"
+#include <cerrno>
+#include <cmath>
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
@@ -62,7 +67,7 @@ Options:
   --out DIR            also write result.json, experiment.json, spectrum.csv, heads.csv,
                        lambda_trace.csv (and history.csv for trainers) into DIR (created if
                        needed; refuses a DIR that already holds a result.json unless --force)
-  --threads N          worker threads (default: all cores). Results never depend on it.
+  --threads N          worker threads, 1 to 256 (default: all cores). Results never depend on it.
   --progress           print progress lines on stderr
   --force              allow overwriting the files of an earlier run in --out DIR
   --seeds K            run K times with task.seed and solver.seed + 0..K-1 and print
@@ -101,111 +106,59 @@ Experiment keys (section.key, default, allowed values, task kinds that read it):
            experimentKeysHelp();
 }
 
-bool writeFile(const QString& path, const QByteArray& data, QString* error) {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(data) != data.size() || !f.commit()) {
-        *error = q("cannot write \"") + path + q("\": ") + f.errorString();
-        return false;
-    }
-    return true;
+/// Writes all of data to stdout; false when the stream refuses it (a full disk, /dev/full,
+/// a closed pipe).
+bool writeStdout(const QByteArray& data) {
+    const size_t n = std::fwrite(data.constData(), 1, static_cast<size_t>(data.size()), stdout);
+    return n == static_cast<size_t>(data.size()) && std::fflush(stdout) == 0 && !std::ferror(stdout);
+}
+
+/// Paths come from argv as bytes: refuse those that are not UTF-8 rather than write elsewhere.
+QString checkPath(const char* option, const QString& path) {
+    if (path.contains(QChar::ReplacementCharacter))
+        return q("--") + q(option) + q(": the path is not valid UTF-8; allowed: paths in UTF-8");
+    return {};
 }
 
 int solve(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     QStringList args = app.arguments();
-    args.removeAt(1); // the subcommand
-    QCommandLineParser parser;
-    parser.addOption({q("config"), q("experiment file"), q("FILE")});
-    parser.addOption({q("set"), q("override"), q("KEY=VALUE")});
-    parser.addOption({q("out"), q("output directory"), q("DIR")});
-    parser.addOption({q("threads"), q("threads"), q("N")});
-    parser.addOption({q("progress"), q("progress on stderr")});
-    parser.addOption({q("force"), q("overwrite --out files")});
-    parser.addOption({q("seeds"), q("repeat over seeds"), q("K")});
-    parser.addOption({{q("h"), q("help")}, q("help")});
-    if (!parser.parse(args)) {
-        err(q("mhla-lab solve: ") + parser.errorText() + q(" (see mhla-lab solve --help)"));
+    args.removeFirst(); // the program
+    args.removeFirst(); // the subcommand
+    SolveOptions opt;
+    if (const QString e = parseSolveOptions(args, &opt); !e.isEmpty()) {
+        err(q("mhla-lab solve: ") + e);
         return InvalidInput;
     }
-    if (parser.isSet(q("help"))) {
-        std::fputs(solveHelp().toUtf8().constData(), stdout);
-        return Success;
+    if (opt.help) {
+        return writeStdout(solveHelp().toUtf8()) ? Success : InternalError;
     }
-    if (!parser.positionalArguments().isEmpty()) {
-        err(q("mhla-lab solve: unexpected argument \"") + parser.positionalArguments().first() +
-            q("\" (see mhla-lab solve --help)"));
-        return InvalidInput;
-    }
-    int threads = 0;
-    if (parser.isSet(q("threads"))) {
-        bool ok = false;
-        threads = parser.value(q("threads")).toInt(&ok);
-        if (!ok || threads < 1 || threads > 1024) {
-            err(q("--threads: \"") + parser.value(q("threads")) +
-                q("\" is not allowed; expected an integer in [1, 1024]"));
+    for (const auto& [name, path] : {std::pair{"config", opt.config}, std::pair{"out", opt.out}})
+        if (const QString e = checkPath(name, path); !e.isEmpty()) {
+            err(q("mhla-lab solve: ") + e);
             return InvalidInput;
         }
-    }
-
-    int seeds = 1;
-    if (parser.isSet(q("seeds"))) {
-        bool ok = false;
-        seeds = parser.value(q("seeds")).toInt(&ok);
-        if (!ok || seeds < 1 || seeds > 1000) {
-            err(q("--seeds: \"") + parser.value(q("seeds")) +
-                q("\" is not allowed; expected an integer in [1, 1000]"));
-            return InvalidInput;
-        }
-    }
 
     ExperimentConfig cfg;
     std::vector<ExperimentConfig> variants;
     try {
-        QJsonObject obj;
-        if (parser.isSet(q("config"))) {
-            const QString path = parser.value(q("config"));
-            QFile f(path);
-            if (!f.open(QIODevice::ReadOnly)) {
-                err(q("--config: cannot read \"") + path + q("\": ") + f.errorString());
-                return InvalidInput;
-            }
-            QJsonParseError pe;
-            const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &pe);
-            if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
-                err(path + q(": malformed JSON") +
-                    (pe.error != QJsonParseError::NoError
-                         ? q(" at offset ") + QString::number(pe.offset) + q(": ") + pe.errorString()
-                         : q(": the experiment must be a JSON object")));
-                return InvalidInput;
-            }
-            obj = doc.object();
-        }
-        for (const QString& s : parser.values(q("set"))) applyOverride(obj, s);
-        cfg = experimentFromJson(obj);
-        variants = seedVariants(cfg, seeds);
+        const LoadedExperiment loaded = loadExperiment(opt.config, opt.sets);
+        for (const QString& w : loaded.warnings) err(q("mhla-lab solve: warning: ") + w);
+        cfg = loaded.config;
+        variants = seedVariants(cfg, opt.seeds);
     } catch (const ConfigError& e) {
-        err(QString::fromStdString(e.what()));
+        err(q("mhla-lab solve: ") + QString::fromStdString(e.what()));
         return InvalidInput;
     }
 
-    QString outDir;
-    if (parser.isSet(q("out"))) {
-        outDir = parser.value(q("out"));
-        if (!QDir().mkpath(outDir)) {
-            err(q("--out: cannot create the directory \"") + outDir + q("\""));
+    if (!opt.out.isEmpty()) {
+        if (const QString e = prepareOutputFolder(opt.out); !e.isEmpty()) {
+            err(q("mhla-lab solve: --out: ") + e);
             return InvalidInput;
         }
-        const QString probe = QDir(outDir).filePath(q(".mhla-write-test"));
-        QFile t(probe);
-        if (!t.open(QIODevice::WriteOnly)) {
-            err(q("--out: the directory \"") + outDir + q("\" is not writable: ") + t.errorString());
-            return InvalidInput;
-        }
-        t.close();
-        t.remove();
-        if (!parser.isSet(q("force")) && QFileInfo::exists(QDir(outDir).filePath(q("result.json")))) {
-            err(q("--out: \"") + outDir +
-                q("\" already holds the results of a run (result.json); choose another directory "
+        if (!opt.force && QFileInfo::exists(QDir(opt.out).filePath(q("result.json")))) {
+            err(q("mhla-lab solve: --out: \"") + opt.out +
+                q("\" already holds the results of a run (result.json); choose another folder "
                   "or pass --force to overwrite them"));
             return InvalidInput;
         }
@@ -214,10 +167,12 @@ int solve(int argc, char** argv) {
     CancelToken cancel;
     g_cancel = &cancel;
     std::signal(SIGINT, onSigint);
+    // A closed stdout (| head) must not kill the process before its files are written.
+    std::signal(SIGPIPE, SIG_IGN);
     RunContext ctx;
     ctx.cancel = &cancel;
-    ctx.threads = threads;
-    if (parser.isSet(q("progress"))) {
+    ctx.threads = opt.threads;
+    if (opt.progress) {
         ctx.progress = [](const ProgressEvent& e) {
             std::fprintf(stderr, "[%5.1f%%] %s", 100.0 * e.fraction, e.phase.c_str());
             if (e.samplesSeen >= 0) std::fprintf(stderr, "  samples %lld", e.samplesSeen);
@@ -232,17 +187,21 @@ int solve(int argc, char** argv) {
     std::vector<ExperimentResult> results;
     try {
         for (size_t k = 0; k < variants.size(); ++k) {
-            if (variants.size() > 1 && parser.isSet(q("progress")))
+            if (variants.size() > 1 && opt.progress)
                 std::fprintf(stderr, "seed %zu/%zu (task.seed %lld)\n", k + 1, variants.size(),
                              variants[k].task.seed);
             results.push_back(runExperiment(variants[k], ctx));
         }
     } catch (const ConfigError& e) {
-        err(QString::fromStdString(e.what()));
+        err(q("mhla-lab solve: ") + QString::fromStdString(e.what()));
         return InvalidInput;
     } catch (const Cancelled&) {
         err(q("mhla-lab solve: cancelled"));
         return 130;
+    } catch (const std::bad_alloc&) {
+        err(q("mhla-lab solve: out of memory; choose smaller sizes (task.samples, task.d, "
+              "solver.heads)"));
+        return InternalError;
     } catch (const std::exception& e) {
         err(q("mhla-lab solve: internal error: ") + QString::fromUtf8(e.what()));
         return InternalError;
@@ -265,29 +224,21 @@ int solve(int argc, char** argv) {
         out.insert(q("config"), experimentToJson(cfg));
     }
     const QByteArray json = QJsonDocument(out).toJson(QJsonDocument::Indented);
-    std::fwrite(json.constData(), 1, static_cast<size_t>(json.size()), stdout);
-    std::fflush(stdout);
 
-    if (!outDir.isEmpty()) {
-        const QDir dir(outDir);
-        QString error;
-        QString trace = q("samples,lambda_min\n");
-        for (const auto& [n, l] : result.lambdaTrace)
-            trace += QString::number(n) + QLatin1Char(',') + QString::number(l, 'g', 17) + QLatin1Char('\n');
-        bool ok = writeFile(dir.filePath(q("result.json")), json, &error) &&
-                  writeFile(dir.filePath(q("experiment.json")),
-                            QJsonDocument(experimentToJson(result.config)).toJson(), &error) &&
-                  writeFile(dir.filePath(q("spectrum.csv")), spectrumCsv(result).toUtf8(), &error) &&
-                  writeFile(dir.filePath(q("heads.csv")), headsCsv(result).toUtf8(), &error) &&
-                  writeFile(dir.filePath(q("lambda_trace.csv")), trace.toUtf8(), &error);
-        if (ok && !result.history.empty())
-            ok = writeFile(dir.filePath(q("history.csv")), historyCsv(result).toUtf8(), &error);
-        if (ok && results.size() > 1)
-            ok = writeFile(dir.filePath(q("seeds.csv")), seedsCsv(results).toUtf8(), &error);
-        if (!ok) {
-            err(q("mhla-lab solve: ") + error);
+    // Files first: a closed or full stdout must not cost the user the results on disk.
+    if (!opt.out.isEmpty()) {
+        auto files = resultFiles(result, json);
+        if (results.size() > 1) files.emplace_back(q("seeds.csv"), seedsTable(results).bytes());
+        if (const QString e = writeFiles(opt.out, files); !e.isEmpty()) {
+            err(q("mhla-lab solve: ") + e);
             return InternalError;
         }
+    }
+    if (!writeStdout(json)) {
+        err(q("mhla-lab solve: cannot write the result to standard output: ") +
+            QString::fromLocal8Bit(std::strerror(errno)) +
+            (opt.out.isEmpty() ? QString() : q(" (the files in --out are complete)")));
+        return InternalError;
     }
     return Success;
 }

@@ -2,6 +2,7 @@
 // there is no display to open it on, runs the default experiment headless and writes its
 // results and figures into ./mhla-results (a fresh folder, never overwriting an earlier run).
 #include "app/cli.h"
+#include "app/options.h"
 #include "core/config.h"
 #include <QByteArray>
 #include <QDir>
@@ -55,16 +56,33 @@ int runDefaultHeadless(const char* argv0) {
 
 int main(int argc, char** argv) {
     if (argc > 1 && mhla::cli::isCliCommand(argv[1])) return mhla::cli::run(argc, argv);
-    if (argc > 1 && argv[1][0] != '-' && std::strcmp(argv[1], "figures") != 0) {
-        std::fprintf(stderr, "mhla-lab: unknown command \"%s\"\n\n%s", argv[1], mhla::cli::usage());
-        return mhla::cli::InvalidInput;
+    const bool figures = argc > 1 && std::strcmp(argv[1], "figures") == 0;
+    if (argc > 1 && !figures) {
+        // Before any GUI starts: an unknown word or --option is a usage error (exit 2), with a
+        // suggestion. An existing file or folder opens in the app; single-dash options are Qt's
+        // own (-platform, -style, ...).
+        const QString arg = QString::fromLocal8Bit(argv[1]);
+        const bool qtOption = arg.startsWith(QLatin1Char('-')) && !arg.startsWith(QStringLiteral("--"));
+        if (!qtOption && !QFileInfo::exists(arg)) {
+            const QString hint = mhla::cli::closestMatch(arg, mhla::cli::topLevelWords());
+            std::fprintf(stderr, "mhla-lab: unknown %s \"%s\"%s\n\n%s", arg.startsWith(QLatin1Char('-')) ? "option" : "command or file",
+                         argv[1], hint.isEmpty() ? "" : ("; did you mean " + hint.toStdString() + "?").c_str(),
+                         mhla::cli::usage());
+            return mhla::cli::InvalidInput;
+        }
     }
 #ifdef MHLA_HAVE_GUI
-    if (argc > 1 && std::strcmp(argv[1], "figures") == 0) return mhla::ui::runFigures(argc, argv);
-    if (argc == 1 && !haveDisplay()) return runDefaultHeadless(argv[0]);
+    if (figures) return mhla::ui::runFigures(argc, argv);
+    if (!haveDisplay()) {
+        if (argc == 1) return runDefaultHeadless(argv[0]);
+        std::fputs("mhla-lab: there is no display to open the desktop app on (DISPLAY is not set).\n"
+                   "Headless commands: mhla-lab solve | figures | bench (see mhla-lab --help).\n",
+                   stderr);
+        return mhla::cli::InvalidInput;
+    }
     return mhla::ui::runGui(argc, argv);
 #else
-    if (argc > 1 && std::strcmp(argv[1], "figures") == 0) {
+    if (figures) {
         std::fputs("mhla-lab figures: this build has no GUI layer (MHLA_BUILD_GUI=OFF)\n", stderr);
         return mhla::cli::InvalidInput;
     }

@@ -1,6 +1,7 @@
 #include "core/config.h"
 #include "core/features.h"
 #include "core/model.h"
+#include "core/tasks.h"
 #include <QFile>
 #include <QLocale>
 #include <QJsonArray>
@@ -434,38 +435,15 @@ const std::vector<KeyInfo>& experimentKeys() {
     return keys;
 }
 
-int ExperimentConfig::promptDim() const {
-    switch (task.kind) {
-    case TaskKind::RandomMhla: return task.d;
-    case TaskKind::AssociativeMemory: return 2 * task.pairs;
-    case TaskKind::Automaton: return task.states * task.alphabet + task.states;
-    }
-    return 0;
-}
-
-int ExperimentConfig::tokenCount() const {
-    switch (task.kind) {
-    case TaskKind::RandomMhla: return task.tokens;
-    case TaskKind::AssociativeMemory: return task.pairs + 1;
-    case TaskKind::Automaton: return automatonListedPairs(task) + 1;
-    }
-    return 0;
-}
+int ExperimentConfig::promptDim() const { return taskKindInfo(task.kind).dims(task).d; }
+int ExperimentConfig::tokenCount() const { return taskKindInfo(task.kind).dims(task).n; }
+int ExperimentConfig::outputDim() const { return taskKindInfo(task.kind).dims(task).dOut; }
 
 int automatonListedPairs(const TaskConfig& task) {
     const int total = task.states * task.alphabet;
     // The 1e-12 keeps ceil(0.5 * 6) at 3 despite round-off in coverage * total.
     const int listed = static_cast<int>(std::ceil(task.coverage * total - 1e-12));
     return std::clamp(listed, 1, total);
-}
-
-int ExperimentConfig::outputDim() const {
-    switch (task.kind) {
-    case TaskKind::RandomMhla: return task.dOut;
-    case TaskKind::AssociativeMemory: return task.pairs;
-    case TaskKind::Automaton: return task.states;
-    }
-    return 0;
 }
 
 namespace {
@@ -663,9 +641,18 @@ ExperimentConfig experimentFromJsonText(const QByteArray& text) {
 QJsonObject experimentObjectFromJsonText(const QByteArray& text) {
     QJsonParseError err;
     const QJsonDocument doc = QJsonDocument::fromJson(text, &err);
-    if (err.error != QJsonParseError::NoError)
+    const char* objectExpected = "the experiment must be a JSON object ({\"task\": {...}, \"solver\": "
+                                 "{...}, \"eval\": {...}}), not ";
+    if (err.error != QJsonParseError::NoError) {
+        // Qt reads only objects and arrays at the top level: a lone number, string or null is
+        // valid JSON, but not an experiment.
+        QJsonParseError inner;
+        const QJsonDocument wrapped = QJsonDocument::fromJson("[" + text + "]", &inner);
+        if (inner.error == QJsonParseError::NoError && wrapped.array().size() == 1)
+            throw ConfigError(str(q(objectExpected) + describe(wrapped.array().at(0))));
         throw ConfigError(str(q("malformed JSON at offset ") + QString::number(err.offset) + q(": ") +
                               err.errorString()));
+    }
     if (!doc.isObject())
         throw ConfigError(str(q("the experiment must be a JSON object ({\"task\": {...}, \"solver\": "
                                 "{...}, \"eval\": {...}}), not ") +

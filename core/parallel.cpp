@@ -3,6 +3,7 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -40,7 +41,15 @@ void parallelFor(long long n, int threads, const std::function<void(long long)>&
     };
     std::vector<std::thread> pool;
     pool.reserve(static_cast<size_t>(t - 1));
-    for (int k = 1; k < t; ++k) pool.emplace_back(worker);
+    // The OS may refuse a thread (ulimit -u, memory): run with the threads that did start.
+    // Work items are fixed up front, so the results do not depend on how many that is.
+    for (int k = 1; k < t; ++k) {
+        try {
+            pool.emplace_back(worker);
+        } catch (const std::system_error&) {
+            break;
+        }
+    }
     worker();
     for (auto& th : pool) th.join();
     if (error) std::rethrow_exception(error);

@@ -53,8 +53,8 @@ Heads lookupTeacher(int keyDim, int valueDim) {
 
 class RandomMhlaTask : public Task {
 public:
-    explicit RandomMhlaTask(const TaskConfig& cfg)
-        : Task(cfg.seed, cfg.d, cfg.dOut, cfg.tokens), m_noise(cfg.noise) {
+    static TaskDims dims(const TaskConfig& cfg) { return {cfg.d, cfg.tokens, cfg.dOut}; }
+    explicit RandomMhlaTask(const TaskConfig& cfg) : Task(cfg.seed, dims(cfg)), m_noise(cfg.noise) {
         Rng rng(static_cast<std::uint64_t>(cfg.seed), Stream::Teacher);
         Heads h;
         const double sd = 1.0 / std::sqrt(static_cast<double>(cfg.d));
@@ -80,8 +80,9 @@ private:
 
 class AssociativeMemoryTask : public Task {
 public:
+    static TaskDims dims(const TaskConfig& cfg) { return {2 * cfg.pairs, cfg.pairs + 1, cfg.pairs}; }
     explicit AssociativeMemoryTask(const TaskConfig& cfg)
-        : Task(cfg.seed, 2 * cfg.pairs, cfg.pairs, cfg.pairs + 1), m_m(cfg.pairs),
+        : Task(cfg.seed, dims(cfg)), m_m(cfg.pairs),
           m_p(cfg.orthogonalProb) {
         setTeacher(lookupTeacher(m_m, m_m));
     }
@@ -114,8 +115,12 @@ private:
 
 } // namespace
 
+TaskDims AutomatonTask::dims(const TaskConfig& cfg) {
+    return {cfg.states * cfg.alphabet + cfg.states, automatonListedPairs(cfg) + 1, cfg.states};
+}
+
 AutomatonTask::AutomatonTask(const TaskConfig& cfg)
-    : Task(cfg.seed, cfg.states * cfg.alphabet + cfg.states, cfg.states, automatonListedPairs(cfg) + 1),
+    : Task(cfg.seed, dims(cfg)),
       m_cfg(cfg) {
     setTeacher(lookupTeacher(keyDim(), valueDim()));
 }
@@ -260,13 +265,27 @@ ExecutionResult executeWords(const AutomatonTask& task, const Mat& P, int words,
     return r;
 }
 
-std::unique_ptr<Task> makeTask(const TaskConfig& cfg) {
-    switch (cfg.kind) {
-    case TaskKind::RandomMhla: return std::make_unique<RandomMhlaTask>(cfg);
-    case TaskKind::AssociativeMemory: return std::make_unique<AssociativeMemoryTask>(cfg);
-    case TaskKind::Automaton: return std::make_unique<AutomatonTask>(cfg);
-    }
-    throw std::logic_error("unknown task kind");
+namespace {
+template <typename T> std::unique_ptr<Task> make(const TaskConfig& cfg) { return std::make_unique<T>(cfg); }
+} // namespace
+
+const std::vector<TaskKindInfo>& taskRegistry() {
+    static const std::vector<TaskKindInfo> registry{
+        {TaskKind::RandomMhla, &make<RandomMhlaTask>, &RandomMhlaTask::dims},
+        {TaskKind::AssociativeMemory, &make<AssociativeMemoryTask>, &AssociativeMemoryTask::dims},
+        {TaskKind::Automaton, &make<AutomatonTask>, &AutomatonTask::dims},
+    };
+    return registry;
 }
+
+const TaskKindInfo& taskKindInfo(TaskKind kind) {
+    for (const TaskKindInfo& info : taskRegistry())
+        if (info.kind == kind) return info;
+    throw std::logic_error("task kind missing from the registry");
+}
+
+std::unique_ptr<Task> makeTask(const TaskConfig& cfg) { return taskKindInfo(cfg.kind).make(cfg); }
+
+Task::Task(long long seed, TaskDims dims) : m_seed(seed), m_d(dims.d), m_dOut(dims.dOut), m_n(dims.n) {}
 
 } // namespace mhla

@@ -5,8 +5,14 @@
 #include "core/model.h"
 #include "core/rng.h"
 #include <memory>
+#include <vector>
 
 namespace mhla {
+
+/// Prompt dimension d, tokens per prompt n (query included) and output dimension d_out.
+struct TaskDims {
+    int d = 0, n = 0, dOut = 0;
+};
 
 struct Sample {
     Mat Z; ///< d x n prompt, query token last
@@ -30,13 +36,27 @@ public:
     Mat genericPrompt(long long index) const;
 
 protected:
-    Task(long long seed, int d, int dOut, int n) : m_seed(seed), m_d(d), m_dOut(dOut), m_n(n) {}
+    Task(long long seed, TaskDims dims);
     void setTeacher(Heads h);
     long long m_seed;
     int m_d, m_dOut, m_n;
     Heads m_teacher;
     Mat m_teacherP;
 };
+
+/// One entry of the task registry: everything the rest of the program needs to know about a
+/// task kind. Adding a task kind = its class in its own file, its keys in core/config.cpp's
+/// key table (with their applicability) and one entry here.
+struct TaskKindInfo {
+    TaskKind kind;
+    std::unique_ptr<Task> (*make)(const TaskConfig&);
+    TaskDims (*dims)(const TaskConfig&);
+};
+
+/// The registry, in TaskKind order.
+const std::vector<TaskKindInfo>& taskRegistry();
+/// The registry entry of a task kind.
+const TaskKindInfo& taskKindInfo(TaskKind kind);
 
 /// Creates the task of a (validated) configuration.
 std::unique_ptr<Task> makeTask(const TaskConfig& cfg);
@@ -58,6 +78,7 @@ struct AutomatonCodes {
 
 class AutomatonTask : public Task {
 public:
+    static TaskDims dims(const TaskConfig& cfg);
     explicit AutomatonTask(const TaskConfig& cfg);
     Sample sample(Stream stream, long long index) const override;
     int keyDim() const { return m_cfg.states * m_cfg.alphabet; }

@@ -64,7 +64,8 @@ struct HistoryPoint {
 
 /// What a running computation reports. `fraction` is in [0,1] for the current phase.
 struct ProgressEvent {
-    std::string phase;        ///< "generate+accumulate", "certificate", "solve", "train", ...
+    std::string phase;        ///< "generate+accumulate", "certificate+solve", "evaluate", "generate",
+                              ///< "train", "paused", "execute" or "done"
     double fraction = 0;      ///< progress of the whole run, 0..1
     long long samplesSeen = -1;              ///< accumulation: samples added so far
     double lambdaMinSoFar = std::numeric_limits<double>::quiet_NaN(); ///< certificate trace

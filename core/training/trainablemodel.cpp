@@ -114,21 +114,12 @@ double TrainableModel::mse(const TrainingData& data, int threads) const {
     const long long N = data.size();
     if (N == 0)
         return 0;
-    constexpr long long block = 256;
-    const long long blocks = (N + block - 1) / block;
-    std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
-    parallelFor(blocks, threads, [&](long long b) {
+    const double sum = blockedSum(N, 256, threads, [&](long long begin, long long end) {
         auto ws = makeWorkspace();
-        const long long begin = b * block;
-        const long long end = std::min(N, begin + block);
         std::vector<long long> idx(static_cast<size_t>(end - begin));
         std::iota(idx.begin(), idx.end(), begin);
-        partial[static_cast<size_t>(b)] =
-            sumSquaredError(data, idx.data(), static_cast<int>(idx.size()), nullptr, *ws);
+        return sumSquaredError(data, idx.data(), static_cast<int>(idx.size()), nullptr, *ws);
     });
-    double sum = 0;
-    for (double p : partial)
-        sum += p;
     return sum / (static_cast<double>(N) * m_dOut);
 }
 

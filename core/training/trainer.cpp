@@ -80,22 +80,16 @@ double Trainer::historyOod() const {
     const long long K = static_cast<long long>(m_oodPrompts.size());
     if (K == 0 || m_oodTeacherSq <= 0)
         return kNaN;
-    constexpr long long block = 64;
-    const long long blocks = (K + block - 1) / block;
-    std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
-    parallelFor(blocks, m_ctx.threads, [&](long long b) {
+    const double sum = blockedSum(K, 64, m_ctx.threads, [&](long long begin, long long end) {
         auto ws = m_model->makeWorkspace();
         Vec y;
         double s = 0;
-        for (long long i = b * block; i < std::min(K, (b + 1) * block); ++i) {
+        for (long long i = begin; i < end; ++i) {
             m_model->predict(m_oodPrompts[static_cast<size_t>(i)], y, *ws);
             s += (y - m_oodTeacher[static_cast<size_t>(i)]).squaredNorm();
         }
-        partial[static_cast<size_t>(b)] = s;
+        return s;
     });
-    double sum = 0;
-    for (double p : partial)
-        sum += p;
     return overflowAsInfinity(sum / m_oodTeacherSq);
 }
 

@@ -1,0 +1,87 @@
+#include "core/exact.h"
+#include "core/features.h"
+#include "core/parallel.h"
+#include <algorithm>
+#include "core/stopwatch.h"
+#include <cmath>
+
+namespace mhla {
+
+
+/// Sample counts at which lambda_min is recorded (geometric from D/2 to N).
+std::vector<long long> traceCheckpoints(long long D, long long N, int count) {
+    std::vector<long long> out;
+    if (count <= 0 || D > 600) return out;
+    const double lo = std::max(1.0, static_cast<double>(D) / 2.0), hi = static_cast<double>(N);
+    for (int i = 0; i < count; ++i) {
+        const double t = count == 1 ? 1.0 : static_cast<double>(i) / (count - 1);
+        const long long k = std::llround(lo * std::pow(hi / lo, t));
+        if (k >= 1 && k <= N && (out.empty() || k > out.back())) out.push_back(k);
+    }
+    if (out.empty() || out.back() != N) out.push_back(N);
+    return out;
+}
+
+/// Streams the training samples in blocks into Lambda and C, then certifies and solves.
+ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunContext& ctx,
+                     double fractionEnd) {
+    ExactOutput out;
+    const int d = task.d(), dOut = task.dOut();
+    const long long N = cfg.task.samples;
+    const long long D = featureDim(d);
+    MomentAccumulator acc(d, dOut);
+    const long long B = kAccumulationBlock;
+    const std::vector<long long> checkpoints = traceCheckpoints(D, N, cfg.eval.lambdaTrace);
+    size_t nextCheckpoint = 0;
+
+    const auto t0 = Clock::now();
+    Mat U, Qz, Y;
+    long long seen = 0;
+    while (seen < N) {
+        ctx.checkCancel();
+        long long end = std::min(N, seen + B);
+        if (nextCheckpoint < checkpoints.size()) end = std::min(end, checkpoints[nextCheckpoint]);
+        const long long b = end - seen;
+        fillSampleBlock(task, Stream::Train, seen, b, U, Qz, Y, ctx.threads);
+        acc.addBlock(U, Qz, Y, ctx.threads);
+        seen = end;
+        ProgressEvent ev{"generate+accumulate", fractionEnd * 0.8 * static_cast<double>(seen) / N, seen};
+        if (nextCheckpoint < checkpoints.size() && seen == checkpoints[nextCheckpoint]) {
+            const double lmin = smallestEigenvalue(acc.lambda());
+            out.trace.emplace_back(seen, lmin);
+            ev.lambdaMinSoFar = lmin;
+            ++nextCheckpoint;
+        }
+        ctx.report(ev);
+    }
+    out.accumulateMs = msSince(t0);
+
+    const auto t1 = Clock::now();
+    ctx.report(ProgressEvent{"certificate+solve", fractionEnd * 0.8, seen});
+    CertifyOptions opt;
+    opt.toleranceRel = cfg.solver.tolerance;
+    opt.fullSpectrum = cfg.eval.spectrum == SpectrumMode::Full ||
+                       (cfg.eval.spectrum == SpectrumMode::Auto && D <= 1024);
+    const Mat L = acc.lambda();
+    out.solution = solveCertified(L, acc.crossMoment(), cfg.solver.ridge, opt, ctx);
+    out.solveMs = msSince(t1);
+    return out;
+}
+
+void fillSampleBlock(const Task& task, Stream stream, long long first, long long count, Mat& U,
+                     Mat& Qz, Mat& Y, int threads) {
+    const int d = task.d(), P = pairCount(d);
+    U.resize(count, P);
+    Qz.resize(count, d);
+    Y.resize(count, task.dOut());
+    parallelFor(count, threads, [&](long long i) {
+        const Sample s = task.sample(stream, first + i);
+        Vec u(P);
+        promptVech(s.Z, u.data());
+        U.row(i) = u.transpose();
+        Qz.row(i) = s.Z.col(s.Z.cols() - 1).transpose();
+        Y.row(i) = s.y.transpose();
+    });
+}
+
+} // namespace mhla

@@ -1,0 +1,34 @@
+#pragma once
+// The polynomial-time algorithm's data pass (MATH.md §4): stream the training samples in
+// blocks into Lambda and C, record lambda_min at checkpoints, then certify and solve.
+#include "core/certificate.h"
+#include "core/config.h"
+#include "core/tasks.h"
+#include "core/types.h"
+#include <utility>
+#include <vector>
+
+namespace mhla {
+
+/// Fills rows of U (vech S), Qz (z_q) and Y (labels) with samples [first, first + count) of a
+/// stream: the input of MomentAccumulator::addBlock. Deterministic for any thread count.
+void fillSampleBlock(const Task& task, Stream stream, long long first, long long count, Mat& U,
+                     Mat& Qz, Mat& Y, int threads);
+
+/// What the exact solver's pass over the training data produces.
+struct ExactOutput {
+    PolySolution solution;
+    std::vector<std::pair<long long, double>> trace; ///< [samples seen, lambda_min]
+    double accumulateMs = 0, solveMs = 0;
+};
+
+/// Sample counts at which lambda_min is recorded: geometric from D/2 to N, `count` of them
+/// (none when count = 0 or D > 600, where each checkpoint is a large eigenproblem).
+std::vector<long long> traceCheckpoints(long long D, long long N, int count);
+
+/// Streams the training samples into Lambda and C, then certifies and solves. Progress runs
+/// from 0 to fractionEnd of the whole run.
+ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunContext& ctx,
+                     double fractionEnd);
+
+} // namespace mhla

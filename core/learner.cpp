@@ -1,0 +1,107 @@
+#include "core/learner.h"
+#include "core/exact.h"
+#include "core/metrics.h"
+#include "core/training/training.h"
+#include "core/stopwatch.h"
+#include <cmath>
+
+namespace mhla {
+
+namespace {
+
+
+/// Scales a callee's progress fractions [0, 1] into [start, end] of the whole run.
+RunContext scaledContext(const RunContext& ctx, double start, double end) {
+    RunContext out = ctx;
+    if (ctx.progress)
+        out.progress = [&ctx, start, end](const ProgressEvent& e) {
+            ProgressEvent scaled = e;
+            scaled.fraction = start + (end - start) * e.fraction;
+            ctx.report(scaled);
+        };
+    return out;
+}
+
+/// The polynomial-time algorithm (MATH.md §4): exact least squares on the cubic features,
+/// certificate, heads by SVD, and a null witness when not certified.
+class PolyLearner final : public Learner {
+public:
+    void learn(const Task& task, const ExperimentConfig& cfg, const RunContext& ctx, double fractionEnd,
+               ExperimentResult& r) const override {
+        ExactOutput exact = runExact(task, cfg, ctx, fractionEnd);
+        r.timingsMs.emplace_back("generate_accumulate", exact.accumulateMs);
+        r.timingsMs.emplace_back("certificate_solve", exact.solveMs);
+        r.certificate = exact.solution.certificate;
+        r.lambdaTrace = std::move(exact.trace);
+        if (exact.solution.nullVector.size() > 0) {
+            Mat witness = exact.solution.P;
+            witness.row(0) += r.teacherP.norm() * exact.solution.nullVector.transpose();
+            r.nullWitness = evaluateFolded(task, witness, cfg, ctx);
+        }
+        r.solveMethod = exact.solution.method;
+        r.P = std::move(exact.solution.P);
+
+        const auto t0 = Clock::now();
+        r.heads = headsFromP(r.P, r.d, cfg.solver.heads, cfg.solver.rankTolerance);
+        r.timingsMs.emplace_back("heads", msSince(t0));
+        ctx.report(ProgressEvent{"evaluate", 0.85 * fractionEnd});
+        const auto t1 = Clock::now();
+        if (cfg.solver.heads > 0) {
+            r.untruncatedMetrics = evaluateFolded(task, r.P, cfg, ctx);
+            r.P = foldHeads(r.heads.heads, r.d, r.dOut);
+        }
+        r.metrics = evaluateFolded(task, r.P, cfg, ctx);
+        r.timingsMs.emplace_back("evaluate", msSince(t1));
+    }
+};
+
+/// The gradient-trained baselines (MATH.md §8), optionally with the exact solver on the same
+/// data as a reference.
+class TrainerLearner final : public Learner {
+public:
+    void learn(const Task& task, const ExperimentConfig& cfg, const RunContext& ctx, double fractionEnd,
+               ExperimentResult& r) const override {
+        Mat exactP;
+        const double start = cfg.solver.compareExact ? 0.3 * fractionEnd : 0.0;
+        if (cfg.solver.compareExact) {
+            ExactOutput exact = runExact(task, cfg, ctx, start);
+            r.timingsMs.emplace_back("generate_accumulate", exact.accumulateMs);
+            r.timingsMs.emplace_back("certificate_solve", exact.solveMs);
+            r.certificate = exact.solution.certificate;
+            r.lambdaTrace = std::move(exact.trace);
+            r.exactMetrics = evaluateFolded(task, exact.solution.P, cfg, ctx);
+            exactP = std::move(exact.solution.P);
+        }
+        const auto t0 = Clock::now();
+        ctx.report(ProgressEvent{"generate", start});
+        const Dataset train = makeDataset(task, Stream::Train, cfg.task.samples, ctx);
+        const Dataset val = makeDataset(task, Stream::Validation, cfg.eval.valSamples, ctx);
+        trainBaseline(cfg, task, train, val, exactP, r, scaledContext(ctx, start, 0.95 * fractionEnd));
+        if (r.stopReason == "diverged") {
+            const int epoch = r.history.empty() ? 0 : r.history.back().epoch;
+            r.warnings.push_back("training diverged (the loss became NaN or infinite); the model "
+                                 "and its metrics are those of epoch " + std::to_string(epoch) +
+                                 ", the last finite point. Lower solver.lr or set solver.clip.");
+        }
+        if (!std::isfinite(r.metrics.oodRelMse))
+            r.warnings.push_back("the model's output overflows on generic N(0,1) prompts: "
+                                 "ood_rel_mse is infinite (printed as null)");
+        r.timingsMs.emplace_back("train", msSince(t0));
+    }
+};
+
+} // namespace
+
+const Learner& learnerFor(SolverKind kind) {
+    static const PolyLearner poly;
+    static const TrainerLearner trainer;
+    switch (kind) {
+    case SolverKind::Poly: return poly;
+    case SolverKind::Mhla:
+    case SolverKind::Multilayer:
+    case SolverKind::Softmax: return trainer;
+    }
+    return poly;
+}
+
+} // namespace mhla

@@ -1,0 +1,25 @@
+#pragma once
+// The learners a run can use: the polynomial-time algorithm and the gradient-trained
+// baselines, behind one interface so that runExperiment() does not branch on solver kinds.
+// Adding a solver kind = its choice in the key table (core/config.cpp), a Learner subclass and
+// one line in learnerFor().
+#include "core/result.h"
+#include "core/tasks.h"
+#include "core/types.h"
+
+namespace mhla {
+
+class Learner {
+public:
+    virtual ~Learner() = default;
+    /// Learns from the task's training stream and fills r: P (empty for models without folded
+    /// coefficients), certificate, heads, metrics, history, warnings and timings of its phases.
+    /// Progress is reported from 0 to `fractionEnd` of the whole run. Throws Cancelled.
+    virtual void learn(const Task& task, const ExperimentConfig& cfg, const RunContext& ctx,
+                       double fractionEnd, ExperimentResult& r) const = 0;
+};
+
+/// The learner of a solver kind.
+const Learner& learnerFor(SolverKind kind);
+
+} // namespace mhla

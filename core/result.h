@@ -1,0 +1,50 @@
+#pragma once
+// The value a run returns: certificate, solution, heads, metrics and everything the GUI, the
+// CLI and the writers show. Plain data; filled by runExperiment() (core/runner.h).
+#include "core/certificate.h"
+#include "core/config.h"
+#include "core/model.h"
+#include "core/tasks.h"
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mhla {
+
+struct Metrics {
+    double trainMse = 0, valMse = 0, oodRelMse = 0;
+    double distanceP = 0, distancePRel = 0;
+};
+
+struct ExperimentResult {
+    ExperimentConfig config;
+    int d = 0, tokens = 0, dOut = 0;
+    long long featureDim = 0;
+    long long samples = 0;
+
+    Certificate certificate;      ///< certificate of Lambda of the training data
+    std::string solveMethod;      ///< "cholesky", "min-norm", "ridge", or the trainer's name
+    Mat P;                        ///< learned folded coefficients (d_out x D); empty if undefined
+    Mat teacherP;                 ///< P*
+    HeadDecomposition heads;      ///< canonical learned heads (SVD of unfold(P))
+    HeadDecomposition teacherHeads; ///< canonical teacher heads
+    Metrics metrics;
+    std::optional<Metrics> untruncatedMetrics; ///< poly with heads > 0: metrics before truncation
+    std::optional<ExecutionResult> execution;  ///< automaton only
+    /// Not certified (poly): metrics of another least-squares solution, P + |P*|_F e_1 v^T with
+    /// Lambda v = 0. It fits the training data as well as P and differs out of distribution:
+    /// the failure of identifiability made concrete.
+    std::optional<Metrics> nullWitness;
+
+    /// lambda_min of Lambda over the first k samples (the certificate appearing).
+    std::vector<std::pair<long long, double>> lambdaTrace;
+    /// Training baselines: one point per logged step.
+    std::vector<HistoryPoint> history;
+    std::optional<Metrics> exactMetrics; ///< trainers: metrics of the exact solver on the same data
+    std::string stopReason;            ///< trainers: "epochs", "target_loss", "diverged"
+    std::vector<std::string> warnings; ///< things the user must know about these numbers
+    std::vector<std::pair<std::string, double>> timingsMs; ///< per phase, then "total"
+};
+
+} // namespace mhla

@@ -1,0 +1,278 @@
+#include "core/resultio.h"
+#include "core/fileio.h"
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+namespace mhla {
+
+namespace {
+QString q(const char* s) { return QString::fromUtf8(s); }
+} // namespace
+
+namespace {
+
+QJsonValue number(double v) {
+    return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
+}
+
+QJsonObject metricsJson(const Metrics& m) {
+    return QJsonObject{{q("train_mse"), number(m.trainMse)},
+                       {q("val_mse"), number(m.valMse)},
+                       {q("ood_rel_mse"), number(m.oodRelMse)},
+                       {q("distance_p"), number(m.distanceP)},
+                       {q("distance_p_rel"), number(m.distancePRel)}};
+}
+
+QJsonArray vectorJson(const Vec& v) {
+    QJsonArray a;
+    for (Index i = 0; i < v.size(); ++i) a.append(number(v(i)));
+    return a;
+}
+
+} // namespace
+
+QJsonObject resultToJson(const ExperimentResult& r) {
+    QJsonObject o;
+    o.insert(q("mhla_lab_version"), q(MHLA_VERSION));
+    o.insert(q("task"), toString(r.config.task.kind));
+    o.insert(q("solver"), toString(r.config.solver.kind));
+    o.insert(q("d"), r.d);
+    o.insert(q("tokens"), r.tokens);
+    o.insert(q("d_out"), r.dOut);
+    o.insert(q("feature_dim"), static_cast<qint64>(r.featureDim));
+    o.insert(q("samples"), static_cast<qint64>(r.samples));
+    const Certificate& c = r.certificate;
+    const bool haveCert = !c.method.empty();
+    o.insert(q("lambda_min"), haveCert ? number(c.lambdaMin) : QJsonValue());
+    o.insert(q("lambda_max"), haveCert ? number(c.lambdaMax) : QJsonValue());
+    o.insert(q("condition_number"), haveCert ? number(c.condition) : QJsonValue());
+    o.insert(q("null_dim"), haveCert ? QJsonValue(c.nullDim) : QJsonValue());
+    o.insert(q("certified"), haveCert ? QJsonValue(c.certified) : QJsonValue());
+    o.insert(q("tolerance"), haveCert ? number(c.tolerance) : QJsonValue());
+    o.insert(q("certificate_method"), QString::fromStdString(c.method));
+    o.insert(q("solve_method"), QString::fromStdString(r.solveMethod));
+    const QJsonObject m = metricsJson(r.metrics);
+    for (auto it = m.begin(); it != m.end(); ++it) o.insert(it.key(), it.value());
+    o.insert(q("heads"), r.heads.heads.count());
+    o.insert(q("rank"), r.heads.rank);
+    o.insert(q("teacher_rank"), r.teacherHeads.rank);
+    o.insert(q("singular_values"), vectorJson(r.heads.singularValues));
+    if (r.untruncatedMetrics) o.insert(q("untruncated"), metricsJson(*r.untruncatedMetrics));
+    if (r.exactMetrics) o.insert(q("exact"), metricsJson(*r.exactMetrics));
+    if (r.nullWitness) o.insert(q("null_witness"), metricsJson(*r.nullWitness));
+    if (r.execution) {
+        const ExecutionResult& e = *r.execution;
+        o.insert(q("execution"), QJsonObject{{q("step_accuracy"), e.stepAccuracy},
+                                             {q("word_accuracy"), e.wordAccuracy},
+                                             {q("teacher_step_accuracy"), e.teacherStepAccuracy},
+                                             {q("teacher_word_accuracy"), e.teacherWordAccuracy},
+                                             {q("words"), e.words},
+                                             {q("word_length"), e.wordLength}});
+    }
+    QJsonArray trace;
+    for (const auto& [n, l] : r.lambdaTrace) trace.append(QJsonArray{static_cast<qint64>(n), number(l)});
+    o.insert(q("lambda_trace"), trace);
+    if (r.config.solver.kind != SolverKind::Poly) {
+        o.insert(q("stop_reason"), QString::fromStdString(r.stopReason));
+        QJsonArray hist;
+        for (const HistoryPoint& p : r.history)
+            hist.append(QJsonObject{{q("epoch"), p.epoch},
+                                    {q("step"), static_cast<qint64>(p.step)},
+                                    {q("lr"), number(p.lr)},
+                                    {q("train_mse"), number(p.trainMse)},
+                                    {q("val_mse"), number(p.valMse)},
+                                    {q("ood_rel_mse"), number(p.oodRelMse)},
+                                    {q("distance_p"), number(p.distanceP)},
+                                    {q("distance_p_rel"), number(p.distancePRel)},
+                                    {q("distance_exact_rel"), number(p.distanceExactRel)}});
+        o.insert(q("history"), hist);
+    }
+    if (!r.warnings.empty()) {
+        QJsonArray w;
+        for (const std::string& text : r.warnings) w.append(QString::fromStdString(text));
+        o.insert(q("warnings"), w);
+    }
+    QJsonObject timings;
+    for (const auto& [name, ms] : r.timingsMs) timings.insert(QString::fromStdString(name), ms);
+    o.insert(q("timings_ms"), timings);
+    o.insert(q("config"), experimentToJson(r.config));
+    return o;
+}
+
+std::vector<ExperimentConfig> seedVariants(const ExperimentConfig& cfg, int count) {
+    constexpr long long kMaxSeed = 9007199254740992LL; // 2^53: exact in the JSON file
+    if (count < 1) throw ConfigError("--seeds: expected an integer >= 1");
+    if (cfg.task.seed > kMaxSeed - count || cfg.solver.seed > kMaxSeed - count)
+        throw ConfigError("--seeds: task.seed or solver.seed + " + std::to_string(count) +
+                          " would exceed 2^53; choose smaller seeds");
+    std::vector<ExperimentConfig> out;
+    for (int k = 0; k < count; ++k) {
+        ExperimentConfig c = cfg;
+        c.task.seed += k;
+        c.solver.seed += k;
+        out.push_back(c);
+    }
+    return out;
+}
+
+namespace {
+struct Scalar {
+    const char* name;
+    std::function<double(const ExperimentResult&)> get;
+};
+std::vector<Scalar> scalarMetrics() {
+    return {
+        {"lambda_min", [](const ExperimentResult& r) { return r.certificate.lambdaMin; }},
+        {"null_dim", [](const ExperimentResult& r) { return static_cast<double>(r.certificate.nullDim); }},
+        {"train_mse", [](const ExperimentResult& r) { return r.metrics.trainMse; }},
+        {"val_mse", [](const ExperimentResult& r) { return r.metrics.valMse; }},
+        {"ood_rel_mse", [](const ExperimentResult& r) { return r.metrics.oodRelMse; }},
+        {"distance_p_rel", [](const ExperimentResult& r) { return r.metrics.distancePRel; }},
+        {"step_accuracy", [](const ExperimentResult& r) {
+             return r.execution ? r.execution->stepAccuracy : std::numeric_limits<double>::quiet_NaN();
+         }},
+        {"word_accuracy", [](const ExperimentResult& r) {
+             return r.execution ? r.execution->wordAccuracy : std::numeric_limits<double>::quiet_NaN();
+         }},
+    };
+}
+} // namespace
+
+QJsonObject seedSummaryJson(const std::vector<ExperimentResult>& runs) {
+    QJsonObject out;
+    for (const Scalar& m : scalarMetrics()) {
+        std::vector<double> v;
+        for (const auto& r : runs)
+            if (const double x = m.get(r); std::isfinite(x)) v.push_back(x);
+        if (v.empty()) continue;
+        double mean = 0;
+        for (double x : v) mean += x;
+        mean /= static_cast<double>(v.size());
+        double ss = 0;
+        for (double x : v) ss += (x - mean) * (x - mean);
+        const double sd = v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0;
+        out.insert(q(m.name), QJsonObject{{q("mean"), mean},
+                                          {q("std"), sd},
+                                          {q("min"), *std::min_element(v.begin(), v.end())},
+                                          {q("max"), *std::max_element(v.begin(), v.end())},
+                                          {q("runs"), static_cast<int>(v.size())}});
+    }
+    int certified = 0;
+    for (const auto& r : runs) certified += r.certificate.certified ? 1 : 0;
+    out.insert(q("certified_fraction"), runs.empty() ? 0.0 : static_cast<double>(certified) / runs.size());
+    return out;
+}
+
+QString CsvTable::number(double v) {
+    return std::isfinite(v) ? QString::number(v, 'g', 17) : QString();
+}
+
+QString CsvTable::text(const QString& s) {
+    if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) && !s.contains(QLatin1Char('\n')) &&
+        !s.contains(QLatin1Char('\r')))
+        return s;
+    QString e = s;
+    e.replace(q("\""), q("\"\""));
+    return QLatin1Char('"') + e + QLatin1Char('"');
+}
+
+void CsvTable::addRow(QStringList cells) {
+    Q_ASSERT(cells.size() == m_columns.size());
+    m_rows.push_back(std::move(cells));
+}
+
+QByteArray CsvTable::bytes() const {
+    QString s = m_columns.join(QLatin1Char(',')) + QLatin1Char('\n');
+    for (const QStringList& row : m_rows) s += row.join(QLatin1Char(',')) + QLatin1Char('\n');
+    return s.toUtf8();
+}
+
+CsvTable seedsTable(const std::vector<ExperimentResult>& runs) {
+    QStringList cols{q("task_seed"), q("solver_seed"), q("certified")};
+    for (const Scalar& m : scalarMetrics()) cols << q(m.name);
+    CsvTable t(cols);
+    for (const auto& r : runs) {
+        QStringList row{CsvTable::integer(r.config.task.seed), CsvTable::integer(r.config.solver.seed),
+                        r.certificate.certified ? q("true") : q("false")};
+        for (const Scalar& m : scalarMetrics()) row << CsvTable::number(m.get(r));
+        t.addRow(row);
+    }
+    return t;
+}
+
+CsvTable spectrumTable(const ExperimentResult& r) {
+    CsvTable t({q("index"), q("eigenvalue"), q("below_tolerance")});
+    const Vec& ev = r.certificate.spectrum;
+    for (Index i = 0; i < ev.size(); ++i)
+        t.addRow({CsvTable::integer(i), CsvTable::number(ev(i)),
+                  ev(i) <= r.certificate.tolerance ? q("true") : q("false")});
+    return t;
+}
+
+CsvTable headsTable(const ExperimentResult& r) {
+    CsvTable t({q("model"), q("head"), q("matrix"), q("row"), q("col"), q("value")});
+    auto dump = [&t](const char* model, const Heads& h) {
+        for (int k = 0; k < h.count(); ++k)
+            for (const auto& [name, M] : {std::pair<const char*, const Mat*>{"V", &h.V[k]},
+                                          std::pair<const char*, const Mat*>{"Q", &h.Q[k]}})
+                for (Index i = 0; i < M->rows(); ++i)
+                    for (Index j = 0; j < M->cols(); ++j)
+                        t.addRow({q(model), CsvTable::integer(k), q(name), CsvTable::integer(i),
+                                  CsvTable::integer(j), CsvTable::number((*M)(i, j))});
+    };
+    dump("learned", r.heads.heads);
+    dump("teacher", r.teacherHeads.heads);
+    return t;
+}
+
+CsvTable lambdaTraceTable(const ExperimentResult& r) {
+    CsvTable t({q("samples"), q("lambda_min")});
+    for (const auto& [n, l] : r.lambdaTrace) t.addRow({CsvTable::integer(n), CsvTable::number(l)});
+    return t;
+}
+
+CsvTable historyTable(const ExperimentResult& r) {
+    CsvTable t({q("epoch"), q("step"), q("lr"), q("train_mse"), q("val_mse"), q("ood_rel_mse"),
+                q("distance_p"), q("distance_p_rel"), q("distance_exact_rel")});
+    for (const HistoryPoint& p : r.history)
+        t.addRow({CsvTable::integer(p.epoch), CsvTable::integer(p.step), CsvTable::number(p.lr),
+                  CsvTable::number(p.trainMse), CsvTable::number(p.valMse), CsvTable::number(p.oodRelMse),
+                  CsvTable::number(p.distanceP), CsvTable::number(p.distancePRel),
+                  CsvTable::number(p.distanceExactRel)});
+    return t;
+}
+
+QString seedsCsv(const std::vector<ExperimentResult>& runs) { return QString::fromUtf8(seedsTable(runs).bytes()); }
+QString spectrumCsv(const ExperimentResult& r) { return QString::fromUtf8(spectrumTable(r).bytes()); }
+QString headsCsv(const ExperimentResult& r) { return QString::fromUtf8(headsTable(r).bytes()); }
+QString historyCsv(const ExperimentResult& r) { return QString::fromUtf8(historyTable(r).bytes()); }
+
+std::vector<std::pair<QString, QByteArray>> resultFiles(const ExperimentResult& r,
+                                                        const QByteArray& resultJson) {
+    std::vector<std::pair<QString, QByteArray>> files{
+        {q("result.json"), resultJson},
+        {q("experiment.json"), QJsonDocument(experimentToJson(r.config)).toJson()},
+        {q("spectrum.csv"), spectrumTable(r).bytes()},
+        {q("heads.csv"), headsTable(r).bytes()},
+        {q("lambda_trace.csv"), lambdaTraceTable(r).bytes()}};
+    if (r.config.solver.kind != SolverKind::Poly) files.emplace_back(q("history.csv"), historyTable(r).bytes());
+    return files;
+}
+
+QString writeFiles(const QString& dir, const std::vector<std::pair<QString, QByteArray>>& files,
+                   QStringList* written) {
+    const QDir d(dir);
+    for (const auto& [name, data] : files) {
+        const QString path = d.filePath(name);
+        if (QString e = writeFileAtomic(path, data); !e.isEmpty()) return e;
+        if (written) *written << path;
+    }
+    return {};
+}
+
+} // namespace mhla

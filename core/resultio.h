@@ -1,0 +1,75 @@
+#pragma once
+// Everything a run writes: the result as JSON, and every CSV. One schema per file name,
+// whichever command writes it (`solve --out`, `figures`, the GUI's Export all): numbers at 17
+// significant digits (they read back to the same double), empty cells for undefined values,
+// text quoted when it needs to be, and data only (never a drawn position such as a log-axis
+// floor in place of a value).
+#include "core/result.h"
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+#include <vector>
+
+namespace mhla {
+
+/// A CSV table built row by row.
+class CsvTable {
+public:
+    explicit CsvTable(QStringList columns) : m_columns(std::move(columns)) {}
+    /// A number at 17 significant digits (round-trips); NaN and infinities become empty cells.
+    static QString number(double v);
+    static QString integer(long long v) { return QString::number(v); }
+    /// A text cell, quoted (RFC 4180) when it holds a comma, a quote or a line break.
+    static QString text(const QString& s);
+    /// Appends a row; it must have one cell per column.
+    void addRow(QStringList cells);
+    const QStringList& columns() const { return m_columns; }
+    qsizetype rowCount() const { return m_rows.size(); }
+    QByteArray bytes() const;
+
+private:
+    QStringList m_columns;
+    std::vector<QStringList> m_rows;
+};
+
+/// spectrum.csv: index (0-based, ascending eigenvalues), eigenvalue, below_tolerance.
+CsvTable spectrumTable(const ExperimentResult& r);
+/// heads.csv: model (learned | teacher), head, matrix (V | Q), row, col, value (0-based).
+CsvTable headsTable(const ExperimentResult& r);
+/// lambda_trace.csv: samples, lambda_min.
+CsvTable lambdaTraceTable(const ExperimentResult& r);
+/// history.csv: epoch, step, lr, train_mse, val_mse, ood_rel_mse, distance_p,
+/// distance_p_rel, distance_exact_rel.
+CsvTable historyTable(const ExperimentResult& r);
+/// seeds.csv: task_seed, solver_seed, certified, then every scalar metric.
+CsvTable seedsTable(const std::vector<ExperimentResult>& runs);
+
+/// The result as the JSON object printed by `mhla-lab solve` (config embedded).
+QJsonObject resultToJson(const ExperimentResult& r);
+
+/// Runs of one experiment over several seeds: the task seed and the solver seed of run k are
+/// the configured ones plus k. Throws ConfigError if a seed would leave [0, 2^53].
+std::vector<ExperimentConfig> seedVariants(const ExperimentConfig& cfg, int count);
+/// Mean, sample standard deviation, min and max over runs of every scalar metric (and the
+/// fraction of certified runs), for mean ± band summaries.
+QJsonObject seedSummaryJson(const std::vector<ExperimentResult>& runs);
+
+/// CSV text of the tables above (kept for callers that want a string).
+QString seedsCsv(const std::vector<ExperimentResult>& runs);
+QString spectrumCsv(const ExperimentResult& r);
+QString headsCsv(const ExperimentResult& r);
+QString historyCsv(const ExperimentResult& r);
+
+/// The data files of one run, by file name, in the order they are written: result.json,
+/// experiment.json, spectrum.csv, heads.csv, lambda_trace.csv, and history.csv for trainers.
+/// `resultJson` is the text of result.json (the caller may have built a larger object).
+std::vector<std::pair<QString, QByteArray>> resultFiles(const ExperimentResult& r,
+                                                        const QByteArray& resultJson);
+/// Writes files into dir, each atomically (core/fileio.h). Stops at the first failure and
+/// returns its message (naming the file and the OS reason); empty on success. `written`
+/// receives the paths written.
+QString writeFiles(const QString& dir, const std::vector<std::pair<QString, QByteArray>>& files,
+                   QStringList* written = nullptr);
+
+} // namespace mhla
