@@ -133,6 +133,26 @@ private Q_SLOTS:
         QVERIFY(p.isValid());
         QVERIFY(p.fieldErrors().isEmpty());
     }
+
+    void editedPresetIsMarkedNamedAndRevertible() {
+        ExperimentPanel p;
+        p.loadPreset(2); // random MHLA teacher
+        auto* combo = p.findChild<QComboBox*>(QStringLiteral("presetCombo"));
+        auto* revert = p.findChild<QPushButton*>(QStringLiteral("revertPresetButton"));
+        QVERIFY(combo && revert);
+        QVERIFY(!combo->currentText().contains(QStringLiteral("modified")));
+        QVERIFY(!revert->isEnabled());
+        auto* d = qobject_cast<QLineEdit*>(input(p, QStringLiteral("task.d")));
+        const QString was = d->text();
+        d->setText(QStringLiteral("5"));
+        QVERIFY(combo->currentText().contains(QStringLiteral("modified")));
+        QVERIFY(revert->isEnabled());
+        QVERIFY2(p.jobs().first().name.contains(QStringLiteral("d=5")), qPrintable(p.jobs().first().name));
+        QTest::mouseClick(revert, Qt::LeftButton);
+        QCOMPARE(d->text(), was);
+        QVERIFY(!combo->currentText().contains(QStringLiteral("modified")));
+        QVERIFY(!p.jobs().first().name.contains(QStringLiteral("d=5")));
+    }
 };
 
 QTEST_MAIN(TstGuiExperimentPanel)

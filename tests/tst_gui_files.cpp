@@ -5,8 +5,13 @@
 #include "ui/appsettings.h"
 #include "ui/experimentfile.h"
 #include "ui/experimentpanel.h"
+#include "ui/exportdialog.h"
+#include "ui/exporter.h"
 #include "ui/mainwindow.h"
+#include <QDialogButtonBox>
+#include <QDir>
 #include <QFile>
+#include <QPushButton>
 #include <QJsonDocument>
 #include <QLineEdit>
 #include <QStandardPaths>
@@ -79,6 +84,17 @@ private Q_SLOTS:
         QCOMPARE(w.saveRisk(path), QString()); // unchanged since it was opened
     }
 
+    void resultsFolderOpensItsExperiment() {
+        QDir(m_dir.path()).mkpath(QStringLiteral("results"));
+        write(QStringLiteral("results/experiment.json"), R"({"task": {"kind": "random_mhla", "samples": 555}})");
+        write(QStringLiteral("results/result.json"), R"({"certificate": {}})");
+        MainWindow w;
+        QCOMPARE(w.openExperiment(m_dir.filePath(QStringLiteral("results"))), QString());
+        QCOMPARE(w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))->text(), QStringLiteral("555"));
+        QDir(m_dir.path()).mkpath(QStringLiteral("empty"));
+        QVERIFY(!w.openExperiment(m_dir.filePath(QStringLiteral("empty"))).isEmpty());
+    }
+
     void badValuesFillFormButStayOutOfRecent() {
         const QString path = write(QStringLiteral("badvalue.json"), R"({"task": {"samples": -5}})");
         MainWindow w;
@@ -126,6 +142,26 @@ private Q_SLOTS:
         QFile f(path);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), result);
+    }
+
+    void exportDialogKeepsProblemsInTheDialog() {
+        ExportDialog dlg(QStringLiteral("Loss"), m_dir.filePath(QStringLiteral("no/such/folder/loss.svg")), QSize(800, 600), 96);
+        QVERIFY(dlg.problem().contains(QStringLiteral("does not exist")));
+        dlg.show();
+        auto* box = dlg.findChild<QDialogButtonBox*>();
+        QTest::mouseClick(box->button(QDialogButtonBox::Ok), Qt::LeftButton);
+        QVERIFY(dlg.isVisible()); // not closed: the user can fix the path
+        dlg.findChild<QLineEdit*>(QStringLiteral("exportPath"))->setText(m_dir.filePath(QStringLiteral("loss.txt")));
+        QVERIFY(dlg.problem().contains(QStringLiteral(".svg")));
+        dlg.findChild<QLineEdit*>(QStringLiteral("exportPath"))->setText(m_dir.filePath(QStringLiteral("loss.svg")));
+        QCOMPARE(dlg.problem(), QString());
+    }
+
+    void ourCsvIsRecognised() {
+        const QString ours = write(QStringLiteral("ours.csv"), (QStringLiteral("# ") + appVersionString() + QStringLiteral(" - x\nseries,x,y\n")).toUtf8());
+        const QString theirs = write(QStringLiteral("theirs.csv"), "a,b\n1,2\n");
+        QVERIFY(isOurCsv(ours));
+        QVERIFY(!isOurCsv(theirs));
     }
 };
 

@@ -4,6 +4,7 @@
 #include "ui/appsettings.h"
 #include "ui/certificatepanel.h"
 #include "ui/curvespanel.h"
+#include "ui/elidedlabel.h"
 #include "ui/experimentpanel.h"
 #include "ui/mainwindow.h"
 #include "ui/plotwidget.h"
@@ -23,6 +24,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
+#include <QAction>
 #include <QValueAxis>
 
 using namespace mhla;
@@ -261,6 +264,65 @@ private Q_SLOTS:
         QCOMPARE(vertical.size(), 1);
         QVERIFY(!vertical.first()->titleText().isEmpty());
         QVERIFY(vertical.first()->isVisible());
+    }
+
+    // --- Smaller items of issue 9 ---------------------------------------------------------
+
+    void runWithInvalidFieldsSaysWhy() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(0);
+        w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))->setText(QStringLiteral("0"));
+        QAction* run = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(QStringLiteral("Ctrl+R"))) run = a;
+        QVERIFY(run);
+        QVERIFY(run->isEnabled()); // not silently disabled: it explains
+        run->trigger();
+        QCOMPARE(w.runList()->count(), 0);
+        const QString said = w.findChild<ElidedLabel*>(QStringLiteral("statusPhase"))->text();
+        QVERIFY2(said.contains(findExperimentKey(QStringLiteral("task.samples"))->label), qPrintable(said));
+    }
+
+    void quittingWithRunsAsks() {
+        MainWindow w;
+        w.loadPreset(0);
+        QCOMPARE(w.closeQuestion(), QString());
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        QVERIFY(!w.closeQuestion().isEmpty());
+    }
+
+    void progressHasElapsedAndRemainingTime() {
+        RunRecord r;
+        r.state = RunRecord::State::Running;
+        r.startedMs = 1'000'000;
+        r.fraction = 0.25;
+        QCOMPARE(r.timeText(1'010'000), QStringLiteral("0:10, ~0:30 left"));
+        r.fraction = 0.01; // too early for an estimate
+        QCOMPARE(r.timeText(1'010'000), QStringLiteral("0:10"));
+        r.state = RunRecord::State::Finished;
+        r.endedMs = 1'003'100;
+        QVERIFY(r.stateText().endsWith(QStringLiteral("3.1 s")));
+        // The status bar shows the run list's text while a run goes.
+        MainWindow w;
+        longTrainer(w);
+        QVERIFY(w.startRuns());
+        QSignalSpy spy(w.controller(), &RunController::progressed);
+        QVERIFY(spy.wait(20000));
+        const RunRecord* rec = w.runList()->allRuns().first();
+        const QString status = w.findChild<ElidedLabel*>(QStringLiteral("statusPhase"))->text();
+        QVERIFY2(status.contains(QStringLiteral("running")) && status.contains(rec->name), qPrintable(status));
+        w.stopRuns();
+    }
+
+    void helpHasShortcutsAndATour() {
+        MainWindow w;
+        QVERIFY(w.shortcutsHtml().contains(QStringLiteral("Ctrl+R")));
+        QVERIFY(w.shortcutsHtml().contains(QStringLiteral("Ctrl+O")));
+        w.showTourStep(1);
+        QCOMPARE(w.experimentPanel()->currentPreset(), 1);
+        QVERIFY(w.findChild<QTextBrowser*>(QStringLiteral("explanation"))->toPlainText().contains(QStringLiteral("Tour 2 of")));
     }
 };
 

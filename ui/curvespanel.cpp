@@ -106,10 +106,12 @@ void CurvesPanel::setSeedBands(bool on) { m_bandCheck->setChecked(on); }
 void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
     QList<PlotSeries> loss, dist, lossRefs, distRefs;
     std::set<std::pair<QString, double>> refsSeen;
+    std::set<QString> legendNames;
     auto addRef = [&](QList<PlotSeries>& list, const QString& name, double v, const QColor& c) {
         if (!std::isfinite(v)) return;
         if (!refsSeen.insert({name, v}).second) return; // the same exact solution for runs on the same data
-        list << PlotSeries::hline(name, v, c);
+        // One legend entry per kind of reference line ("exact: train" once, not once per run).
+        list << PlotSeries::hline(name, v, c, legendNames.insert(name).second);
     };
     bool anyHistory = false;
     // Seed groups: runs of one experiment that differ only in their seeds (two or more with

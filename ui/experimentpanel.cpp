@@ -51,7 +51,15 @@ void ExperimentPanel::buildForm() {
     m_presetCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_presetCombo->setMinimumContentsLength(18);
     presetRow->addWidget(m_presetCombo, 1);
+    m_revert = new QPushButton(tr("Revert"), this);
+    m_revert->setObjectName(QStringLiteral("revertPresetButton"));
+    m_revert->setToolTip(tr("Put every field back to the preset's values"));
+    m_revert->setEnabled(false);
+    presetRow->addWidget(m_revert);
     outer->addLayout(presetRow);
+    connect(m_revert, &QPushButton::clicked, this, [this] {
+        if (m_preset >= 0) loadPreset(m_preset);
+    });
     connect(m_presetCombo, &QComboBox::activated, this, [this](int i) {
         if (i > 0) loadPreset(i - 1);
     });
@@ -331,6 +339,7 @@ void ExperimentPanel::loadPreset(int index) {
         m_sweepCheck->setVisible(true);
         m_sweepCheck->setChecked(true);
     }
+    updatePresetMark();
     Q_EMIT presetLoaded(index);
 }
 
@@ -346,6 +355,12 @@ QList<ExperimentPanel::NamedConfig> ExperimentPanel::baseJobs() const {
     if (m_preset >= 0 && m_preset < presets.size()) {
         const Preset& p = presets[m_preset];
         baseName = p.shortName;
+        // The name says what was edited ("#10 Random MHLA d=4" for a d = 14 run misled).
+        const QStringList changed = changedFromPreset();
+        if (!changed.isEmpty())
+            baseName += QStringLiteral(" (%1)").arg(changed.size() > 3 ? changed.mid(0, 3).join(QStringLiteral(", ")) +
+                                                                             QStringLiteral(", …")
+                                                                       : changed.join(QStringLiteral(", ")));
         if (!m_sweepCheck->isHidden() && m_sweepCheck->isChecked() && !p.sweepKey.isEmpty()) {
             for (const auto& v : p.sweepValues) {
                 QJsonObject o = base;
@@ -437,6 +452,7 @@ void ExperimentPanel::revalidate() {
     else
         m_run->setToolTip(tr("Run the experiment (Ctrl+R)"));
     updateDerived();
+    updatePresetMark();
     setRunning(m_running);
     if (wasValid != m_valid) Q_EMIT validityChanged(m_valid);
     Q_EMIT edited();
@@ -460,6 +476,32 @@ void ExperimentPanel::updateVisibility() {
         f.label->setVisible(visible);
         f.row->setVisible(visible);
     }
+}
+
+QStringList ExperimentPanel::changedFromPreset() const {
+    const auto& presets = builtinPresets();
+    if (m_preset < 0 || m_preset >= presets.size()) return {};
+    QJsonObject preset;
+    try {
+        preset = experimentToJson(experimentFromJson(presets[m_preset].experiment));
+    } catch (const ConfigError&) {
+        return {};
+    }
+    QStringList out;
+    for (const Field& f : m_fields) {
+        const QString now = valueText(fieldValue(f)), was = valueText(getDotted(preset, f.key));
+        if (now != was) out << QStringLiteral("%1=%2").arg(f.key.section(u'.', 1), now);
+    }
+    return out;
+}
+
+void ExperimentPanel::updatePresetMark() {
+    const auto& presets = builtinPresets();
+    const bool modified = !changedFromPreset().isEmpty();
+    for (int i = 0; i < presets.size(); ++i)
+        m_presetCombo->setItemText(i + 1, i == m_preset && modified ? tr("%1 (modified)").arg(presets[i].title)
+                                                                    : presets[i].title);
+    m_revert->setEnabled(m_preset >= 0 && modified);
 }
 
 void ExperimentPanel::updateDerived() {

@@ -86,6 +86,12 @@ private:
     void revalidate();
     void updateVisibility();
     void updateDerived();
+    void updatePresetMark();
+public:
+    /// Fields whose values differ from the loaded preset's, as "key=value" (empty: unmodified or
+    /// no preset).
+    QStringList changedFromPreset() const;
+private:
     QJsonValue fieldValue(const Field& f) const;
     void setFieldValue(Field& f, const QJsonValue& v);
     QList<NamedConfig> baseJobs() const;
@@ -107,6 +113,7 @@ private:
     QPushButton* m_run = nullptr;
     QPushButton* m_stop = nullptr;
     QPushButton* m_reset = nullptr;
+    QPushButton* m_revert = nullptr;
     bool m_valid = false;
     bool m_running = false;
     bool m_loading = false;

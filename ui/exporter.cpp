@@ -206,6 +206,13 @@ QString csvPathFor(const QString& figurePath) {
     return fi.absolutePath() + u'/' + plotCsvName(fi.completeBaseName());
 }
 
+bool isOurCsv(const QString& path) {
+    QByteArray head;
+    QString error;
+    if (!readRegularFile(path, &head, &error, kMaxReadBytes)) return false;
+    return head.startsWith(QStringLiteral("# %1").arg(appVersionString()).toUtf8());
+}
+
 QString plotCsvName(const QString& baseName) {
     // The data files of a results folder keep their one schema (core's writer); a plot's CSV
     // of the same base name gets a name of its own.
@@ -214,7 +221,8 @@ QString plotCsvName(const QString& baseName) {
     return baseName + (dataFiles.contains(baseName) ? QStringLiteral("_plot.csv") : QStringLiteral(".csv"));
 }
 
-QStringList exportAllFileNames(const QList<const Figure*>& figures, const QList<ExportTable>& tables) {
+QStringList exportAllFileNames(const QList<const Figure*>& figures, const QList<ExportTable>& tables,
+                               const ExperimentResult* result) {
     QStringList names;
     for (const Figure* f : figures) {
         if (!f->hasData()) continue;
@@ -223,7 +231,11 @@ QStringList exportAllFileNames(const QList<const Figure*>& figures, const QList<
     }
     for (const ExportTable& t : tables)
         if (!t.csv.isEmpty()) names << t.fileName + QStringLiteral(".csv");
-    names << QStringLiteral("experiment.json") << QStringLiteral("result.json");
+    if (result) {
+        for (const auto& [name, bytes] : resultFiles(*result, {})) names << name;
+    } else {
+        names << QStringLiteral("experiment.json") << QStringLiteral("result.json");
+    }
     return names;
 }
 
@@ -233,7 +245,7 @@ QString exportAll(const QList<const Figure*>& figures, const QList<ExportTable>&
                   QStringList* written, QStringList* existing) {
     if (const QString err = prepareOutputFolder(dir); !err.isEmpty()) return err;
     QDir d(dir);
-    const QStringList names = exportAllFileNames(figures, tables);
+    const QStringList names = exportAllFileNames(figures, tables, &result);
     QStringList clash;
     for (const QString& n : names)
         if (QFileInfo(d.filePath(n)).exists() || QFileInfo(d.filePath(n)).isSymLink()) clash << n;
@@ -262,14 +274,9 @@ QString exportAll(const QList<const Figure*>& figures, const QList<ExportTable>&
         if (const QString err = writeText(path, csvWithMetadata(t.csv, m).toUtf8()); !err.isEmpty()) return err;
         if (written) *written << path;
     }
-    const QString expPath = d.filePath(QStringLiteral("experiment.json"));
-    QString err = writeText(expPath, QJsonDocument(experimentToJson(result.config)).toJson(QJsonDocument::Indented));
-    if (!err.isEmpty()) return err;
-    if (written) *written << expPath;
-    const QString resPath = d.filePath(QStringLiteral("result.json"));
-    err = writeText(resPath, QJsonDocument(resultToJson(result)).toJson(QJsonDocument::Indented));
-    if (!err.isEmpty()) return err;
-    if (written) *written << resPath;
+    // The data files through core's writer: the same names, schemas and values as `solve --out`.
+    const QByteArray resultJson = QJsonDocument(resultToJson(result)).toJson(QJsonDocument::Indented);
+    if (const QString err = writeFiles(dir, resultFiles(result, resultJson), written); !err.isEmpty()) return err;
     return {};
 }
 

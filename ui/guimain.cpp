@@ -202,6 +202,7 @@ int runGui(int argc, char** argv) {
     QTemporaryDir settingsDir;
     if (!screenshot.isEmpty()) AppSettings::useFile(settingsDir.filePath(QStringLiteral("settings.ini")));
     MainWindow w;
+    if (!screenshot.isEmpty()) w.setQuitWithoutAsking(true);
     if (theme == u"dark") w.applyTheme(ThemeChoice::Dark);
     else if (theme == u"light") w.applyTheme(ThemeChoice::Light);
     if (size.isValid()) w.resize(size);

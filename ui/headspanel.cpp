@@ -35,7 +35,6 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent) {
 
     auto* split = new QSplitter(Qt::Vertical, this);
     m_heads = new HeatmapWidget(QStringLiteral("heads"), split);
-    m_heads->setToolTip(tr("Hover a cell for its value"));
     auto* bottom = new QSplitter(Qt::Horizontal, split);
     m_coeffs = new HeatmapWidget(QStringLiteral("coefficients"), bottom);
     m_sv = new PlotWidget(QStringLiteral("singular_values"), bottom);

@@ -20,6 +20,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -30,7 +31,9 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QDesktopServices>
 #include <QScreen>
+#include <QUrl>
 #include <QScrollArea>
 #include <QStatusBar>
 #include <QStyle>
@@ -53,6 +56,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_controller, &RunController::started, this, [this](int id) {
         if (RunRecord* r = m_runs->find(id)) {
             r->state = RunRecord::State::Running;
+            r->startedMs = QDateTime::currentMSecsSinceEpoch();
             m_runs->refresh(id);
             m_runs->select(id);
         }
@@ -145,7 +149,12 @@ void MainWindow::buildLayout() {
     explDock->setObjectName(QStringLiteral("explanationDock"));
     m_explanation = new QTextBrowser(explDock);
     m_explanation->setObjectName(QStringLiteral("explanation"));
-    m_explanation->setOpenExternalLinks(true);
+    m_explanation->setOpenExternalLinks(false);
+    m_explanation->setOpenLinks(false);
+    connect(m_explanation, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        if (url.scheme() == u"tour") showTourStep(url.path().toInt());
+        else QDesktopServices::openUrl(url);
+    });
     m_explanation->setHtml(explain::welcome());
     explDock->setWidget(m_explanation);
     addDockWidget(Qt::RightDockWidgetArea, explDock);
@@ -167,6 +176,13 @@ void MainWindow::buildActions() {
     auto* file = menuBar()->addMenu(tr("&File"));
     auto* openAct = file->addAction(tr("&Open experiment…"), this, &MainWindow::openInteractive);
     openAct->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open results &folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a results folder (its experiment.json)"),
+                                                              m_settings.lastDirectory());
+        if (dir.isEmpty()) return;
+        const QString err = openExperiment(dir);
+        if (!err.isEmpty()) QMessageBox::warning(this, tr("Open results folder"), err);
+    });
     m_recentMenu = file->addMenu(tr("Open &recent"));
     auto* saveAct = file->addAction(tr("&Save experiment"), this, [this] { saveInteractive(false); });
     saveAct->setShortcut(QKeySequence::Save);
@@ -196,6 +212,7 @@ void MainWindow::buildActions() {
     m_stopAction->setShortcut(QKeySequence(Qt::Key_Escape));
     m_resetAction = run->addAction(tr("&Clear runs and rerun (same seeds, same run)"), this, &MainWindow::resetRuns);
     m_resetAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+R")));
+    m_resetAction->setIconText(tr("Clear and rerun")); // the toolbar's short form
     run->addSeparator();
     auto* presetMenu = run->addMenu(tr("&Presets"));
     const auto& presets = builtinPresets();
@@ -229,6 +246,15 @@ void MainWindow::buildActions() {
     }
 
     auto* help = menuBar()->addMenu(tr("&Help"));
+    auto* tourAct = help->addAction(tr("Guided &tour of the presets"), this, [this] { showTourStep(0); });
+    tourAct->setObjectName(QStringLiteral("tourAction"));
+    auto* keysAct = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+        QMessageBox box(QMessageBox::NoIcon, tr("Keyboard shortcuts"), shortcutsHtml(), QMessageBox::Close, this);
+        box.setTextFormat(Qt::RichText);
+        box.exec();
+    });
+    keysAct->setShortcut(QKeySequence::HelpContents);
+    help->addSeparator();
     help->addAction(tr("&About MHLA Lab"), this, [this] {
         QMessageBox::about(this, tr("About MHLA Lab"),
                            tr("<h3>%1</h3><p>Learning multi-head linear attention in polynomial time, with an "
@@ -272,9 +298,11 @@ void MainWindow::loadPreset(int index) { m_panel->loadPreset(index); }
 bool MainWindow::startRuns() {
     if (!m_panel->isValid()) {
         const auto errs = m_panel->fieldErrors();
-        statusBar()->showMessage(tr("Cannot run: %1")
-                                     .arg(errs.isEmpty() ? m_panel->generalError() : errs.first()),
-                                 6000);
+        const QString why = errs.isEmpty() ? m_panel->generalError() : errs.first();
+        statusBar()->showMessage(tr("Cannot run: %1").arg(why), 8000);
+        m_phase->setText(tr("Cannot run: %1").arg(why));
+        if (!errs.isEmpty())
+            if (auto* field = m_panel->findChild<QWidget*>(QStringLiteral("field_") + errs.firstKey())) field->setFocus();
         return false;
     }
     QList<RunController::Job> jobs;
@@ -317,8 +345,9 @@ void MainWindow::onProgress(int runId, const RunProgress& p) {
     r->liveTrace.insert(r->liveTrace.end(), p.newTrace.begin(), p.newTrace.end());
     m_runs->refresh(runId);
     const int queued = m_controller->queued();
-    m_phase->setText(queued > 0 ? tr("%1: %2 (%3 more queued)").arg(r->name, p.phase).arg(queued)
-                                : tr("%1: %2").arg(r->name, p.phase));
+    // The same progress as the run list (one model: core's whole-run fraction, elapsed, ETA).
+    m_phase->setText(queued > 0 ? tr("%1: %2, %3 (%4 more queued)").arg(r->name, p.phase, r->stateText()).arg(queued)
+                                : tr("%1: %2, %3").arg(r->name, p.phase, r->stateText()));
     m_progress->setValue(static_cast<int>(p.fraction * 1000));
     if (!p.newPoints.empty() || !p.newTrace.empty())
         for (ResultPanel* panel : m_resultPanels) panel->liveUpdate(r, m_runs->visibleRuns(), m_runs->current() == r);
@@ -330,6 +359,7 @@ void MainWindow::onFinished(int runId, const ExperimentResult& result) {
     r->result = result;
     r->state = RunRecord::State::Finished;
     r->fraction = 1;
+    r->endedMs = QDateTime::currentMSecsSinceEpoch();
     m_runs->refresh(runId);
     m_phase->setText(tr("%1 finished: %2").arg(r->name, r->stateText()));
     m_progress->setValue(1000);
@@ -368,7 +398,7 @@ void MainWindow::refreshCurrent() {
 void MainWindow::updateRunState() {
     const bool busy = m_controller->isBusy();
     m_panel->setRunning(busy);
-    m_runAction->setEnabled(m_panel->isValid());
+    m_runAction->setEnabled(true); // Ctrl+R on invalid fields says why (startRuns) instead of doing nothing
     m_stopAction->setEnabled(busy);
     m_resetAction->setEnabled(m_panel->isValid());
     if (!busy && m_progress->value() != 1000) m_progress->setValue(0);
@@ -434,10 +464,12 @@ void MainWindow::exportFigureInteractive(const Figure* f) {
         return;
     }
     const QFileInfo fi(path);
-    const QString csvPath = fi.absolutePath() + u'/' + fi.completeBaseName() + QStringLiteral(".csv");
+    const QString csvPath = csvPathFor(path);
     QStringList clash;
     if (fi.exists()) clash << fi.fileName();
-    if (fmt != ExportFormat::Csv && QFileInfo::exists(csvPath)) clash << QFileInfo(csvPath).fileName();
+    // The CSV beside the figure is asked about only when it is not one this app wrote (loss.png
+    // after loss.svg rewrites the same data).
+    if (fmt != ExportFormat::Csv && QFileInfo::exists(csvPath) && !isOurCsv(csvPath)) clash << QFileInfo(csvPath).fileName();
     if (!clash.isEmpty() &&
         QMessageBox::question(this, tr("Overwrite?"), tr("Overwrite %1?").arg(clash.join(QStringLiteral(", ")))) !=
             QMessageBox::Yes)
@@ -468,7 +500,14 @@ void MainWindow::exportAllInteractive() {
     else statusBar()->showMessage(tr("Wrote %1 files to %2").arg(written.size()).arg(dir), 6000);
 }
 
-QString MainWindow::openExperiment(const QString& path) {
+QString MainWindow::openExperiment(const QString& pathOrFolder) {
+    // A results folder (solve --out, Export all) opens its experiment.json.
+    QString path = pathOrFolder;
+    if (QFileInfo(path).isDir()) {
+        path = QDir(pathOrFolder).filePath(QStringLiteral("experiment.json"));
+        if (!QFileInfo::exists(path))
+            return tr("%1 is not a results folder: it has no experiment.json").arg(pathOrFolder);
+    }
     // A failed Open changes nothing: not the form, not the current file, not Open Recent.
     const ExperimentFileRead read = readExperimentFile(path);
     if (!read.usable) return read.error;
@@ -571,7 +610,74 @@ void MainWindow::showTab(const QString& name) {
         if (m_resultPanels[i]->panelId() == name) m_tabs->setCurrentIndex(i);
 }
 
+QString MainWindow::closeQuestion() const {
+    if (m_controller->isBusy()) return tr("A run is still going. Stop it and quit?");
+    if (isWindowModified() && m_runs->count() > 0)
+        return tr("The experiment has unsaved changes and %n run(s) will be lost. Quit anyway?", nullptr, m_runs->count());
+    if (isWindowModified()) return tr("The experiment has unsaved changes. Quit anyway?");
+    if (m_runs->count() > 0) return tr("%n run(s) will be lost (export them first with Export all). Quit anyway?", nullptr, m_runs->count());
+    return {};
+}
+
+QString MainWindow::shortcutsHtml() const {
+    QString rows;
+    for (const QMenu* menu : menuBar()->findChildren<QMenu*>()) {
+        for (const QAction* a : menu->actions()) {
+            if (a->shortcut().isEmpty() || a->isSeparator()) continue;
+            QString text = a->text();
+            text.remove(u'&');
+            rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                        .arg(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(), text.toHtmlEscaped());
+        }
+    }
+    rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(tr("Ctrl+P"), tr("Pause / resume training"));
+    rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(tr("Ctrl+T"), tr("One epoch while paused"));
+    return QStringLiteral("<table cellspacing='4'>%1</table>").arg(rows);
+}
+
+void MainWindow::showTourStep(int step) {
+    // The presets in the order that tells the paper's story, each with what to look at.
+    struct Stop {
+        int preset;
+        const char* tab;
+        const char* look;
+    };
+    static const Stop stops[] = {
+        {0, "certificate", QT_TR_NOOP("Gaussian keys: λ_min(Λ) is well above τ, so the exact solver's answer is the only "
+                                       "function that fits the data. Look at the green badge and the spectrum: no eigenvalue "
+                                       "at the floor.")},
+        {1, "certificate", QT_TR_NOOP("Orthogonal keys: many eigenvalues of Λ are zero. The training data is fitted "
+                                       "perfectly, yet 'another exact fit' is far off out of distribution — the certificate "
+                                       "says so before any test data is seen.")},
+        {2, "heads", QT_TR_NOOP("A random multi-head teacher: the learned heads match the teacher's in canonical SVD form, "
+                                 "and P matches P*. Hover a cell for its value.")},
+        {3, "curves", QT_TR_NOOP("Gradient descent on the same task with 1, 2, 4 and 8 heads: more heads train better, "
+                                  "and the dashed grey lines are the exact solver's answer they approach.")},
+        {4, "automaton", QT_TR_NOOP("Executing an automaton from its transition table in the prompt: one-hot codes are "
+                                     "never certified, Gaussian codes are — compare step and word accuracy.")},
+    };
+    const int n = static_cast<int>(std::size(stops));
+    if (step < 0 || step >= n || stops[step].preset >= builtinPresets().size()) return;
+    const Stop& st = stops[step];
+    loadPreset(st.preset);
+    showTab(QString::fromLatin1(st.tab));
+    m_explanation->setHtml(tr("<h3>Tour %1 of %2: %3</h3><p>%4</p><p>Press <b>Run</b> (Ctrl+R), then look at the "
+                              "<b>%5</b> tab.</p>%6")
+                               .arg(step + 1)
+                               .arg(n)
+                               .arg(builtinPresets()[st.preset].title.toHtmlEscaped(), tr(st.look),
+                                    QString::fromLatin1(st.tab),
+                                    step + 1 < n ? tr("<p><a href='tour:%1'>Next stop →</a></p>").arg(step + 1)
+                                                 : tr("<p>End of the tour.</p>")));
+}
+
 void MainWindow::closeEvent(QCloseEvent* e) {
+    if (const QString q = closeQuestion(); !q.isEmpty() && !m_quitWithoutAsking &&
+        QMessageBox::question(this, tr("Quit MHLA Lab?"), q, QMessageBox::Yes | QMessageBox::Cancel,
+                              QMessageBox::Cancel) != QMessageBox::Yes) {
+        e->ignore();
+        return;
+    }
     m_controller->stop();
     m_settings.setWindowGeometry(saveGeometry());
     m_settings.setWindowState(saveState());

@@ -52,7 +52,8 @@ public:
     /// experiment file (not JSON, repeated or unknown keys, a result.json) changes nothing; an
     /// experiment file with bad values fills the form with them marked. Only valid files go
     /// into Open Recent.
-    QString openExperiment(const QString& path);
+    /// A results folder (from solve --out or Export all) opens its experiment.json.
+    QString openExperiment(const QString& pathOrFolder);
     /// Why saving over `path` needs the user's confirmation (see overwriteRisk()); empty if not.
     QString saveRisk(const QString& path) const;
     QString currentFile() const { return m_currentFile; }
@@ -75,6 +76,15 @@ public:
     /// Shows one of the result tabs by name: certificate, curves, heads, automaton.
     void showTab(const QString& name);
     void applyTheme(ThemeChoice t);
+    /// Why quitting needs confirmation (a run going, unsaved edits, runs that would be lost),
+    /// or an empty string.
+    QString closeQuestion() const;
+    /// Quit without the confirmation (screenshots, scripted use).
+    void setQuitWithoutAsking(bool on) { m_quitWithoutAsking = on; }
+    /// Every shortcut of the menus, as an HTML table (Help ▸ Keyboard shortcuts).
+    QString shortcutsHtml() const;
+    /// Guided tour: loads stop `step` (a preset and a tab) and says what to look at.
+    void showTourStep(int step);
 
 protected:
     void closeEvent(QCloseEvent* e) override;
@@ -121,6 +131,7 @@ private:
     QString m_currentFile;
     QByteArray m_currentFileBytes; ///< the current file as read or written here (null: unknown)
     int m_lastStarted = 0;
+    bool m_quitWithoutAsking = false;
 };
 
 } // namespace mhla::ui

@@ -151,7 +151,9 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
     for (const auto& s : st.series) {
         const QList<QPointF> pts = filtered(s, st, r);
         QAbstractSeries* h = nullptr;
-        QPen pen(s.color, s.width);
+        // Black (the teacher's dots) would vanish on the dark background.
+        const QColor color = dark && s.color.lightness() < 50 ? colors::kOnDark : s.color;
+        QPen pen(color, s.width);
         switch (s.style) {
         case PlotSeries::Style::Line:
         case PlotSeries::Style::Dashed:
@@ -174,8 +176,8 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
             sc->setMarkerShape(s.style == PlotSeries::Style::Triangles ? QScatterSeries::MarkerShapeTriangle
                                                                        : QScatterSeries::MarkerShapeCircle);
             sc->setMarkerSize(s.style == PlotSeries::Style::Triangles ? 11 : 7);
-            sc->setColor(s.color);
-            sc->setBorderColor(s.color.darker(130));
+            sc->setColor(color);
+            sc->setBorderColor(color.darker(130));
             sc->replace(pts);
             h = sc;
             break;
@@ -188,7 +190,7 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
             auto* area = new QAreaSeries(up, lo);
             up->setParent(area);
             lo->setParent(area);
-            QColor fill = s.color;
+            QColor fill = color;
             fill.setAlpha(55);
             area->setColor(fill);
             area->setBorderColor(fill);
@@ -205,8 +207,8 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
             auto* area = new QAreaSeries(up, lo);
             up->setParent(area);
             lo->setParent(area);
-            area->setColor(s.color);
-            area->setBorderColor(s.color.darker(140));
+            area->setColor(color);
+            area->setBorderColor(color.darker(140));
             h = area;
             break;
         }
@@ -250,7 +252,8 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent) : QWidget(par
     };
     m_logXButton = mk(tr("log x"), tr("Logarithmic x axis"), true);
     m_logYButton = mk(tr("log y"), tr("Logarithmic y axis"), true);
-    m_autoButton = mk(tr("Autoscale"), tr("Fit the axes to the data"), false);
+    // Short texts: two plots side by side must fit a 1280×720 window with the docks open.
+    m_autoButton = mk(tr("Fit"), tr("Autoscale: fit the axes to the data"), false);
     auto* axesButton = mk(tr("Axes…"), tr("Set the axis ranges by hand"), false);
     m_hover = new QLabel(this);
     m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
