@@ -67,9 +67,44 @@ Blocks generate(const Task& task, long long N, long long B, int threads) {
     return b;
 }
 
+/// The environment the NumPy reference runs in. Debian's OpenBLAS may not recognise a newer
+/// CPU and fall back to a slow generic kernel (13 vs 71 GFLOP/s measured on an AVX-512 Xeon),
+/// which would flatter us: probe the core types with a dgemm and keep the fastest.
+QProcessEnvironment referenceEnvironment() {
+    static const QProcessEnvironment best = [] {
+        const QString probe = QStringLiteral(
+            "import numpy as np, time\n"
+            "a = np.random.rand(2000, 2000); b = np.random.rand(2000, 2000); a @ b\n"
+            "t = time.perf_counter(); a @ b; print(2 * 2000**3 / (time.perf_counter() - t) / 1e9)\n");
+        QProcessEnvironment bestEnv = QProcessEnvironment::systemEnvironment();
+        double bestRate = -1;
+        QString bestName;
+        for (const QString& core : {QString(), QStringLiteral("Haswell"), QStringLiteral("SkylakeX"),
+                                    QStringLiteral("Zen"), QStringLiteral("Sandybridge")}) {
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.remove(QStringLiteral("OPENBLAS_CORETYPE"));
+            env.remove(QStringLiteral("OPENBLAS_L2_SIZE"));
+            if (!core.isEmpty()) env.insert(QStringLiteral("OPENBLAS_CORETYPE"), core);
+            QProcess p;
+            p.setProcessEnvironment(env);
+            p.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral("-c"), probe});
+            if (!p.waitForFinished(120000) || p.exitCode() != 0) continue;
+            const double rate = QString::fromUtf8(p.readAllStandardOutput()).trimmed().toDouble();
+            std::printf("     numpy dgemm with OPENBLAS_CORETYPE=%s: %.1f GFLOP/s\n",
+                        core.isEmpty() ? "(unset)" : core.toUtf8().constData(), rate);
+            if (rate > bestRate) bestRate = rate, bestEnv = env, bestName = core;
+        }
+        std::printf("     the NumPy reference runs with OPENBLAS_CORETYPE=%s (fastest)\n",
+                    bestName.isEmpty() ? "(unset)" : bestName.toUtf8().constData());
+        return bestEnv;
+    }();
+    return best;
+}
+
 /// Times of the NumPy reference (shared/bench/numpy_ref.py) for one size: {syrk, total}.
 std::optional<std::pair<double, double>> runReference(const QString& script, const Size& s) {
     QProcess p;
+    p.setProcessEnvironment(referenceEnvironment());
     p.start(QStringLiteral("/usr/bin/python3"),
             {script, QString::number(s.d), QString::number(s.n), QString::number(s.N), QString::number(s.heads)});
     if (!p.waitForFinished(600000) || p.exitCode() != 0) return std::nullopt;
@@ -80,7 +115,35 @@ std::optional<std::pair<double, double>> runReference(const QString& script, con
     return std::make_pair(syrk.captured(1).toDouble(), total.captured(1).toDouble());
 }
 
+/// This machine's own limit: the aggregate double-precision GEMM rate (FLOP/s) of `threads`
+/// threads, each multiplying its own 768 x 768 matrices with Eigen (same compiler flags as the
+/// kernels measured here). Median of `repeats`.
+double measureDgemmRate(int threads, int repeats) {
+    constexpr Index n = 768;
+    const int t = resolveThreads(threads);
+    std::vector<Mat> A(static_cast<size_t>(t)), B(A.size()), C(A.size());
+    for (size_t k = 0; k < A.size(); ++k) {
+        A[k] = Mat::Random(n, n);
+        B[k] = Mat::Random(n, n);
+        C[k] = Mat::Zero(n, n);
+    }
+    parallelFor(t, t, [&](long long k) { C[static_cast<size_t>(k)].noalias() = A[static_cast<size_t>(k)] * B[static_cast<size_t>(k)]; });
+    const double sec = medianTime(std::max(3, repeats), [&] {
+        parallelFor(t, t, [&](long long k) {
+            C[static_cast<size_t>(k)].noalias() += A[static_cast<size_t>(k)] * B[static_cast<size_t>(k)];
+        });
+    });
+    return 2.0 * static_cast<double>(n) * n * n * t / sec;
+}
+
 void benchSolver(const std::vector<Size>& sizes, int repeats, int threads, const QString& reference) {
+    const double limit = measureDgemmRate(threads, repeats);
+    std::printf("\n== This machine's limit: dgemm (Eigen, %d thread(s), 768^3 each) %.1f GFLOP/s ==\n",
+                resolveThreads(threads), limit * 1e-9);
+    std::printf("Fractions below: the time the phase's useful FLOPs would take at that rate, divided\n"
+                "by the measured time (1.0 = at the machine's dgemm limit). Accumulation: N D^2/4\n"
+                "multiply-adds (the distinct entries of psi psi^T); solve: D^3/3 (Cholesky) or\n"
+                "~9 D^3 (dense eigen-decomposition).\n");
     std::printf("\n== Exact solver: random MHLA, d_out = d, median of %d runs, %d thread(s) ==\n",
                 repeats, resolveThreads(threads));
     std::printf("%4s %4s %7s %6s | %9s %9s %9s %9s %9s | %8s %8s | %s\n", "d", "n", "N", "D",
@@ -125,6 +188,12 @@ void benchSolver(const std::vector<Size>& sizes, int repeats, int threads, const
                     d, s.n, s.N, D, tGen, tAcc, tSolve, tHeads, tGen + tAcc + tSolve + tHeads,
                     exe / tAcc * 1e-9, eq / tAcc * 1e-9, sol.certificate.lambdaMin, rel,
                     sol.certificate.method.c_str());
+        const double usefulAcc = 2.0 * static_cast<double>(s.N) * static_cast<double>(D) * static_cast<double>(D) / 4.0;
+        const double Dd = static_cast<double>(D);
+        const double usefulSolve = sol.certificate.method == "dense" ? 9.0 * Dd * Dd * Dd : Dd * Dd * Dd / 3.0;
+        std::printf("     fraction of the dgemm limit: accumulation %.2f, certificate+solve %.2f; "
+                    "generation takes %.0f%% of the accumulation time\n",
+                    usefulAcc / limit / tAcc, usefulSolve / limit / tSolve, 100.0 * tGen / tAcc);
         if (!reference.isEmpty()) {
             std::vector<double> syrk, total;
             for (int r = 0; r < repeats; ++r)

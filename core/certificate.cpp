@@ -1,5 +1,4 @@
 #include "core/certificate.h"
-#include <Spectra/MatOp/DenseSymMatProd.h>
 #include <Spectra/SymEigsShiftSolver.h>
 #include <Spectra/SymEigsSolver.h>
 #include <algorithm>
@@ -24,18 +23,40 @@ Certificate fromSpectrum(const Vec& ascending, double tolRel, bool keep) {
     return c;
 }
 
+/// y = Lambda x, checking the cancel token before every product (one product is O(D^2):
+/// about 10 ms at D = 7200), so the Lanczos iterations stop within one product.
+class CancellableProd {
+public:
+    using Scalar = double;
+    CancellableProd(const Mat& L, const RunContext& ctx) : m_L(L), m_ctx(ctx) {}
+    Index rows() const { return m_L.rows(); }
+    Index cols() const { return m_L.cols(); }
+    void perform_op(const Scalar* xIn, Scalar* yOut) const {
+        m_ctx.checkCancel();
+        Eigen::Map<const Vec> x(xIn, rows());
+        Eigen::Map<Vec> y(yOut, rows());
+        y.noalias() = m_L.selfadjointView<Eigen::Lower>() * x;
+    }
+
+private:
+    const Mat& m_L;
+    const RunContext& m_ctx;
+};
+
 /// y = Lambda^{-1} x through a Cholesky factor: the shift-invert operator of Spectra at
 /// sigma = 0, which turns the smallest eigenvalue into the best-separated largest one.
+/// Checks the cancel token before every solve (two triangular solves, O(D^2)).
 class CholeskyInverseOp {
 public:
     using Scalar = double;
-    explicit CholeskyInverseOp(const Eigen::LLT<Mat>& llt) : m_llt(llt) {}
+    CholeskyInverseOp(const Eigen::LLT<Mat>& llt, const RunContext& ctx) : m_llt(llt), m_ctx(ctx) {}
     Index rows() const { return m_llt.rows(); }
     Index cols() const { return m_llt.cols(); }
     void set_shift(const Scalar& sigma) {
         if (sigma != 0.0) throw std::logic_error("CholeskyInverseOp supports sigma = 0 only");
     }
     void perform_op(const Scalar* xIn, Scalar* yOut) const {
+        m_ctx.checkCancel();
         Eigen::Map<const Vec> x(xIn, rows());
         Eigen::Map<Vec> y(yOut, rows());
         y = m_llt.solve(x);
@@ -43,18 +64,20 @@ public:
 
 private:
     const Eigen::LLT<Mat>& m_llt;
+    const RunContext& m_ctx;
 };
 
 /// lambda_min and lambda_max by Lanczos, given a successful Cholesky factor of Lambda.
-std::optional<std::pair<double, double>> lanczosExtremes(const Mat& L, const Eigen::LLT<Mat>& llt) {
+std::optional<std::pair<double, double>> lanczosExtremes(const Mat& L, const Eigen::LLT<Mat>& llt,
+                                                         const RunContext& ctx) {
     const Index D = L.rows();
     const Index ncv = std::min<Index>(D, 24);
-    Spectra::DenseSymMatProd<double> prod(L);
-    Spectra::SymEigsSolver<Spectra::DenseSymMatProd<double>> top(prod, 1, ncv);
+    CancellableProd prod(L, ctx);
+    Spectra::SymEigsSolver<CancellableProd> top(prod, 1, ncv);
     top.init();
     top.compute(Spectra::SortRule::LargestAlge, 1000, 1e-12);
     if (top.info() != Spectra::CompInfo::Successful) return std::nullopt;
-    CholeskyInverseOp inv(llt);
+    CholeskyInverseOp inv(llt, ctx);
     Spectra::SymEigsShiftSolver<CholeskyInverseOp> bottom(inv, 1, ncv, 0.0);
     bottom.init();
     bottom.compute(Spectra::SortRule::LargestMagn, 1000, 1e-12);
@@ -62,14 +85,53 @@ std::optional<std::pair<double, double>> lanczosExtremes(const Mat& L, const Eig
     return std::make_pair(bottom.eigenvalues()(0), top.eigenvalues()(0));
 }
 
+/// The tridiagonal reduction of Lambda / max|Lambda_ij|, abandonable.
+std::shared_ptr<const DenseReduction> reduce(const std::shared_ptr<const Mat>& L, const RunContext& ctx) {
+    return runAbandonable(ctx, [L] {
+        const double maxAbs = L->size() > 0 ? L->cwiseAbs().maxCoeff() : 0.0;
+        const double scale = maxAbs > 0 ? maxAbs : 1.0;
+        const Mat scaled = *L / scale;
+        auto r = std::make_shared<DenseReduction>(DenseReduction{Eigen::Tridiagonalization<Mat>(scaled), scale});
+        return std::shared_ptr<const DenseReduction>(std::move(r));
+    });
+}
+
+/// Ascending eigenvalues of the reduced matrix (QL/QR on the tridiagonal, O(D^2)), abandonable.
+Vec reducedEigenvalues(const std::shared_ptr<const DenseReduction>& r, const RunContext& ctx) {
+    return runAbandonable(ctx, [r] {
+        Eigen::SelfAdjointEigenSolver<Mat> es;
+        es.computeFromTridiagonal(r->tridiagonal.diagonal(), r->tridiagonal.subDiagonal(),
+                                  Eigen::EigenvaluesOnly);
+        return Vec(es.eigenvalues() * r->scale);
+    });
+}
+
+/// Ascending eigenvalues of Lambda (no eigenvectors), abandonable; the reduction is kept.
+Vec denseEigenvalues(const std::shared_ptr<const Mat>& L, const RunContext& ctx,
+                     std::shared_ptr<const DenseReduction>* keep = nullptr) {
+    auto r = reduce(L, ctx);
+    ctx.checkCancel();
+    Vec ev = reducedEigenvalues(r, ctx);
+    if (keep) *keep = std::move(r);
+    return ev;
+}
+
 } // namespace
 
-Certificate certify(const Mat& L, const CertifyOptions& opt, const std::string& method) {
-    const bool lanczos = method == "lanczos" || (method == "auto" && L.rows() > opt.denseCrossover && !opt.fullSpectrum);
-    if (lanczos) {
-        Eigen::LLT<Mat> llt(L);
-        if (llt.info() == Eigen::Success) {
-            if (const auto ext = lanczosExtremes(L, llt)) {
+CertifyPath chooseCertifyPath(Index D, const CertifyOptions& opt, const std::string& method) {
+    if (method == "dense") return CertifyPath::Dense;
+    if (method == "lanczos") return CertifyPath::Lanczos;
+    return D > opt.denseCrossover && !opt.fullSpectrum ? CertifyPath::Lanczos : CertifyPath::Dense;
+}
+
+Certificate certify(const std::shared_ptr<const Mat>& lambda, const CertifyOptions& opt,
+                    const std::string& method, const RunContext& ctx, CertifyByproducts* byproducts) {
+    const Mat& L = *lambda;
+    if (chooseCertifyPath(L.rows(), opt, method) == CertifyPath::Lanczos) {
+        auto llt = runAbandonable(ctx, [lambda] { return std::make_shared<const Eigen::LLT<Mat>>(*lambda); });
+        ctx.checkCancel();
+        if (llt->info() == Eigen::Success) {
+            if (const auto ext = lanczosExtremes(L, *llt, ctx)) {
                 Certificate c;
                 c.lambdaMin = ext->first;
                 c.lambdaMax = ext->second;
@@ -79,83 +141,46 @@ Certificate certify(const Mat& L, const CertifyOptions& opt, const std::string& 
                     c.nullDim = 0;
                     c.condition = c.lambdaMax / c.lambdaMin;
                     c.method = "lanczos";
+                    if (byproducts) byproducts->cholesky = std::move(llt);
                     return c;
                 }
             }
         }
-    }
-    Eigen::SelfAdjointEigenSolver<Mat> es(L, Eigen::EigenvaluesOnly);
-    return fromSpectrum(es.eigenvalues(), opt.toleranceRel, opt.fullSpectrum);
-}
-
-double smallestEigenvalue(const Mat& L) {
-    Eigen::SelfAdjointEigenSolver<Mat> es(L, Eigen::EigenvaluesOnly);
-    return es.eigenvalues()(0);
-}
-
-PolySolution solveCertified(const Mat& L, const Mat& C, double ridge, const CertifyOptions& opt,
-                            const RunContext& ctx) {
-    PolySolution out;
-    const Index D = L.rows();
-    std::optional<Eigen::LLT<Mat>> llt;
-
-    // Large D: one Cholesky factorisation serves the certificate (shift-invert Lanczos) and
-    // the solve; the dense eigen-decomposition is needed only when that fails.
-    if (D > opt.denseCrossover) {
-        llt.emplace(L);
-        ctx.checkCancel();
-        if (llt->info() == Eigen::Success) {
-            if (const auto ext = lanczosExtremes(L, *llt)) {
-                Certificate& c = out.certificate;
-                c.lambdaMin = ext->first;
-                c.lambdaMax = ext->second;
-                c.tolerance = opt.toleranceRel * std::max(c.lambdaMax, 0.0);
-                c.certified = c.lambdaMax > 0 && c.lambdaMin > c.tolerance;
-                c.condition = c.lambdaMin > 0 ? c.lambdaMax / c.lambdaMin
-                                              : std::numeric_limits<double>::infinity();
-                c.method = "lanczos";
-            }
-        } else {
-            llt.reset();
-        }
+        // Not positive definite, Lanczos failed, or lambda_min <= tau: the null dimension
+        // needs every eigenvalue.
     }
     ctx.checkCancel();
+    return fromSpectrum(denseEigenvalues(lambda, ctx, byproducts ? &byproducts->reduction : nullptr),
+                        opt.toleranceRel, opt.fullSpectrum);
+}
 
-    std::optional<Eigen::SelfAdjointEigenSolver<Mat>> eig;
-    if (out.certificate.method != "lanczos" || !out.certificate.certified) {
-        eig.emplace(L, Eigen::ComputeEigenvectors);
-        out.certificate = fromSpectrum(eig->eigenvalues(), opt.toleranceRel, opt.fullSpectrum);
-    } else if (opt.fullSpectrum) {
-        Eigen::SelfAdjointEigenSolver<Mat> values(L, Eigen::EigenvaluesOnly);
-        out.certificate = fromSpectrum(values.eigenvalues(), opt.toleranceRel, true);
-    }
-    ctx.checkCancel();
+EigenPairs eigenPairs(const std::shared_ptr<const DenseReduction>& r, const RunContext& ctx) {
+    // What SelfAdjointEigenSolver::compute(ComputeEigenvectors) does after its reduction: form Q
+    // (~4/3 D^3), then let the implicit QR iterations on T rotate it into the eigenvectors (the
+    // bulk of the ~9 D^3). Eigen 3.4's own routine is called so that the result is the same.
+    return runAbandonable(ctx, [r] {
+        EigenPairs p;
+        const Index n = r->tridiagonal.matrixQ().rows();
+        p.vectors = Mat::Identity(n, n);
+        if (n > 1) p.vectors = r->tridiagonal.matrixQ();
+        p.values = r->tridiagonal.diagonal();
+        Vec sub = r->tridiagonal.subDiagonal();
+        constexpr Index kMaxIterations = 30; // Eigen's m_maxIterations
+        const Eigen::ComputationInfo info =
+            Eigen::internal::computeFromTridiagonal_impl(p.values, sub, kMaxIterations, true, p.vectors);
+        if (info != Eigen::Success) throw std::runtime_error("eigendecomposition of Lambda did not converge");
+        p.values *= r->scale;
+        return p;
+    });
+}
 
-    if (ridge > 0) {
-        Mat Lr = L;
-        Lr.diagonal().array() += ridge;
-        Eigen::LLT<Mat> f(Lr);
-        out.P = f.solve(C.transpose()).transpose();
-        out.method = "ridge";
-    } else if (out.certificate.certified) {
-        if (!llt) llt.emplace(L);
-        if (llt->info() == Eigen::Success) {
-            out.P = llt->solve(C.transpose()).transpose();
-            out.method = "cholesky";
-        }
-    }
-    if (out.P.size() == 0) {
-        // Minimum-norm solution: eigenvalues <= tau are treated as zero.
-        if (!eig) eig.emplace(L, Eigen::ComputeEigenvectors);
-        const Vec& ev = eig->eigenvalues();
-        const Mat& V = eig->eigenvectors();
-        Vec inv(ev.size());
-        for (Index i = 0; i < ev.size(); ++i) inv(i) = ev(i) > out.certificate.tolerance ? 1.0 / ev(i) : 0.0;
-        out.P = ((C * V) * inv.asDiagonal()) * V.transpose();
-        out.method = out.certificate.certified ? "eigen" : "min-norm";
-    }
-    if (!out.certificate.certified && eig) out.nullVector = eig->eigenvectors().col(0);
-    return out;
+Certificate certify(const Mat& L, const CertifyOptions& opt, const std::string& method,
+                    const RunContext& ctx) {
+    return certify(shareMatrix(L, ctx), opt, method, ctx, nullptr);
+}
+
+double smallestEigenvalue(const Mat& L, const RunContext& ctx) {
+    return denseEigenvalues(shareMatrix(L, ctx), ctx)(0);
 }
 
 } // namespace mhla

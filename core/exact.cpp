@@ -47,7 +47,7 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
         seen = end;
         ProgressEvent ev{"generate+accumulate", fractionEnd * 0.8 * static_cast<double>(seen) / N, seen};
         if (nextCheckpoint < checkpoints.size() && seen == checkpoints[nextCheckpoint]) {
-            const double lmin = smallestEigenvalue(acc.lambda());
+            const double lmin = smallestEigenvalue(acc.lambda(), ctx);
             out.trace.emplace_back(seen, lmin);
             ev.lambdaMinSoFar = lmin;
             ++nextCheckpoint;
@@ -62,8 +62,8 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
     opt.toleranceRel = cfg.solver.tolerance;
     opt.fullSpectrum = cfg.eval.spectrum == SpectrumMode::Full ||
                        (cfg.eval.spectrum == SpectrumMode::Auto && D <= 1024);
-    const Mat L = acc.lambda();
-    out.solution = solveCertified(L, acc.crossMoment(), cfg.solver.ridge, opt, ctx);
+    out.solution = solveCertified(std::make_shared<const Mat>(acc.lambda()), acc.crossMoment(),
+                                  cfg.solver.ridge, opt, ctx);
     out.solveMs = msSince(t1);
     return out;
 }

@@ -42,7 +42,7 @@ public:
         r.P = std::move(exact.solution.P);
 
         const auto t0 = Clock::now();
-        r.heads = headsFromP(r.P, r.d, cfg.solver.heads, cfg.solver.rankTolerance);
+        r.heads = headsFromP(r.P, r.d, cfg.solver.heads, cfg.solver.rankTolerance, ctx);
         r.timingsMs.emplace_back("heads", msSince(t0));
         ctx.report(ProgressEvent{"evaluate", 0.85 * fractionEnd});
         const auto t1 = Clock::now();

@@ -1,4 +1,5 @@
 #include "core/model.h"
+#include "core/certificate.h"
 #include <algorithm>
 #include <cmath>
 
@@ -71,11 +72,15 @@ Mat unfoldP(const Mat& P, int d) {
     return W;
 }
 
-HeadDecomposition headsFromP(const Mat& P, int d, int maxHeads, double rankTol) {
+HeadDecomposition headsFromP(const Mat& P, int d, int maxHeads, double rankTol, const RunContext& ctx) {
     HeadDecomposition out;
     const Index dOut = P.rows();
-    const Mat W = unfoldP(P, d);
-    Eigen::BDCSVD<Mat> svd(W, Eigen::ComputeThinU | Eigen::ComputeThinV);
+    auto W = std::make_shared<const Mat>(unfoldP(P, d));
+    const auto svdPtr = runAbandonable(ctx, [W] {
+        return std::make_shared<const Eigen::BDCSVD<Mat>>(*W, Eigen::ComputeThinU | Eigen::ComputeThinV);
+    });
+    ctx.checkCancel();
+    const Eigen::BDCSVD<Mat>& svd = *svdPtr;
     out.singularValues = svd.singularValues();
     const double s1 = out.singularValues.size() ? out.singularValues(0) : 0.0;
     for (Index r = 0; r < out.singularValues.size(); ++r)

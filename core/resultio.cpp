@@ -107,9 +107,11 @@ QJsonObject resultToJson(const ExperimentResult& r) {
 std::vector<ExperimentConfig> seedVariants(const ExperimentConfig& cfg, int count) {
     constexpr long long kMaxSeed = 9007199254740992LL; // 2^53: exact in the JSON file
     if (count < 1) throw ConfigError("--seeds: expected an integer >= 1");
-    if (cfg.task.seed > kMaxSeed - count || cfg.solver.seed > kMaxSeed - count)
-        throw ConfigError("--seeds: task.seed or solver.seed + " + std::to_string(count) +
-                          " would exceed 2^53; choose smaller seeds");
+    // Run k uses seed + k, k < count: the last one must stay within [0, 2^53].
+    if (cfg.task.seed > kMaxSeed - (count - 1) || cfg.solver.seed > kMaxSeed - (count - 1))
+        throw ConfigError("--seeds: task.seed or solver.seed + " + std::to_string(count - 1) +
+                          " would exceed 2^53 (9007199254740992); choose smaller seeds or fewer runs",
+                          QStringLiteral("task.seed"));
     std::vector<ExperimentConfig> out;
     for (int k = 0; k < count; ++k) {
         ExperimentConfig c = cfg;

@@ -21,7 +21,7 @@ ExperimentResult runExperiment(const ExperimentConfig& cfg, const RunContext& ct
 
     learnerFor(cfg.solver.kind).learn(*task, cfg, ctx, 1.0, r);
 
-    r.teacherHeads = headsFromP(r.teacherP, r.d, 0, cfg.solver.rankTolerance);
+    r.teacherHeads = headsFromP(r.teacherP, r.d, 0, cfg.solver.rankTolerance, ctx);
     if (cfg.task.kind == TaskKind::Automaton && r.P.size() > 0) {
         ctx.report(ProgressEvent{"execute", 0.95});
         const auto t0 = Clock::now();

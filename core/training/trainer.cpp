@@ -20,6 +20,23 @@ double overflowAsInfinity(double relErr) {
 }
 } // namespace
 
+/// TrainableModel::mse() with the same blocks (same bits), checking the cancel token before
+/// every block of 256 samples: a full-batch evaluation stops within one block.
+static double cancellableMse(const TrainableModel& model, const TrainingData& data,
+                             const RunContext& ctx, int dOut) {
+    const long long N = data.size();
+    if (N == 0)
+        return 0;
+    const double sum = blockedSum(N, 256, ctx.threads, [&](long long begin, long long end) {
+        ctx.checkCancel();
+        auto ws = model.makeWorkspace();
+        std::vector<long long> idx(static_cast<size_t>(end - begin));
+        std::iota(idx.begin(), idx.end(), begin);
+        return model.sumSquaredError(data, idx.data(), static_cast<int>(idx.size()), nullptr, *ws);
+    });
+    return sum / (static_cast<double>(N) * dOut);
+}
+
 double relativeDistance(const Mat& A, const Mat& B) {
     if (B.size() == 0 || A.rows() != B.rows() || A.cols() != B.cols())
         return kNaN;
@@ -81,6 +98,7 @@ double Trainer::historyOod() const {
     if (K == 0 || m_oodTeacherSq <= 0)
         return kNaN;
     const double sum = blockedSum(K, 64, m_ctx.threads, [&](long long begin, long long end) {
+        m_ctx.checkCancel();
         auto ws = m_model->makeWorkspace();
         Vec y;
         double s = 0;
@@ -99,7 +117,7 @@ HistoryPoint Trainer::evaluate(int epoch, double lr, double trainMse) const {
     p.step = m_steps;
     p.lr = lr;
     p.trainMse = trainMse;
-    p.valMse = m_valData.size() > 0 ? m_model->mse(m_valData, m_ctx.threads) : kNaN;
+    p.valMse = m_valData.size() > 0 ? cancellableMse(*m_model, m_valData, m_ctx, m_task.dOut()) : kNaN;
     p.oodRelMse = historyOod();
     if (const auto* mh = dynamic_cast<const MhlaModel*>(m_model.get())) {
         const Mat P = foldHeads(mh->heads(), m_task.d(), m_task.dOut());
@@ -157,7 +175,7 @@ void Trainer::run(ExperimentResult& out) {
     };
 
     double lr = total > 0 ? scheduledRate(s.schedule, s.lr, s.warmup, 0, total) : s.lr;
-    HistoryPoint first = evaluate(0, lr, m_model->mse(m_trainData, m_ctx.threads));
+    HistoryPoint first = evaluate(0, lr, cancellableMse(*m_model, m_trainData, m_ctx, m_task.dOut()));
     Vec snapshot = m_model->parameters();
     bool diverged = !isFinitePoint(first);
     if (!diverged)
@@ -192,7 +210,7 @@ void Trainer::run(ExperimentResult& out) {
         const bool logNow = epoch % s.logEvery == 0 || epoch == s.epochs;
         if (!logNow && s.targetLoss <= 0)
             continue;
-        const double trainMse = m_model->mse(m_trainData, m_ctx.threads);
+        const double trainMse = cancellableMse(*m_model, m_trainData, m_ctx, m_task.dOut());
         if (!std::isfinite(trainMse)) {
             diverged = true;
             break;
@@ -231,7 +249,7 @@ void Trainer::run(ExperimentResult& out) {
         m.oodRelMse = overflowAsInfinity(m.oodRelMse);
     if (const auto* mh = dynamic_cast<const MhlaModel*>(m_model.get())) {
         out.P = foldHeads(mh->heads(), m_task.d(), m_task.dOut());
-        out.heads = headsFromP(out.P, m_task.d(), 0, s.rankTolerance);
+        out.heads = headsFromP(out.P, m_task.d(), 0, s.rankTolerance, m_ctx);
         m.distanceP = (out.P - m_task.teacherP()).norm();
         m.distancePRel = relativeDistance(out.P, m_task.teacherP());
     } else {

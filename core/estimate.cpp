@@ -1,0 +1,209 @@
+#include "core/estimate.h"
+#include "core/certificate.h"
+#include "core/features.h"
+#include "core/model.h"
+#include "core/types.h"
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace mhla {
+
+namespace {
+
+// Rates of the reference machine (2 shared cores, Eigen 3.4, -O2, one thread), measured with
+// tests/tst_estimate.cpp (`tst_estimate calibrate` prints the fits) and rounded down so that the
+// estimate errs on the slow side. Flop counts are those of the algorithms (multiply + add = 2).
+//
+//   accumulation  N * D^2 / 2 flops (the d(d+1)/2 triangular P x P blocks) + sample generation
+constexpr double kAccumulateFlopsPerSec = 2.5e9;
+//   dense eigenvalues only: ~ 4/3 D^3 (tridiagonalisation) at this rate
+constexpr double kEigenvaluesFlopsPerSec = 1.5e9;
+//   dense eigendecomposition with eigenvectors: ~ 9 D^3
+constexpr double kEigenvectorsFlopsPerSec = 2.0e9;
+//   Cholesky D^3 / 3
+constexpr double kCholeskyFlopsPerSec = 4.0e9;
+//   Lanczos: ~ kLanczosProducts products with Lambda and as many pairs of triangular solves,
+//   2 D^2 flops each, memory bound
+constexpr double kLanczosProducts = 100;
+constexpr double kMatVecFlopsPerSec = 1.0e9;
+//   SVD of unfold(P), (d_out d) x d^2: ~ 20 m n^2 ... use 12 n^3 for the square case
+constexpr double kSvdFlopsPerSec = 1.0e9;
+//   per-sample work (prompt generation, feature map, P psi): small matrix code, slow
+constexpr double kSampleFlopsPerSec = 0.5e9;
+constexpr double kSampleOverheadSec = 4e-6;  ///< allocations and RNG per generated prompt
+//   trainers: forward + backward ~ 2 * workPerSample flops per sample (workPerSample = 3 params
+//   [* tokens for the token-wise models]); evaluation ~ 1/3 of that
+constexpr double kTrainFlopsPerSec = 0.6e9;
+
+constexpr double kBytesPerDouble = 8;
+
+double cube(double x) { return x * x * x; }
+
+/// Flops to generate one prompt of the task and its label (S = Z Z^T and the teacher).
+double promptFlops(const ExperimentConfig& cfg) {
+    const double d = cfg.promptDim(), n = cfg.tokenCount(), dOut = cfg.outputDim();
+    const double H = cfg.task.kind == TaskKind::RandomMhla ? cfg.task.teacherHeads : 1.0;
+    return 2 * d * d * n + H * 2 * (dOut * d + d * d + d * d) + d * n;
+}
+
+double sampleSeconds(double flops, double count) {
+    return count * (flops / kSampleFlopsPerSec + kSampleOverheadSec);
+}
+
+struct TrainerShape {
+    double params = 0;
+    double workPerSample = 0; ///< as TrainableModel::workPerSample()
+    double workspaceBytes = 0;
+    bool moments = false;
+};
+
+TrainerShape trainerShape(const ExperimentConfig& cfg) {
+    TrainerShape t;
+    const double d = cfg.promptDim(), n = cfg.tokenCount(), dOut = cfg.outputDim();
+    const double H = std::max(1, cfg.solver.heads);
+    switch (cfg.solver.kind) {
+    case SolverKind::Mhla:
+        t.params = dOut * H * d + H * d * d;
+        t.workPerSample = 3 * t.params;
+        t.moments = true;
+        t.workspaceBytes = kBytesPerDouble * (H * d * 4 + d * d);
+        break;
+    case SolverKind::Multilayer:
+        t.params = cfg.solver.layers * 2.0 * H * d * d + dOut * d;
+        t.workPerSample = 3 * t.params * n;
+        t.workspaceBytes = kBytesPerDouble * cfg.solver.layers * (H * d * n * 3 + d * n * 2 + H * d * d);
+        break;
+    case SolverKind::Softmax: {
+        const double dh = static_cast<int>(d) % static_cast<int>(H) == 0 ? d / H : d;
+        const double Hdh = H * dh;
+        t.params = 4 * Hdh * d + 4 * d + 4 * d * d + 3 * d + dOut * d;
+        t.workPerSample = 3 * (3 * Hdh * d * n + 2 * Hdh * n + t.params);
+        t.workspaceBytes = kBytesPerDouble * (H * n * n * 2 + Hdh * n * 6 + d * n * 8);
+        break;
+    }
+    case SolverKind::Poly:
+        break;
+    }
+    return t;
+}
+
+} // namespace
+
+RunEstimate estimateRun(const ExperimentConfig& cfg) {
+    RunEstimate e;
+    const int dInt = cfg.promptDim();
+    const double d = dInt, n = cfg.tokenCount(), dOut = cfg.outputDim();
+    const double D = static_cast<double>(featureDim(dInt));
+    const double N = static_cast<double>(cfg.task.samples);
+    const double val = static_cast<double>(cfg.eval.valSamples);
+    const double ood = static_cast<double>(cfg.eval.oodSamples);
+    const double gen = promptFlops(cfg);
+    const bool poly = cfg.solver.kind == SolverKind::Poly;
+    const bool exact = poly || cfg.solver.compareExact;
+    double peak = 0;
+
+    if (exact) {
+        e.phases.emplace_back("accumulate", N * D * D / 2 / kAccumulateFlopsPerSec + sampleSeconds(gen, N));
+        // lambda_min trace (dense eigenvalues at each checkpoint, only for D <= 600).
+        if (cfg.eval.lambdaTrace > 0 && D <= 600)
+            e.phases.emplace_back("lambda_trace",
+                                  (cfg.eval.lambdaTrace + 1) * 4.0 / 3.0 * cube(D) / kEigenvaluesFlopsPerSec);
+        CertifyOptions opt;
+        opt.fullSpectrum = cfg.eval.spectrum == SpectrumMode::Full ||
+                           (cfg.eval.spectrum == SpectrumMode::Auto && D <= 1024);
+        double solve = cube(D) / 3 / kCholeskyFlopsPerSec + 2 * dOut * D * D / kMatVecFlopsPerSec;
+        if (cfg.solver.ridge > 0 || chooseCertifyPath(static_cast<Index>(D), opt) == CertifyPath::Dense)
+            solve += 4.0 / 3.0 * cube(D) / kEigenvaluesFlopsPerSec;
+        else
+            solve += kLanczosProducts * 4 * D * D / kMatVecFlopsPerSec;
+        e.phases.emplace_back("certificate+solve", solve);
+        e.extraIfNotCertified = 9 * cube(D) / kEigenvectorsFlopsPerSec;
+        // Accumulator blocks, Lambda and its shared copy, the factor or eigenvectors with the
+        // solver's workspace, a block of samples, C and P.
+        peak = std::max(peak, estimateSolveBytes(dInt, static_cast<int>(dOut), static_cast<int>(kAccumulationBlock)) +
+                                  kBytesPerDouble * D * D);
+        // Metrics of the exact solution: the runner evaluates P on N + val + OOD prompts (the
+        // OOD ones twice: model and teacher).
+        const double evalFlops = gen + D + 2 * dOut * D;
+        const double evalOnce = sampleSeconds(evalFlops, N + val) + sampleSeconds(evalFlops + gen, 2 * ood);
+        double evaluations = 1;
+        if (poly && cfg.solver.heads > 0) evaluations += 1; // untruncated and truncated
+        if (!poly) evaluations = 1;                           // the exact reference
+        e.phases.emplace_back("evaluate", evaluations * evalOnce);
+        const double W = dOut * d, Wc = d * d;
+        e.phases.emplace_back("heads", 12 * std::min(W, Wc) * std::min(W, Wc) * std::max(W, Wc) / kSvdFlopsPerSec);
+    }
+
+    if (!poly) {
+        const TrainerShape t = trainerShape(cfg);
+        const double epochs = cfg.solver.epochs;
+        const double logged = std::floor(epochs / std::max(1, cfg.solver.logEvery)) + 2;
+        const double stepWork = 2 * t.workPerSample; // forward + backward + optimiser
+        const double evalWork = t.workPerSample / 3 * 2;
+        const double kHistoryOod = std::min(ood, 512.0);
+        double train = sampleSeconds(gen, N + val);                         // data sets
+        train += epochs * N * stepWork / kTrainFlopsPerSec;                  // minibatches
+        train += logged * (N + val + kHistoryOod) * evalWork / kTrainFlopsPerSec; // history points
+        train += sampleSeconds(gen + evalWork, 2 * ood);                     // final OOD error
+        e.phases.emplace_back("train", train);
+        const double perPrompt = kBytesPerDouble * (d * n + dOut + (t.moments ? d * d + d : 0)) + 96;
+        const double history = static_cast<double>(kMaxHistoryPoints) * sizeof(HistoryPoint) * 1.5;
+        const double chunks = std::ceil(std::max(1, cfg.solver.batch) / 16.0);
+        const double paramBytes = kBytesPerDouble * t.params * (4 + chunks); // theta, grad, 2 moments, chunk grads
+        const double trainerBytes = (N + val) * perPrompt + paramBytes + chunks * t.workspaceBytes +
+                                    512 * kBytesPerDouble * (d * n + dOut) + history;
+        peak = std::max(peak, trainerBytes + (exact ? kBytesPerDouble * dOut * D * 2 : 0));
+    }
+
+    if (cfg.task.kind == TaskKind::Automaton) {
+        const double L = cfg.task.wordLength, words = cfg.eval.words;
+        // Two table prompts per step (model and teacher), the feature map and P psi.
+        e.phases.emplace_back("execute", sampleSeconds(2 * gen + D + 2 * dOut * D, words * L));
+        peak += words * 16;
+    }
+
+    for (const auto& [name, s] : e.phases) e.seconds += s;
+    e.bytes = peak;
+    return e;
+}
+
+std::string formatDuration(double s) {
+    char buf[64];
+    if (!std::isfinite(s)) return "forever";
+    if (s < 1) std::snprintf(buf, sizeof buf, "%.0f ms", s * 1e3);
+    else if (s < 60) std::snprintf(buf, sizeof buf, "%.0f s", s);
+    else if (s < 3600) std::snprintf(buf, sizeof buf, "%.0f min %02.0f s", std::floor(s / 60), std::fmod(s, 60));
+    else if (s < 86400) std::snprintf(buf, sizeof buf, "%.0f h %02.0f min", std::floor(s / 3600), std::floor(std::fmod(s, 3600) / 60));
+    else std::snprintf(buf, sizeof buf, "%.1f days", s / 86400);
+    return buf;
+}
+
+std::string formatBytes(double b) {
+    char buf[64];
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    while (b >= 1024 && u < 5) {
+        b /= 1024;
+        ++u;
+    }
+    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", b, units[u]);
+    return buf;
+}
+
+std::string RunEstimate::describe() const {
+    std::string s = "about " + formatDuration(seconds) + " and " + formatBytes(bytes) + " (";
+    bool first = true;
+    for (const auto& [name, sec] : phases) {
+        if (sec < 0.05 * seconds && phases.size() > 1) continue;
+        if (!first) s += ", ";
+        s += name + " " + formatDuration(sec);
+        first = false;
+    }
+    s += ")";
+    if (extraIfNotCertified > 0.5)
+        s += "; " + formatDuration(extraIfNotCertified) + " more if the certificate fails";
+    return s;
+}
+
+} // namespace mhla
