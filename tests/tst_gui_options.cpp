@@ -72,6 +72,17 @@ private Q_SLOTS:
         QCOMPARE(none.preset, 0);
     }
 
+    void everyListedGuiOptionParses() {
+        for (const QString& name : guiOptionNames()) {
+            QStringList args{QStringLiteral("mhla-lab"), name};
+            if (name != u"--run" && name != u"--no-sweep")
+                args << (name == u"--theme" ? QStringLiteral("dark") : name == u"--size" ? QStringLiteral("800x600")
+                         : name == u"--field" ? QStringLiteral("task.d=4") : name == u"--tab" || name == u"--screenshot" ? QStringLiteral("x") : QStringLiteral("1"));
+            GuiOptions o;
+            QVERIFY2(parseGuiOptions(args, &o).isEmpty(), qPrintable(name));
+        }
+    }
+
     void guiErrors_data() {
         QTest::addColumn<QStringList>("args");
         QTest::newRow("junk preset") << QStringList{QStringLiteral("x"), QStringLiteral("--preset"), QStringLiteral("2x")};

@@ -61,6 +61,12 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
     return {};
 }
 
+QStringList guiOptionNames() {
+    return {QStringLiteral("--preset"), QStringLiteral("--run"), QStringLiteral("--tab"), QStringLiteral("--theme"),
+            QStringLiteral("--screenshot"), QStringLiteral("--size"), QStringLiteral("--head"), QStringLiteral("--seeds"),
+            QStringLiteral("--no-sweep"), QStringLiteral("--compare-preset"), QStringLiteral("--field")};
+}
+
 QString parseGuiOptions(const QStringList& args, GuiOptions* out) {
     QCommandLineParser p;
     const QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("preset (1-based)"), QStringLiteral("N"));

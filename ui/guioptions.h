@@ -33,6 +33,10 @@ struct GuiOptions {
     QStringList fields;    ///< "key=value" typed into the form
 };
 
+/// The long options the desktop app accepts ("--preset", "--run", …), for the entry point's
+/// check of unknown words before any GUI starts.
+QStringList guiOptionNames();
+
 /// Parses argv[1..] (the "figures" word excluded). Returns an empty string or the error.
 QString parseFiguresOptions(const QStringList& args, FiguresOptions* out);
 /// Parses the GUI's arguments (args[0] is the program). Returns an empty string or the error.
