@@ -316,6 +316,23 @@ private Q_SLOTS:
         w.stopRuns();
     }
 
+    void certificateShowsNothingStaleDuringANewRun() {
+        MainWindow w;
+        w.loadPreset(0);
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        longTrainer(w);
+        w.findChild<QCheckBox*>(QStringLiteral("field_solver.compare_exact"))->setChecked(false);
+        QVERIFY(w.startRuns());
+        const RunRecord* rec = w.runList()->allRuns().last();
+        QCoreApplication::processEvents();
+        auto* spectrum = w.findChild<PlotWidget*>(QStringLiteral("spectrumPlot"));
+        QVERIFY2(spectrum->figureTitle().contains(rec->name), qPrintable(spectrum->figureTitle()));
+        QVERIFY(!spectrum->hasData());
+        QVERIFY(!spectrum->note().contains(QStringLiteral("eigenvalue")));
+        w.stopRuns();
+    }
+
     void helpHasShortcutsAndATour() {
         MainWindow w;
         QVERIFY(w.shortcutsHtml().contains(QStringLiteral("Ctrl+R")));
