@@ -209,6 +209,55 @@ private Q_SLOTS:
         QVERIFY(missing.waitForFinished(60000));
         QCOMPARE(missing.exitCode(), 2);
     }
+
+    // figures writes the data files with core's writer: the same names, schemas and values as
+    // `solve --out` (issue 7.5); plot CSVs with a data file's name get their own name.
+    void figuresDataFilesMatchSolve() {
+        const QString config = QStringLiteral(MHLA_SOURCE_DIR "/resources/presets/") + defaultPresetFile();
+        const QString figOut = m_dir.filePath(QStringLiteral("same_fig")), solveOut = m_dir.filePath(QStringLiteral("same_solve"));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        QProcess fig, solve;
+        fig.setProcessEnvironment(env);
+        solve.setProcessEnvironment(env);
+        fig.start(QStringLiteral(MHLA_BINARY), {QStringLiteral("figures"), QStringLiteral("--config"), config,
+                                                QStringLiteral("--out"), figOut});
+        QVERIFY(fig.waitForFinished(120000));
+        QVERIFY2(fig.exitCode() == 0, fig.readAllStandardError().constData());
+        solve.start(QStringLiteral(MHLA_BINARY), {QStringLiteral("solve"), QStringLiteral("--config"), config,
+                                                  QStringLiteral("--out"), solveOut});
+        QVERIFY(solve.waitForFinished(120000));
+        QVERIFY2(solve.exitCode() == 0, solve.readAllStandardError().constData());
+        for (const char* n : {"spectrum.csv", "heads.csv", "lambda_trace.csv", "experiment.json"}) {
+            const QByteArray a = readAll(figOut + u'/' + QString::fromLatin1(n));
+            QVERIFY2(!a.isEmpty(), n);
+            QCOMPARE(a, readAll(solveOut + u'/' + QString::fromLatin1(n)));
+        }
+        QVERIFY(QFile::exists(figOut + QStringLiteral("/spectrum_plot.csv")));
+    }
+
+    // --out is checked before the run: an unusable folder fails at once with exit 2.
+    void figuresChecksOutFirst() {
+        const QString config = QStringLiteral(MHLA_SOURCE_DIR "/resources/presets/") + defaultPresetFile();
+        const QString blocker = m_dir.filePath(QStringLiteral("a_file"));
+        QFile f(blocker);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        QProcess p;
+        p.start(QStringLiteral(MHLA_BINARY), {QStringLiteral("figures"), QStringLiteral("--config"), config,
+                                              QStringLiteral("--out"), blocker + QStringLiteral("/sub")});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 2);
+        const QByteArray err = p.readAllStandardError();
+        QVERIFY2(!err.contains("100%"), err.constData()); // nothing was run
+        QProcess bad;
+        bad.start(QStringLiteral(MHLA_BINARY), {QStringLiteral("figures"), QStringLiteral("--config"),
+                                                m_dir.filePath(QStringLiteral("missing.json")), QStringLiteral("--out"),
+                                                m_dir.filePath(QStringLiteral("x"))});
+        QVERIFY(bad.waitForFinished(60000));
+        QCOMPARE(bad.exitCode(), 2);
+        QVERIFY(bad.readAllStandardError().contains("missing.json"));
+    }
 };
 
 QTEST_MAIN(TstGuiExport)

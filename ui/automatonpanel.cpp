@@ -1,4 +1,5 @@
 #include "ui/automatonpanel.h"
+#include "ui/theme.h"
 #include "ui/explanations.h"
 #include <QHeaderView>
 #include <QLabel>
@@ -37,6 +38,11 @@ AutomatonPanel::AutomatonPanel(QWidget* parent) : QWidget(parent) {
     split->setStretchFactor(1, 3);
     lay->addWidget(split, 1);
     showRun(nullptr);
+}
+
+QList<ExportTable> AutomatonPanel::tables() const {
+    if (m_csv.isEmpty()) return {};
+    return {ExportTable{QStringLiteral("automaton_trace"), tr("Automaton execution trace"), m_csv}};
 }
 
 void AutomatonPanel::showRun(const RunRecord* run) {
@@ -87,7 +93,9 @@ void AutomatonPanel::showRun(const RunRecord* run) {
     QStringList steps;
     for (int t = 0; t <= L; ++t) steps << QString::number(t);
     m_trace->setHorizontalHeaderLabels(steps);
-    const QColor bad(213, 94, 0, 120), good(0, 158, 115, 50);
+    QColor bad = colors::kError, good = colors::kGood;
+    bad.setAlpha(120);
+    good.setAlpha(50);
     auto stateAt = [](const std::vector<int>& v, int t) { return t < static_cast<int>(v.size()) ? v[t] : -1; };
     // The traces list the state after each step; with L+1 entries the first is the start state.
     const bool withStart = static_cast<int>(e.exampleTrueStates.size()) == L + 1;

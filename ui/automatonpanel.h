@@ -1,6 +1,7 @@
 #pragma once
 // The automaton of the example: its transition table, the word, and the true vs predicted
 // state traces (errors highlighted), with step and word accuracy.
+#include "ui/resultpanel.h"
 #include "ui/runlist.h"
 #include <QWidget>
 
@@ -9,11 +10,17 @@ class QTableWidget;
 
 namespace mhla::ui {
 
-class AutomatonPanel : public QWidget {
+class AutomatonPanel : public QWidget, public ResultPanel {
     Q_OBJECT
 public:
     explicit AutomatonPanel(QWidget* parent = nullptr);
-    void showRun(const RunRecord* run);
+    // ResultPanel
+    QString panelId() const override { return QStringLiteral("automaton"); }
+    QString tabName() const override { return tr("Automaton"); }
+    QWidget* widget() override { return this; }
+    void showRun(const RunRecord* run) override;
+    /// The execution trace (automaton_trace.csv) when the run executed a word.
+    QList<ExportTable> tables() const override;
     /// CSV of the example (step, letter, true, learned, teacher); empty if no execution.
     QString traceCsv() const { return m_csv; }
 

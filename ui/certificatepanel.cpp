@@ -1,4 +1,5 @@
 #include "ui/certificatepanel.h"
+#include "ui/theme.h"
 #include "ui/colormap.h"
 #include "ui/explanations.h"
 #include "ui/plotwidget.h"
@@ -13,8 +14,8 @@
 namespace mhla::ui {
 
 namespace {
-const QColor kClampColor(213, 94, 0); // Okabe-Ito vermillion
-const QColor kTauColor(150, 150, 150);
+const QColor& kClampColor = colors::kVermillion;
+const QColor& kTauColor = colors::kTau;
 
 QString fmt(double v) {
     if (std::isinf(v)) return QStringLiteral("∞");
@@ -127,6 +128,8 @@ CertificatePanel::CertificatePanel(QWidget* parent) : QWidget(parent) {
     connect(m_spectrum, &PlotWidget::exportRequested, this, [this] { Q_EMIT exportRequested(m_spectrum); });
     connect(m_trace, &PlotWidget::exportRequested, this, [this] { Q_EMIT exportRequested(m_trace); });
     showRun(nullptr);
+    connect(this, &CertificatePanel::exportRequested, this, [this](const Figure* f) { requestExport(f); });
+    connect(this, &CertificatePanel::displayChanged, this, [this] { requestRefresh(); });
 }
 
 QString CertificatePanel::badgeText() const { return m_badge->text(); }
@@ -221,7 +224,15 @@ void CertificatePanel::showRun(const RunRecord* run) {
             setBadge(tr("%1: %2").arg(run->name, run->stateText()), palette().color(QPalette::AlternateBase));
         m_numbers->clear();
         m_witness->setVisible(false);
+        // Nothing of an earlier run stays on screen while this one has no result.
+        m_spectrum->setTitle(tr("Eigenvalues of Λ — %1 (%2)").arg(run->name, run->stateText()));
         m_spectrum->clear();
+        m_spectrum->setNote({});
+        if (run->trace().empty()) {
+            m_trace->setTitle(tr("λ_min(Λ) vs samples seen — %1 (%2)").arg(run->name, run->stateText()));
+            m_trace->clear();
+            m_trace->setNote({});
+        }
         return;
     }
     const ExperimentResult& r = *run->result;
@@ -231,9 +242,9 @@ void CertificatePanel::showRun(const RunRecord* run) {
                  palette().color(QPalette::AlternateBase));
     else if (c.certified)
         setBadge(tr("✔ certified identifiable  (λ_min = %1 > τ = %2)").arg(fmt(c.lambdaMin), fmt(c.tolerance)),
-                 QColor(0, 158, 115));
+                 colors::kGood);
     else
-        setBadge(tr("✖ not certified (null dimension %1)").arg(c.nullDim), QColor(213, 94, 0));
+        setBadge(tr("✖ not certified (null dimension %1)").arg(c.nullDim), colors::kError);
     QString numbers = QStringLiteral("<table cellspacing='2' cellpadding='1'><tr>");
     auto cell = [](const QString& k, const QString& v) {
         return QStringLiteral("<td align='right' nowrap>%1&nbsp;</td><td nowrap><b>%2</b>&nbsp;&nbsp;&nbsp;</td>").arg(k, v);

@@ -2,6 +2,7 @@
 // The identifiability certificate of the selected run: badge, lambda_min / lambda_max /
 // condition / null dimension, the spectrum of Lambda (log axis, non-positive eigenvalues drawn
 // explicitly at the floor) and lambda_min vs samples seen (live while accumulating).
+#include "ui/resultpanel.h"
 #include "ui/runlist.h"
 #include <QWidget>
 
@@ -14,12 +15,21 @@ namespace mhla::ui {
 class Figure;
 class PlotWidget;
 
-class CertificatePanel : public QWidget {
+class CertificatePanel : public QWidget, public ResultPanel {
     Q_OBJECT
 public:
     explicit CertificatePanel(QWidget* parent = nullptr);
+    // ResultPanel
+    QString panelId() const override { return QStringLiteral("certificate"); }
+    QString tabName() const override { return tr("Certificate"); }
+    QWidget* widget() override { return this; }
     /// Shows a run (nullptr clears).
-    void showRun(const RunRecord* run);
+    void showRun(const RunRecord* run) override;
+    /// The visible runs, for the spectrum overlay.
+    void showRuns(const QList<const RunRecord*>& runs) override { setComparisonRuns(runs); }
+    void liveUpdate(const RunRecord* run, const QList<const RunRecord*>&, bool isCurrent) override {
+        if (isCurrent && !run->trace().empty()) updateLive(run);
+    }
     /// Refreshes the live lambda_min trace of a running run.
     void updateLive(const RunRecord* run);
     PlotWidget* spectrumPlot() const { return m_spectrum; }
@@ -29,7 +39,7 @@ public:
     void setComparisonRuns(const QList<const RunRecord*>& runs);
     bool overlaySpectra() const;
     void setOverlaySpectra(bool on);
-    QList<const Figure*> figures() const;
+    QList<const Figure*> figures() const override;
 
 Q_SIGNALS:
     void exportRequested(const mhla::ui::Figure* figure);

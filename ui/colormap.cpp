@@ -1,4 +1,5 @@
 #include "ui/colormap.h"
+#include "ui/theme.h"
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -26,8 +27,8 @@ constexpr std::array<Rgb, 11> kRdBu{{
 } // namespace
 
 QColor divergingColor(double value, double maxAbs) {
-    if (std::isnan(value)) return QColor(128, 128, 128);
-    if (!(maxAbs > 0) || !std::isfinite(maxAbs)) return QColor(247, 247, 247);
+    if (std::isnan(value)) return colors::kMissing;
+    if (!(maxAbs > 0) || !std::isfinite(maxAbs)) return colors::kNeutral;
     const double t = std::clamp(value / maxAbs, -1.0, 1.0); // [-1, 1]
     const double pos = (t + 1.0) * 0.5 * static_cast<double>(kRdBu.size() - 1);
     const int i = std::min(static_cast<int>(std::floor(pos)), static_cast<int>(kRdBu.size()) - 2);
@@ -39,17 +40,17 @@ QColor divergingColor(double value, double maxAbs) {
 }
 
 const QList<QColor>& okabeIto() {
-    static const QList<QColor> colors{
-        QColor(0, 114, 178),   // blue
-        QColor(230, 159, 0),   // orange
-        QColor(0, 158, 115),   // bluish green
-        QColor(204, 121, 167), // reddish purple
-        QColor(86, 180, 233),  // sky blue
-        QColor(213, 94, 0),    // vermillion
-        QColor(240, 228, 66),  // yellow
-        QColor(0, 0, 0),       // black
+    static const QList<QColor> palette{
+        colors::kBlue,
+        colors::kOrange,
+        colors::kBluishGreen,
+        colors::kReddishPurple,
+        colors::kSkyBlue,
+        colors::kVermillion,
+        colors::kYellow,
+        colors::kBlack,
     };
-    return colors;
+    return palette;
 }
 
 QColor runColor(int i) {

@@ -1,6 +1,7 @@
 #include "ui/curvespanel.h"
 #include "ui/explanations.h"
 #include "ui/plotwidget.h"
+#include "ui/theme.h"
 #include <QCheckBox>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -15,7 +16,7 @@
 namespace mhla::ui {
 
 namespace {
-const QColor kExactColor(100, 100, 100);
+const QColor& kExactColor = colors::kExactReference;
 
 PlotSeries curve(const QString& name, const QColor& c, PlotSeries::Style st, const std::vector<HistoryPoint>& h,
                  double HistoryPoint::*field, bool inLegend = false) {
@@ -93,6 +94,8 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     lay->addWidget(split, 1);
     connect(m_loss, &PlotWidget::exportRequested, this, [this] { Q_EMIT exportRequested(m_loss); });
     connect(m_distance, &PlotWidget::exportRequested, this, [this] { Q_EMIT exportRequested(m_distance); });
+    connect(this, &CurvesPanel::exportRequested, this, [this](const Figure* f) { requestExport(f); });
+    connect(this, &CurvesPanel::displayChanged, this, [this] { requestRefresh(); });
 }
 
 QList<const Figure*> CurvesPanel::figures() const { return {m_loss, m_distance}; }
@@ -103,10 +106,12 @@ void CurvesPanel::setSeedBands(bool on) { m_bandCheck->setChecked(on); }
 void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
     QList<PlotSeries> loss, dist, lossRefs, distRefs;
     std::set<std::pair<QString, double>> refsSeen;
+    std::set<QString> legendNames;
     auto addRef = [&](QList<PlotSeries>& list, const QString& name, double v, const QColor& c) {
         if (!std::isfinite(v)) return;
         if (!refsSeen.insert({name, v}).second) return; // the same exact solution for runs on the same data
-        list << PlotSeries::hline(name, v, c);
+        // One legend entry per kind of reference line ("exact: train" once, not once per run).
+        list << PlotSeries::hline(name, v, c, legendNames.insert(name).second);
     };
     bool anyHistory = false;
     // Seed groups: runs of one experiment that differ only in their seeds (two or more with

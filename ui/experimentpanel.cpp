@@ -2,6 +2,7 @@
 #include "core/runner.h"
 #include "core/model.h"
 #include "ui/presets.h"
+#include "ui/theme.h"
 #include <QCheckBox>
 #include <QComboBox>
 #include <QGridLayout>
@@ -14,7 +15,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QScrollArea>
 #include <QVBoxLayout>
 
@@ -22,136 +22,8 @@ namespace mhla::ui {
 
 namespace {
 
-enum TaskBits { TRandom = 1, TAssoc = 2, TAuto = 4, TAll = 7 };
-enum SolverBits { SPoly = 1, SMhla = 2, SMulti = 4, SSoft = 8, STrain = 14, SAll = 15 };
-
-struct Spec {
-    const char* key;
-    const char16_t* label;
-    int type; // 0 int, 1 double, 2 enum, 3 bool
-    int taskMask, solverMask;
-    const char16_t* tip;
-};
-
-// Every parameter, its applicability, and what it means (tooltips carry meaning, formula,
-// range and unit; core remains the authority on what is allowed).
-const Spec kSpecs[] = {
-    {"task.kind", u"Task", 2, TAll, SAll,
-     u"<b>Task</b>: which data the model learns from.<br>random_mhla: labels from a random multi-head linear attention teacher.<br>"
-     u"associative_memory: recall the value stored under a key.<br>automaton: look up a DFA's transition table given in the prompt."},
-    {"task.seed", u"Task seed", 0, TAll, SAll,
-     u"<b>Task seed</b>: seeds the teacher and every data stream (train, validation, OOD, execution). Same seed ⇒ same data, bit for bit. Integer ≥ 0."},
-    {"task.samples", u"Training samples N", 0, TAll, SAll,
-     u"<b>N</b>: number of training prompts. Λ = (1/N) Σ<sub>s</sub> ψ(Z<sub>s</sub>)ψ(Z<sub>s</sub>)ᵀ is accumulated from them. "
-     u"The certificate needs N ≥ D (feature dimension) at the very least. Integer ≥ 1."},
-    {"task.d", u"Token dimension d", 0, TRandom, SAll,
-     u"<b>d</b>: dimension of each token z<sub>t</sub> ∈ ℝ<sup>d</sup>. Feature dimension D = d²(d+1)/2 (d = 4 → 40, 8 → 288, 16 → 2176). Cost O(N D²) time, O(D²) memory."},
-    {"task.tokens", u"Tokens per prompt n", 0, TRandom, SAll,
-     u"<b>n</b>: tokens per prompt, the query token z<sub>q</sub> = z<sub>n</sub> included. Prompt entries are N(0, 1/n)."},
-    {"task.d_out", u"Output dimension d_out", 0, TRandom, SAll,
-     u"<b>d_out</b>: dimension of the output f(Z) = Σ<sub>h</sub> V<sub>h</sub> S(Z) Q<sub>h</sub> z<sub>q</sub> ∈ ℝ<sup>d_out</sup>."},
-    {"task.teacher_heads", u"Teacher heads H*", 0, TRandom, SAll,
-     u"<b>H*</b>: heads of the random teacher; V*<sub>h</sub>, Q*<sub>h</sub> have i.i.d. N(0, 1/d) entries."},
-    {"task.noise", u"Label noise σ", 1, TRandom, SAll,
-     u"<b>σ</b>: labels y = f*(Z) + σε with ε ~ N(0, I). σ = 0 is realizable; σ &gt; 0 is the agnostic setting. σ ≥ 0."},
-    {"task.pairs", u"Key–value pairs m", 0, TAssoc, SAll,
-     u"<b>m</b>: pairs stored in each prompt. Token dimension d = 2m, tokens n = m + 1, output d_out = m."},
-    {"task.orthogonal_prob", u"Orthogonal probability p", 1, TAssoc, SAll,
-     u"<b>p</b> ∈ [0, 1]: probability that a prompt's keys and values are Haar-random orthogonal matrices (otherwise Gaussian columns scaled to unit length). "
-     u"p = 1 makes k<sub>t</sub>ᵀk<sub>j</sub> exactly 0/1 in every prompt and breaks the certificate; lowering p restores it."},
-    {"task.states", u"DFA states s", 0, TAuto, SAll,
-     u"<b>s</b>: number of states of each random DFA. Value codes have dimension s."},
-    {"task.alphabet", u"Alphabet size k", 0, TAuto, SAll,
-     u"<b>k</b>: letters of the alphabet; the table has s·k (state, letter) pairs, key codes have dimension s·k, so d = s·k + s."},
-    {"task.embedding", u"Embedding", 2, TAuto, SAll,
-     u"<b>Codes</b> of keys and values: onehot (never certifiable — most cubic features are identically zero), orthogonal (one-hot rotated by a fresh "
-     u"Haar-random rotation per prompt) or gaussian (fresh random unit vectors per prompt; crosstalk makes even the teacher imperfect)."},
-    {"task.coverage", u"Table coverage", 1, TAuto, SAll,
-     u"<b>Coverage</b> ∈ (0, 1]: fraction of the transition table listed in each training prompt (the queried pair is always included)."},
-    {"task.query_filler", u"Query filler σ_f", 1, TAuto, SAll,
-     u"<b>σ_f</b>: the query token is [key(q,a); σ_f g] with g ~ N(0, I). Without a filler (σ_f = 0) no encoding can be certified. σ_f ≥ 0."},
-    {"task.word_length", u"Word length L", 0, TAuto, SAll,
-     u"<b>L</b>: letters per word when executing the DFA (one table query per letter)."},
-
-    {"solver.kind", u"Solver", 2, TAll, SAll,
-     u"<b>Solver</b>: poly = the exact polynomial-time algorithm (solve P Λ = C, then heads from the SVD of unfold(P)); "
-     u"mhla = H-head MHLA trained by SGD/Adam; multilayer = L causal linear-attention layers; softmax = a softmax Transformer block."},
-    {"solver.ridge", u"Ridge ρ", 1, TAll, SPoly,
-     u"<b>ρ</b> ≥ 0: P = C (Λ + ρ I)⁻¹. 0 = exact: Cholesky when certified, minimum-norm solution otherwise."},
-    {"solver.heads", u"Heads H", 0, TAll, SAll,
-     u"<b>H</b>: poly — keep the top H heads of the SVD of unfold(P) (0 = all of the numerical rank; fewer changes the function); "
-     u"trainers — number of heads of the trained model (≥ 1)."},
-    {"solver.tolerance", u"Certificate tolerance τ/λ_max", 1, TAll, SAll,
-     u"<b>Relative tolerance</b>: certified ⇔ λ<sub>min</sub>(Λ) &gt; τ with τ = tolerance · λ<sub>max</sub>. Null dimension = #eigenvalues ≤ τ. Default 1e-10."},
-    {"solver.rank_tolerance", u"Rank tolerance", 1, TAll, SPoly,
-     u"<b>Rank tolerance</b>: the number of heads is the number of singular values of unfold(P) above rank_tolerance · σ<sub>1</sub>."},
-    {"solver.layers", u"Layers L", 0, TAll, SMulti,
-     u"<b>L</b>: causal linear-attention layers with residual connections; the last reads out the query token."},
-    {"solver.optimizer", u"Optimizer", 2, TAll, STrain,
-     u"<b>Optimizer</b> of the MSE: sgd (with momentum) or adam."},
-    {"solver.lr", u"Learning rate η", 1, TAll, STrain, u"<b>η</b> &gt; 0: step size (peak value of the schedule)."},
-    {"solver.momentum", u"Momentum β", 1, TAll, STrain, u"<b>β</b> ∈ [0, 1): SGD momentum (Adam's β₁)."},
-    {"solver.batch", u"Batch size B", 0, TAll, STrain, u"<b>B</b>: prompts per minibatch step."},
-    {"solver.epochs", u"Epochs", 0, TAll, STrain, u"<b>Epochs</b>: passes over the N training prompts."},
-    {"solver.schedule", u"LR schedule", 2, TAll, STrain,
-     u"<b>Schedule</b>: constant, or cosine decay after a linear warm-up."},
-    {"solver.warmup", u"Warm-up fraction", 1, TAll, STrain, u"<b>Warm-up</b> ∈ [0, 1): fraction of all steps with a linear ramp of η."},
-    {"solver.clip", u"Gradient clip", 1, TAll, STrain, u"<b>Clip</b>: gradient-norm clipping threshold (0 = off)."},
-    {"solver.target_loss", u"Target loss", 1, TAll, STrain, u"<b>Target</b>: stop when train MSE ≤ target (0 = off)."},
-    {"solver.seed", u"Solver seed", 0, TAll, STrain,
-     u"<b>Solver seed</b>: initialisation (N(0, 1/d)) and shuffling of the trainer. Same seed ⇒ same run."},
-    {"solver.log_every", u"Log every (epochs)", 0, TAll, STrain, u"Epochs between points of the training curves."},
-    {"solver.compare_exact", u"Compare with exact solver", 3, TAll, STrain,
-     u"Also run the exact solver on the same data: its losses are drawn as dashed reference lines and the distance ‖P − P_exact‖/‖P_exact‖ is tracked."},
-
-    {"eval.val_samples", u"Validation samples", 0, TAll, SAll,
-     u"Fresh prompts of the task distribution for val_mse = mean (ŷ − y)²."},
-    {"eval.ood_samples", u"OOD samples", 0, TAll, SAll,
-     u"Generic prompts (i.i.d. N(0,1) entries) for ood_rel_mse = E‖f̂(Z) − f*(Z)‖² / E‖f*(Z)‖². Certified ⇒ ≈ 0."},
-    {"eval.words", u"Words executed", 0, TAuto, SAll, u"Random words run on fresh DFAs to measure step and word accuracy."},
-    {"eval.spectrum", u"Spectrum of Λ", 2, TAll, SAll,
-     u"Eigenvalues of Λ to compute: auto (all when D ≤ 1024), full, none (certificate only)."},
-    {"eval.lambda_trace", u"λ_min checkpoints", 0, TAll, SAll,
-     u"Checkpoints of λ<sub>min</sub>(Λ) over the first k samples, showing the certificate appear (0 = off)."},
-};
-
-int taskBit(const QString& kind) {
-    if (kind == toString(TaskKind::RandomMhla)) return TRandom;
-    if (kind == toString(TaskKind::AssociativeMemory)) return TAssoc;
-    if (kind == toString(TaskKind::Automaton)) return TAuto;
-    return TAll;
-}
-
-int solverBit(const QString& kind) {
-    if (kind == toString(SolverKind::Poly)) return SPoly;
-    if (kind == toString(SolverKind::Mhla)) return SMhla;
-    if (kind == toString(SolverKind::Multilayer)) return SMulti;
-    if (kind == toString(SolverKind::Softmax)) return SSoft;
-    return SAll;
-}
-
-QStringList enumOptions(const QString& key) {
-    if (key == u"task.kind")
-        return {toString(TaskKind::AssociativeMemory), toString(TaskKind::RandomMhla), toString(TaskKind::Automaton)};
-    if (key == u"task.embedding")
-        return {toString(Embedding::OneHot), toString(Embedding::Orthogonal), toString(Embedding::Gaussian)};
-    if (key == u"solver.kind")
-        return {toString(SolverKind::Poly), toString(SolverKind::Mhla), toString(SolverKind::Multilayer),
-                toString(SolverKind::Softmax)};
-    if (key == u"solver.optimizer") return {toString(OptimizerKind::Sgd), toString(OptimizerKind::Adam)};
-    if (key == u"solver.schedule") return {toString(ScheduleKind::Constant), toString(ScheduleKind::Cosine)};
-    if (key == u"eval.spectrum")
-        return {toString(SpectrumMode::Auto), toString(SpectrumMode::Full), toString(SpectrumMode::None)};
-    return {};
-}
-
-QString numberText(const QJsonValue& v) {
-    if (v.isDouble()) {
-        const double x = v.toDouble();
-        if (x == static_cast<double>(static_cast<long long>(x)) && std::abs(x) < 1e15)
-            return QString::number(static_cast<long long>(x));
-        return QString::number(x, 'g', 12);
-    }
+QString valueText(const QJsonValue& v) {
+    if (v.isDouble()) return numberText(v.toDouble());
     if (v.isString()) return v.toString();
     return v.toVariant().toString();
 }
@@ -179,7 +51,15 @@ void ExperimentPanel::buildForm() {
     m_presetCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_presetCombo->setMinimumContentsLength(18);
     presetRow->addWidget(m_presetCombo, 1);
+    m_revert = new QPushButton(tr("Revert"), this);
+    m_revert->setObjectName(QStringLiteral("revertPresetButton"));
+    m_revert->setToolTip(tr("Put every field back to the preset's values"));
+    m_revert->setEnabled(false);
+    presetRow->addWidget(m_revert);
     outer->addLayout(presetRow);
+    connect(m_revert, &QPushButton::clicked, this, [this] {
+        if (m_preset >= 0) loadPreset(m_preset);
+    });
     connect(m_presetCombo, &QComboBox::activated, this, [this](int i) {
         if (i > 0) loadPreset(i - 1);
     });
@@ -228,14 +108,18 @@ void ExperimentPanel::buildForm() {
     scroll->setWidget(inner);
     outer->addWidget(scroll, 1);
 
-    for (const Spec& s : kSpecs) {
+    for (const KeyInfo& k : experimentKeys()) {
         Field f;
-        f.key = QString::fromLatin1(s.key);
-        f.type = static_cast<Field::Type>(s.type);
-        f.taskMask = s.taskMask;
-        f.solverMask = s.solverMask;
-        f.form = forms.value(f.key.section(u'.', 0, 0));
-        const QString tip = QString::fromUtf16(s.tip);
+        f.info = &k;
+        f.key = k.path();
+        switch (k.type) {
+        case KeyInfo::Type::Integer: f.type = Field::Type::Int; break;
+        case KeyInfo::Type::Real: f.type = Field::Type::Double; break;
+        case KeyInfo::Type::Choice: f.type = Field::Type::Enum; break;
+        case KeyInfo::Type::Bool: f.type = Field::Type::Bool; break;
+        }
+        f.form = forms.value(k.section);
+        const QString tip = k.tooltipHtml();
         f.row = new QWidget(inner);
         auto* v = new QVBoxLayout(f.row);
         v->setContentsMargins(0, 0, 0, 0);
@@ -250,7 +134,7 @@ void ExperimentPanel::buildForm() {
             break;
         case Field::Type::Enum:
             f.combo = new QComboBox(f.row);
-            f.combo->addItems(enumOptions(f.key));
+            f.combo->addItems(k.choices); // enum order: the index is the value core stores
             connect(f.combo, &QComboBox::currentIndexChanged, this, [this] {
                 updateVisibility();
                 revalidate();
@@ -259,7 +143,10 @@ void ExperimentPanel::buildForm() {
             break;
         case Field::Type::Bool:
             f.check = new QCheckBox(f.row);
-            connect(f.check, &QCheckBox::toggled, this, &ExperimentPanel::revalidate);
+            connect(f.check, &QCheckBox::toggled, this, [this] {
+                updateVisibility(); // solver.compare_exact decides whether exact-only keys are read
+                revalidate();
+            });
             input = f.check;
             break;
         }
@@ -269,10 +156,12 @@ void ExperimentPanel::buildForm() {
         f.error = new QLabel(f.row);
         f.error->setObjectName(QStringLiteral("error_") + f.key);
         f.error->setWordWrap(true);
-        f.error->setStyleSheet(QStringLiteral("color: #d55e00;"));
+        f.error->setStyleSheet(QStringLiteral("color: %1;").arg(colors::css(colors::kError)));
         f.error->setVisible(false);
         v->addWidget(f.error);
-        auto* label = new QLabel(QString::fromUtf16(s.label), inner);
+        auto* label = new QLabel(k.label, inner);
+        label->setObjectName(QStringLiteral("label_") + f.key);
+        label->setWordWrap(true);
         label->setToolTip(tip);
         label->setBuddy(input);
         const int r = f.form->rowCount();
@@ -291,7 +180,7 @@ void ExperimentPanel::buildForm() {
     m_generalLabel = new QLabel(this);
     m_generalLabel->setObjectName(QStringLiteral("generalError"));
     m_generalLabel->setWordWrap(true);
-    m_generalLabel->setStyleSheet(QStringLiteral("color: #d55e00;"));
+    m_generalLabel->setStyleSheet(QStringLiteral("color: %1;").arg(colors::css(colors::kError)));
     m_generalLabel->setVisible(false);
     outer->addWidget(m_generalLabel);
 
@@ -302,7 +191,7 @@ void ExperimentPanel::buildForm() {
     m_stop = new QPushButton(tr("Stop"), this);
     m_stop->setObjectName(QStringLiteral("stopButton"));
     m_stop->setToolTip(tr("Cancel the running experiment at once (Esc)"));
-    m_reset = new QPushButton(tr("Reset"), this);
+    m_reset = new QPushButton(tr("Clear runs and rerun"), this);
     m_reset->setObjectName(QStringLiteral("resetButton"));
     m_reset->setToolTip(tr("Clear every run and run the current experiment again from the start: "
                            "same seeds ⇒ the same run (Ctrl+Shift+R)"));
@@ -339,12 +228,18 @@ void ExperimentPanel::buildForm() {
     live->addWidget(m_lrScale);
     outer->addLayout(live);
     connect(m_pause, &QPushButton::toggled, this, [this](bool on) {
-        m_step->setEnabled(on);
-        Q_EMIT pauseToggled(on);
+        m_pause->setText(on ? tr("Resume") : tr("Pause"));
+        m_pause->setShortcut(QKeySequence(QStringLiteral("Ctrl+P"))); // setText() replaces the shortcut
+        m_step->setEnabled(on && m_running);
+        if (!m_resettingControls) Q_EMIT pauseToggled(on);
     });
     connect(m_step, &QPushButton::clicked, this, &ExperimentPanel::stepRequested);
-    connect(m_lrScale, &QDoubleSpinBox::valueChanged, this, &ExperimentPanel::learningRateScaleChanged);
+    connect(m_lrScale, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        if (!m_resettingControls) Q_EMIT learningRateScaleChanged(v);
+    });
     m_step->setEnabled(false);
+    m_pause->setEnabled(false);
+    m_lrScale->setEnabled(false);
     connect(m_run, &QPushButton::clicked, this, &ExperimentPanel::runRequested);
     connect(m_stop, &QPushButton::clicked, this, &ExperimentPanel::stopRequested);
     connect(m_reset, &QPushButton::clicked, this, &ExperimentPanel::resetRequested);
@@ -378,7 +273,7 @@ QJsonValue ExperimentPanel::fieldValue(const Field& f) const {
 void ExperimentPanel::setFieldValue(Field& f, const QJsonValue& v) {
     switch (f.type) {
     case Field::Type::Int:
-    case Field::Type::Double: f.edit->setText(numberText(v)); break;
+    case Field::Type::Double: f.edit->setText(valueText(v)); break;
     case Field::Type::Enum: {
         const int i = f.combo->findText(v.toString());
         if (i >= 0) f.combo->setCurrentIndex(i);
@@ -432,13 +327,19 @@ void ExperimentPanel::loadPreset(int index) {
     m_presetCombo->setCurrentIndex(index + 1);
     if (!p.sweepKey.isEmpty()) {
         QStringList vals;
-        for (const auto& v : p.sweepValues) vals << numberText(v);
-        m_sweepCheck->setText(tr("Run as sweep: %1 = %2 (%3 runs overlaid)")
-                                  .arg(p.sweepKey, vals.join(QStringLiteral(", ")))
-                                  .arg(p.sweepValues.size()));
+        for (const auto& v : p.sweepValues) vals << valueText(v);
+        // Short enough for the dock at 1280×720; the whole story is in the tooltip.
+        const KeyInfo* k = findExperimentKey(p.sweepKey);
+        QString shown = vals.join(QStringLiteral(", "));
+        if (shown.size() > 20) shown = vals.first() + QStringLiteral(", …, ") + vals.last();
+        m_sweepCheck->setText(tr("Sweep %1 = %2").arg(p.sweepKey.section(u'.', 1), shown));
+        m_sweepCheck->setToolTip(tr("Run once per value of %1 (%2 = %3) and overlay the %4 runs")
+                                     .arg(k ? k->label : p.sweepKey, p.sweepKey, vals.join(QStringLiteral(", ")))
+                                     .arg(p.sweepValues.size()));
         m_sweepCheck->setVisible(true);
         m_sweepCheck->setChecked(true);
     }
+    updatePresetMark();
     Q_EMIT presetLoaded(index);
 }
 
@@ -454,6 +355,12 @@ QList<ExperimentPanel::NamedConfig> ExperimentPanel::baseJobs() const {
     if (m_preset >= 0 && m_preset < presets.size()) {
         const Preset& p = presets[m_preset];
         baseName = p.shortName;
+        // The name says what was edited ("#10 Random MHLA d=4" for a d = 14 run misled).
+        const QStringList changed = changedFromPreset();
+        if (!changed.isEmpty())
+            baseName += QStringLiteral(" (%1)").arg(changed.size() > 3 ? changed.mid(0, 3).join(QStringLiteral(", ")) +
+                                                                             QStringLiteral(", …")
+                                                                       : changed.join(QStringLiteral(", ")));
         if (!m_sweepCheck->isHidden() && m_sweepCheck->isChecked() && !p.sweepKey.isEmpty()) {
             for (const auto& v : p.sweepValues) {
                 QJsonObject o = base;
@@ -461,7 +368,7 @@ QList<ExperimentPanel::NamedConfig> ExperimentPanel::baseJobs() const {
                 try {
                     const ExperimentConfig cfg = experimentFromJson(o);
                     validate(cfg);
-                    out << NamedConfig{QStringLiteral("%1 · %2=%3").arg(baseName, p.sweepKey.section(u'.', 1), numberText(v)), cfg};
+                    out << NamedConfig{QStringLiteral("%1 · %2=%3").arg(baseName, p.sweepKey.section(u'.', 1), valueText(v)), cfg};
                 } catch (const ConfigError&) {
                     // An invalid sweep value is skipped; the base experiment was validated.
                 }
@@ -494,37 +401,21 @@ void ExperimentPanel::markField(Field& f, const QString& message) {
     f.error->setText(message);
     f.error->setVisible(true);
     QWidget* input = f.edit ? static_cast<QWidget*>(f.edit) : f.combo ? static_cast<QWidget*>(f.combo) : f.check;
-    input->setStyleSheet(QStringLiteral("border: 2px solid #d55e00; border-radius: 3px;"));
+    input->setStyleSheet(QStringLiteral("border: 2px solid %1; border-radius: 3px;").arg(colors::css(colors::kError)));
 }
 
-ExperimentPanel::Field* ExperimentPanel::fieldForMessage(const QString& message) {
-    // Longest key first so that "task.d_out" wins over "task.d".
-    QList<Field*> byLength;
-    for (Field& f : m_fields) byLength << &f;
-    std::sort(byLength.begin(), byLength.end(), [](Field* a, Field* b) { return a->key.size() > b->key.size(); });
-    // Core's messages start with the key they are about ("task.samples: 0 is out of range ...").
-    for (Field* f : byLength)
-        if (message.startsWith(f->key + u':')) return f;
-    for (Field* f : byLength) {
-        const QRegularExpression re(QStringLiteral("(?<![\\w.])") + QRegularExpression::escape(f->key) +
-                                    QStringLiteral("(?![\\w])"));
-        if (re.match(message).hasMatch()) return f;
-    }
-    for (Field* f : byLength) {
-        const QString bare = f->key.section(u'.', 1);
-        if (bare.size() < 3) continue;
-        const QRegularExpression re(QStringLiteral("(?<![\\w.])") + QRegularExpression::escape(bare) +
-                                    QStringLiteral("(?![\\w])"));
-        if (re.match(message).hasMatch() && message.contains(f->key.section(u'.', 0, 0))) return f;
-    }
-    for (Field* f : byLength) {
-        const QString bare = f->key.section(u'.', 1);
-        if (bare.size() < 3) continue;
-        const QRegularExpression re(QStringLiteral("(?<![\\w.])") + QRegularExpression::escape(bare) +
-                                    QStringLiteral("(?![\\w])"));
-        if (re.match(message).hasMatch()) return f;
-    }
+ExperimentPanel::Field* ExperimentPanel::fieldForKey(const QString& key) {
+    for (Field& f : m_fields)
+        if (f.key == key) return &f;
     return nullptr;
+}
+
+QString ExperimentPanel::messageForField(const Field& f, const QString& message) {
+    // Core's messages start with the dotted key ("task.samples: 0 is out of range ..."); the
+    // form shows the field's label instead.
+    const QString prefix = f.key + QStringLiteral(": ");
+    if (message.startsWith(prefix)) return f.info->label + QStringLiteral(": ") + message.mid(prefix.size());
+    return message;
 }
 
 void ExperimentPanel::revalidate() {
@@ -538,48 +429,79 @@ void ExperimentPanel::revalidate() {
         QWidget* input = f.edit ? static_cast<QWidget*>(f.edit) : f.combo ? static_cast<QWidget*>(f.combo) : f.check;
         input->setStyleSheet(QString());
     }
-    // Core reports one error at a time: mark the field it names, put that field back to its
-    // default in a scratch copy, and ask again, so that every bad field is marked at once.
-    QJsonObject work = experimentJson();
-    for (int iter = 0; iter <= m_fields.size(); ++iter) {
-        try {
-            validate(experimentFromJson(work));
-            break;
-        } catch (const ConfigError& e) {
-            const QString msg = QString::fromStdString(e.what());
-            Field* f = fieldForMessage(msg);
-            if (!f || m_errors.contains(f->key)) {
-                m_general = msg;
-                break;
-            }
-            markField(*f, msg);
-            setDotted(work, f->key, getDotted(m_defaults, f->key));
+    // Every problem at once, each with the key it is about (core's structured issues).
+    QStringList general;
+    for (const ConfigIssue& issue : validateAll(experimentJson())) {
+        Field* f = fieldForKey(issue.key);
+        if (f && !m_errors.contains(f->key)) {
+            const QString text = messageForField(*f, issue.message);
+            markField(*f, text);
+            if (f->row->isHidden()) general << text; // a key this run does not read, still invalid
+        } else if (!f) {
+            general << issue.message;
         }
     }
+    m_general = general.join(u'\n');
     m_valid = m_errors.isEmpty() && m_general.isEmpty();
     m_generalLabel->setText(m_general);
     m_generalLabel->setVisible(!m_general.isEmpty());
-    if (!m_valid && m_general.isEmpty())
+    if (!m_valid && !m_errors.isEmpty())
         m_run->setToolTip(tr("Fix the marked field(s) first: %1").arg(m_errors.first()));
     else if (!m_valid)
         m_run->setToolTip(tr("Cannot run: %1").arg(m_general));
     else
         m_run->setToolTip(tr("Run the experiment (Ctrl+R)"));
     updateDerived();
+    updatePresetMark();
     setRunning(m_running);
     if (wasValid != m_valid) Q_EMIT validityChanged(m_valid);
     Q_EMIT edited();
 }
 
+ExperimentConfig ExperimentPanel::selectorConfig() const {
+    // Applicability depends only on the choices and switches (task kind, solver kind,
+    // optimizer, compare_exact), which are always valid: take them from the form.
+    ExperimentConfig cfg;
+    for (const Field& f : m_fields) {
+        if (f.combo) f.info->set(cfg, f.combo->currentIndex());
+        else if (f.check) f.info->set(cfg, f.check->isChecked() ? 1.0 : 0.0);
+    }
+    return cfg;
+}
+
 void ExperimentPanel::updateVisibility() {
-    const QJsonObject o = experimentJson();
-    const int tb = taskBit(getDotted(o, QStringLiteral("task.kind")).toString());
-    const int sb = solverBit(getDotted(o, QStringLiteral("solver.kind")).toString());
+    const ExperimentConfig cfg = selectorConfig();
     for (Field& f : m_fields) {
-        const bool visible = (f.taskMask & tb) && (f.solverMask & sb);
+        const bool visible = f.info->applies.reads(cfg);
         f.label->setVisible(visible);
         f.row->setVisible(visible);
     }
+}
+
+QStringList ExperimentPanel::changedFromPreset() const {
+    const auto& presets = builtinPresets();
+    if (m_preset < 0 || m_preset >= presets.size()) return {};
+    QJsonObject preset;
+    try {
+        preset = experimentToJson(experimentFromJson(presets[m_preset].experiment));
+    } catch (const ConfigError&) {
+        return {};
+    }
+    QStringList out;
+    for (const Field& f : m_fields) {
+        const QString now = valueText(fieldValue(f)), was = valueText(getDotted(preset, f.key));
+        if (now != was) out << QStringLiteral("%1=%2").arg(f.key.section(u'.', 1), now);
+    }
+    return out;
+}
+
+void ExperimentPanel::updatePresetMark() {
+    const auto& presets = builtinPresets();
+    const bool modified = !changedFromPreset().isEmpty();
+    for (int i = 0; i < presets.size(); ++i)
+        m_presetCombo->setItemText(i + 1, i == m_preset && modified ? tr("%1 (modified)").arg(presets[i].title)
+                                                                    : presets[i].title);
+    m_revert->setEnabled(m_preset >= 0 && modified);
 }
 
 void ExperimentPanel::updateDerived() {
@@ -596,8 +518,19 @@ void ExperimentPanel::updateDerived() {
                            .arg(featureDim(d)));
 }
 
+void ExperimentPanel::resetLiveControls() {
+    m_resettingControls = true;
+    m_pause->setChecked(false);
+    m_lrScale->setValue(1.0);
+    m_resettingControls = false;
+}
+
 void ExperimentPanel::setRunning(bool running) {
     m_running = running;
+    if (!running) resetLiveControls();
+    m_pause->setEnabled(running);
+    m_lrScale->setEnabled(running);
+    m_step->setEnabled(running && m_pause->isChecked());
     m_run->setEnabled(m_valid);
     m_stop->setEnabled(running);
     m_reset->setEnabled(m_valid);

@@ -38,7 +38,8 @@ public:
     QJsonObject experimentJson() const;
     /// True when core accepts the experiment.
     bool isValid() const { return m_valid; }
-    /// Core's messages per field key ("task.samples") for the invalid fields.
+    /// Core's messages per field key ("task.samples") for the invalid fields; each message
+    /// names the field by its label ("Training samples N: …").
     QMap<QString, QString> fieldErrors() const { return m_errors; }
     /// A message not tied to a field (e.g. memory), empty if none.
     QString generalError() const { return m_general; }
@@ -50,8 +51,11 @@ public:
     /// Loads built-in preset i (index into builtinPresets()).
     void loadPreset(int index);
     int currentPreset() const { return m_preset; }
-    /// Shows the state of the run controller (enables Run / Stop / Reset).
+    /// Shows the state of the run controller (enables Run / Stop / Reset, and the live controls
+    /// only while a run is going; they go back to "running at η × 1" when nothing runs).
     void setRunning(bool running);
+    /// Puts Pause and η × back to "running at scale 1" without signalling (a new run started).
+    void resetLiveControls();
 
 Q_SIGNALS:
     void runRequested();
@@ -67,9 +71,9 @@ Q_SIGNALS:
 
 private:
     struct Field {
-        QString key;
-        enum class Type { Int, Double, Enum, Bool } type;
-        int taskMask, solverMask;
+        const KeyInfo* info = nullptr; ///< core's description: label, tooltip, range, applicability
+        QString key;                   ///< dotted path ("task.samples")
+        enum class Type { Int, Double, Enum, Bool } type = Type::Int;
         QGridLayout* form = nullptr;
         QWidget* row = nullptr;
         QLabel* label = nullptr;
@@ -82,11 +86,19 @@ private:
     void revalidate();
     void updateVisibility();
     void updateDerived();
+    void updatePresetMark();
+public:
+    /// Fields whose values differ from the loaded preset's, as "key=value" (empty: unmodified or
+    /// no preset).
+    QStringList changedFromPreset() const;
+private:
     QJsonValue fieldValue(const Field& f) const;
     void setFieldValue(Field& f, const QJsonValue& v);
     QList<NamedConfig> baseJobs() const;
     void markField(Field& f, const QString& message);
-    Field* fieldForMessage(const QString& message);
+    Field* fieldForKey(const QString& key);
+    static QString messageForField(const Field& f, const QString& message);
+    ExperimentConfig selectorConfig() const;
 
     QList<Field> m_fields;
     QJsonObject m_defaults;
@@ -101,9 +113,11 @@ private:
     QPushButton* m_run = nullptr;
     QPushButton* m_stop = nullptr;
     QPushButton* m_reset = nullptr;
+    QPushButton* m_revert = nullptr;
     bool m_valid = false;
     bool m_running = false;
     bool m_loading = false;
+    bool m_resettingControls = false;
     int m_preset = -1;
     QMap<QString, QString> m_errors;
     QString m_general;

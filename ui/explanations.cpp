@@ -43,8 +43,10 @@ QString heads() {
         "Q<sub>r</sub> = reshape(√σ<sub>r</sub> v<sub>r</sub>). Teacher and learned heads are both shown this way, then their "
         "difference.</p>"
         "<p>Colours: red positive, blue negative, white zero, on one scale shared by the panels of a figure (see the colour "
-        "bar). <b>P and P*</b> are the folded coefficients, d_out × D. The <b>singular values</b> of unfold(P) give the "
-        "number of heads the function really needs (its rank).</p>");
+        "bar). <b>P and P*</b> are the folded coefficients, d_out × D. The <b>singular values</b> of unfold(P): their "
+        "number above the threshold is the rank of the <i>symmetric representative</i> P that the features see, an upper "
+        "bound on the heads the canonical form uses — <i>not</i> the number of heads the function needs: a 1-head "
+        "teacher at d = 4 shows rank 16, because symmetrising spreads one head over many singular directions.</p>");
 }
 
 QString automaton() {

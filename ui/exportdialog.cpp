@@ -1,4 +1,7 @@
 #include "ui/exportdialog.h"
+#include "ui/theme.h"
+#include <QDir>
+#include <QFileInfo>
 #include "ui/exporter.h"
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -43,7 +46,13 @@ ExportDialog::ExportDialog(const QString& figureTitle, const QString& suggestedP
     form->addRow(m_info);
     auto* bb = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     form->addRow(bb);
-    connect(bb, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    // Problems are shown here and keep the dialog open (a missing folder used to close it).
+    connect(bb, &QDialogButtonBox::accepted, this, [this] {
+        const QString why = problem();
+        if (why.isEmpty()) return accept();
+        m_info->setText(QStringLiteral("<span style='color:%1'>%2</span>")
+                            .arg(colors::css(colors::kError), why.toHtmlEscaped()));
+    });
     connect(bb, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString p = QFileDialog::getSaveFileName(this, tr("Export figure"), m_path->text(),
@@ -55,6 +64,18 @@ ExportDialog::ExportDialog(const QString& figureTitle, const QString& suggestedP
 }
 
 QString ExportDialog::path() const { return m_path->text().trimmed(); }
+
+QString ExportDialog::problem() const {
+    const QString p = path();
+    if (p.isEmpty()) return tr("Choose a file name.");
+    bool ok = false;
+    formatFromPath(p, &ok);
+    if (!ok) return tr("Choose a file ending in .svg, .pdf, .png or .csv.");
+    const QFileInfo fi(p);
+    if (!fi.absoluteDir().exists()) return tr("The folder %1 does not exist.").arg(fi.absolutePath());
+    if (fi.isDir()) return tr("%1 is a folder; add a file name.").arg(p);
+    return {};
+}
 QSize ExportDialog::pixelSize() const { return {m_width->value(), m_height->value()}; }
 int ExportDialog::dpi() const { return m_dpi->value(); }
 

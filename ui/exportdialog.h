@@ -16,6 +16,8 @@ public:
     ExportDialog(const QString& figureTitle, const QString& suggestedPath, const QSize& size, int dpi,
                  QWidget* parent = nullptr);
     QString path() const;
+    /// Why the chosen file cannot be written (bad suffix, missing folder), or empty.
+    QString problem() const;
     QSize pixelSize() const;
     int dpi() const;
 

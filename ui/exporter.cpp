@@ -1,4 +1,6 @@
 #include "ui/exporter.h"
+#include "core/fileio.h"
+#include <QBuffer>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -7,7 +9,6 @@
 #include <QJsonDocument>
 #include <QPageSize>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <cmath>
 
@@ -25,13 +26,9 @@ QString seedsOf(const QJsonObject& exp) {
              solver.value(QStringLiteral("seed")).toVariant().toString());
 }
 
-QString writeText(const QString& path, const QByteArray& data) {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) return QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
-    f.write(data);
-    if (!f.commit()) return QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
-    return {};
-}
+/// Every file goes through core's atomic writer (temporary file, checked writes, rename; never
+/// through a symbolic link), so a failed export leaves the previous file untouched.
+QString writeText(const QString& path, const QByteArray& data) { return writeFileAtomic(path, data); }
 
 QSizeF logicalSize(const QSize& px, int dpi) {
     const double s = kLogicalDpi / std::max(dpi, 1);
@@ -131,8 +128,10 @@ QString exportFigure(const Figure& figure, const QString& path, ExportFormat for
     case ExportFormat::Csv:
         return writeText(path, csvWithMetadata(figure.csv(), meta).toUtf8());
     case ExportFormat::Svg: {
+        QBuffer buffer;
+        buffer.open(QIODevice::WriteOnly);
         QSvgGenerator gen;
-        gen.setFileName(path);
+        gen.setOutputDevice(&buffer);
         gen.setSize(logical.toSize());
         gen.setViewBox(rect);
         gen.setResolution(static_cast<int>(kLogicalDpi));
@@ -142,10 +141,14 @@ QString exportFigure(const Figure& figure, const QString& path, ExportFormat for
         if (!p.begin(&gen)) return QStringLiteral("cannot write %1").arg(path);
         figure.paintFigure(p, rect);
         p.end();
+        if (const QString err = writeText(path, buffer.data()); !err.isEmpty()) return err;
         break;
     }
     case ExportFormat::Pdf: {
-        QPdfWriter pdf(path);
+        QBuffer buffer;
+        buffer.open(QIODevice::WriteOnly);
+        {
+        QPdfWriter pdf(&buffer);
         pdf.setResolution(static_cast<int>(kLogicalDpi));
         pdf.setPageSize(QPageSize(QSizeF(logical.width() * 72.0 / kLogicalDpi, logical.height() * 72.0 / kLogicalDpi),
                                   QPageSize::Point, QString(), QPageSize::ExactMatch));
@@ -161,6 +164,8 @@ QString exportFigure(const Figure& figure, const QString& path, ExportFormat for
         p.scale(page.width() / logical.width(), page.height() / logical.height());
         figure.paintFigure(p, rect);
         p.end();
+        }
+        if (const QString err = writeText(path, buffer.data()); !err.isEmpty()) return err;
         break;
     }
     case ExportFormat::Png: {
@@ -185,38 +190,65 @@ QString exportFigure(const Figure& figure, const QString& path, ExportFormat for
         img.setText(QStringLiteral("Software"), appVersionString());
         img.setText(QStringLiteral("Description"), meta.summary());
         img.setText(QStringLiteral("Experiment"), QString::fromUtf8(meta.json()));
-        if (!img.save(path, "PNG")) return QStringLiteral("cannot write %1").arg(path);
+        QBuffer buffer;
+        buffer.open(QIODevice::WriteOnly);
+        if (!img.save(&buffer, "PNG")) return QStringLiteral("cannot encode %1 as PNG").arg(path);
+        if (const QString err = writeText(path, buffer.data()); !err.isEmpty()) return err;
         break;
     }
     }
-    if (!QFileInfo::exists(path)) return QStringLiteral("cannot write %1").arg(path);
-    if (withCsv) {
-        const QString csvPath = fi.absolutePath() + u'/' + fi.completeBaseName() + QStringLiteral(".csv");
-        return writeText(csvPath, csvWithMetadata(figure.csv(), meta).toUtf8());
-    }
+    if (withCsv) return writeText(csvPathFor(path), csvWithMetadata(figure.csv(), meta).toUtf8());
     return {};
 }
 
-QStringList exportAllFileNames(const QList<const Figure*>& figures) {
+QString csvPathFor(const QString& figurePath) {
+    const QFileInfo fi(figurePath);
+    return fi.absolutePath() + u'/' + plotCsvName(fi.completeBaseName());
+}
+
+bool isOurCsv(const QString& path) {
+    QByteArray head;
+    QString error;
+    if (!readRegularFile(path, &head, &error, kMaxReadBytes)) return false;
+    return head.startsWith(QStringLiteral("# %1").arg(appVersionString()).toUtf8());
+}
+
+QString plotCsvName(const QString& baseName) {
+    // The data files of a results folder keep their one schema (core's writer); a plot's CSV
+    // of the same base name gets a name of its own.
+    static const QStringList dataFiles{QStringLiteral("spectrum"), QStringLiteral("heads"),
+                                       QStringLiteral("lambda_trace"), QStringLiteral("history")};
+    return baseName + (dataFiles.contains(baseName) ? QStringLiteral("_plot.csv") : QStringLiteral(".csv"));
+}
+
+QStringList exportAllFileNames(const QList<const Figure*>& figures, const QList<ExportTable>& tables,
+                               const ExperimentResult* result) {
     QStringList names;
     for (const Figure* f : figures) {
         if (!f->hasData()) continue;
-        for (const char* s : {"svg", "pdf", "png", "csv"})
-            names << f->figureName() + u'.' + QString::fromLatin1(s);
+        for (const char* s : {"svg", "pdf", "png"}) names << f->figureName() + u'.' + QString::fromLatin1(s);
+        names << plotCsvName(f->figureName());
     }
-    names << QStringLiteral("experiment.json") << QStringLiteral("result.json");
+    for (const ExportTable& t : tables)
+        if (!t.csv.isEmpty()) names << t.fileName + QStringLiteral(".csv");
+    if (result) {
+        for (const auto& [name, bytes] : resultFiles(*result, {})) names << name;
+    } else {
+        names << QStringLiteral("experiment.json") << QStringLiteral("result.json");
+    }
     return names;
 }
 
-QString exportAll(const QList<const Figure*>& figures, const QString& dir,
+QString exportAll(const QList<const Figure*>& figures, const QList<ExportTable>& tables, const QString& dir,
                   const ExperimentResult& result, const std::function<ExportMetadata(const Figure&)>& metaFor,
-                  const QSize& pixelSize, int dpi, bool overwrite, QStringList* written, QStringList* existing) {
+                  const ExportMetadata& tableMeta, const QSize& pixelSize, int dpi, bool overwrite,
+                  QStringList* written, QStringList* existing) {
+    if (const QString err = prepareOutputFolder(dir); !err.isEmpty()) return err;
     QDir d(dir);
-    if (!d.exists() && !QDir().mkpath(dir)) return QStringLiteral("cannot create folder %1").arg(dir);
-    const QStringList names = exportAllFileNames(figures);
+    const QStringList names = exportAllFileNames(figures, tables, &result);
     QStringList clash;
     for (const QString& n : names)
-        if (d.exists(n)) clash << n;
+        if (QFileInfo(d.filePath(n)).exists() || QFileInfo(d.filePath(n)).isSymLink()) clash << n;
     if (existing) *existing = clash;
     if (!clash.isEmpty() && !overwrite)
         return QStringLiteral("%1 file(s) already exist in %2 (e.g. %3); not overwriting")
@@ -232,16 +264,19 @@ QString exportAll(const QList<const Figure*>& figures, const QString& dir,
             if (!err.isEmpty()) return err;
             if (written) *written << path;
         }
-        if (written) *written << d.filePath(f->figureName() + QStringLiteral(".csv"));
+        if (written) *written << d.filePath(plotCsvName(f->figureName()));
     }
-    const QString expPath = d.filePath(QStringLiteral("experiment.json"));
-    QString err = writeText(expPath, QJsonDocument(experimentToJson(result.config)).toJson(QJsonDocument::Indented));
-    if (!err.isEmpty()) return err;
-    if (written) *written << expPath;
-    const QString resPath = d.filePath(QStringLiteral("result.json"));
-    err = writeText(resPath, QJsonDocument(resultToJson(result)).toJson(QJsonDocument::Indented));
-    if (!err.isEmpty()) return err;
-    if (written) *written << resPath;
+    for (const ExportTable& t : tables) {
+        if (t.csv.isEmpty()) continue;
+        ExportMetadata m = tableMeta;
+        m.title = t.title;
+        const QString path = d.filePath(t.fileName + QStringLiteral(".csv"));
+        if (const QString err = writeText(path, csvWithMetadata(t.csv, m).toUtf8()); !err.isEmpty()) return err;
+        if (written) *written << path;
+    }
+    // The data files through core's writer: the same names, schemas and values as `solve --out`.
+    const QByteArray resultJson = QJsonDocument(resultToJson(result)).toJson(QJsonDocument::Indented);
+    if (const QString err = writeFiles(dir, resultFiles(result, resultJson), written); !err.isEmpty()) return err;
     return {};
 }
 

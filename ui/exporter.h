@@ -3,6 +3,7 @@
 // Export functions return an error message (empty on success) and never show dialogs.
 #include "core/runner.h"
 #include "ui/figure.h"
+#include "ui/resultpanel.h"
 #include <QJsonObject>
 #include <QList>
 #include <QSize>
@@ -41,18 +42,31 @@ QString exportFigure(const Figure& figure, const QString& path, ExportFormat for
 /// CSV text with metadata as leading "# " comment lines.
 QString csvWithMetadata(const QString& csv, const ExportMetadata& meta);
 
-/// Writes every figure (SVG, PDF, PNG, CSV), experiment.json and result.json into `dir`
-/// (created if needed). Files that would be overwritten are listed in `*existing` and nothing is
+/// Writes every figure (SVG, PDF, PNG and its plot CSV), every table (CSV) and the run's data
+/// files (core's resultFiles(): the same as `solve --out`) into `dir` (created if needed; a symbolic link or a folder that cannot be
+/// written is refused). Files that would be overwritten are listed in `*existing` and nothing is
 /// written unless `overwrite` is set. Returns an error message or an empty string; `*written`
-/// receives the paths written.
-/// `metaFor` gives each figure's metadata (its title and the runs it shows).
-QString exportAll(const QList<const Figure*>& figures, const QString& dir,
+/// receives the paths written. `metaFor` gives each figure's metadata (its title and the runs it
+/// shows); tables carry `tableMeta` with their own title.
+QString exportAll(const QList<const Figure*>& figures, const QList<ExportTable>& tables, const QString& dir,
                   const ExperimentResult& result, const std::function<ExportMetadata(const Figure&)>& metaFor,
-                  const QSize& pixelSize, int dpi, bool overwrite, QStringList* written,
-                  QStringList* existing = nullptr);
+                  const ExportMetadata& tableMeta, const QSize& pixelSize, int dpi, bool overwrite,
+                  QStringList* written, QStringList* existing = nullptr);
 
-/// Files exportAll would write (for the overwrite check).
-QStringList exportAllFileNames(const QList<const Figure*>& figures);
+/// Files exportAll would write (for the overwrite check): figures, their plot CSVs, tables, and
+/// the data files core's writer produces for `result` (result.json, experiment.json,
+/// spectrum.csv, heads.csv, lambda_trace.csv, history.csv; only the two JSON files when null).
+QStringList exportAllFileNames(const QList<const Figure*>& figures, const QList<ExportTable>& tables = {},
+                               const ExperimentResult* result = nullptr);
+
+/// The CSV written beside a figure file ("loss.svg" -> "loss.csv"; a figure named like one of
+/// the data files of a results folder, e.g. "spectrum.svg", gets "spectrum_plot.csv").
+QString csvPathFor(const QString& figurePath);
+/// True when the file at path is a CSV this app exported (its first line is our metadata
+/// comment), so rewriting it with new data needs no question.
+bool isOurCsv(const QString& path);
+/// The plot CSV's file name for a figure base name.
+QString plotCsvName(const QString& baseName);
 
 /// Text describing the app version, for metadata and the About box.
 QString appVersionString();

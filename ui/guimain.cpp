@@ -1,7 +1,13 @@
 #include "ui/guimain.h"
 #include "core/config.h"
 #include "core/runner.h"
+#include "core/fileio.h"
+#include "core/loader.h"
 #include "ui/appsettings.h"
+#include "ui/colormap.h"
+#include "ui/guioptions.h"
+#include "ui/resultpanel.h"
+#include "ui/runlist.h"
 #include "ui/exporter.h"
 #include "ui/headspanel.h"
 #include "ui/mainwindow.h"
@@ -13,14 +19,13 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QTemporaryDir>
 #include <QCheckBox>
 #include <QSpinBox>
 #include <QTimer>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <exception>
 
 namespace mhla::ui {
@@ -67,49 +72,15 @@ int usageError(const QString& msg) {
 } // namespace
 
 int runFigures(int argc, char** argv) {
-    QString config, out;
-    QStringList sets;
-    QSize size(1600, 1000);
-    int dpi = 200;
-    bool force = false;
-    for (int i = 2; i < argc; ++i) {
-        const QString a = QString::fromLocal8Bit(argv[i]);
-        auto next = [&](QString& dst) {
-            if (i + 1 >= argc) return false;
-            dst = QString::fromLocal8Bit(argv[++i]);
-            return true;
-        };
-        QString v;
-        if (a == u"--help" || a == u"-h") {
-            std::fputs(kFiguresUsage, stdout);
-            return 0;
-        } else if (a == u"--force") {
-            force = true;
-        } else if (a == u"--config") {
-            if (!next(config)) return usageError(QStringLiteral("--config needs a file"));
-        } else if (a == u"--out") {
-            if (!next(out)) return usageError(QStringLiteral("--out needs a folder"));
-        } else if (a == u"--set") {
-            if (!next(v)) return usageError(QStringLiteral("--set needs key=value"));
-            sets << v;
-        } else if (a == u"--size") {
-            if (!next(v)) return usageError(QStringLiteral("--size needs WxH"));
-            const QStringList wh = v.split(u'x');
-            bool ok1 = false, ok2 = false;
-            if (wh.size() == 2) size = QSize(wh[0].toInt(&ok1), wh[1].toInt(&ok2));
-            if (!ok1 || !ok2 || size.width() < 16 || size.height() < 16 || size.width() > 20000 || size.height() > 20000)
-                return usageError(QStringLiteral("--size must be WxH with 16..20000 pixels, got \"%1\"").arg(v));
-        } else if (a == u"--dpi") {
-            if (!next(v)) return usageError(QStringLiteral("--dpi needs a number"));
-            bool ok = false;
-            dpi = v.toInt(&ok);
-            if (!ok || dpi < 36 || dpi > 2400) return usageError(QStringLiteral("--dpi must be 36..2400, got \"%1\"").arg(v));
-        } else {
-            return usageError(QStringLiteral("unknown argument \"%1\"").arg(a));
-        }
+    QStringList args;
+    for (int i = 2; i < argc; ++i) args << QString::fromLocal8Bit(argv[i]);
+    FiguresOptions opt;
+    if (const QString err = parseFiguresOptions(args, &opt); !err.isEmpty()) return usageError(err);
+    if (opt.help) {
+        std::fputs(kFiguresUsage, stdout);
+        return 0;
     }
-    if (config.isEmpty()) return usageError(QStringLiteral("--config FILE is required"));
-    if (out.isEmpty()) return usageError(QStringLiteral("--out DIR is required"));
+    const QString out = opt.out;
     auto refuse = [&out](const QString& what) {
         std::fprintf(stderr,
                      "mhla-lab figures: --out \"%s\" already holds %s; choose another folder or pass --force to "
@@ -118,26 +89,20 @@ int runFigures(int argc, char** argv) {
         return 2;
     };
 
+    // The one loader: its messages name the file.
     ExperimentConfig cfg;
     try {
-        QFile f(config);
-        if (!f.open(QIODevice::ReadOnly)) throw ConfigError("cannot read " + config.toStdString() + ": " + f.errorString().toStdString());
-        const QByteArray text = f.readAll();
-        QJsonParseError pe;
-        const QJsonDocument doc = QJsonDocument::fromJson(text, &pe);
-        if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
-            experimentFromJsonText(text); // throws core's message (with the offset)
-            throw ConfigError(config.toStdString() + ": the top level must be a JSON object");
-        }
-        QJsonObject obj = doc.object();
-        for (const QString& s : sets) applyOverride(obj, s);
-        cfg = experimentFromJson(obj);
-        validate(cfg);
+        cfg = loadExperiment(opt.config, opt.sets).config;
     } catch (const ConfigError& e) {
         std::fprintf(stderr, "mhla-lab figures: invalid input: %s\n", e.what());
         return 2;
     }
-    if (!force)
+    // Check the output folder before spending time on the run.
+    if (const QString err = prepareOutputFolder(out); !err.isEmpty()) {
+        std::fprintf(stderr, "mhla-lab figures: cannot write to --out \"%s\": %s\n", qPrintable(out), qPrintable(err));
+        return 2;
+    }
+    if (!opt.force)
         for (const char* name : {"result.json", "experiment.json", "spectrum.svg"})
             if (QFileInfo::exists(QDir(out).filePath(QString::fromLatin1(name))))
                 return refuse(QStringLiteral("the results of a run (%1)").arg(QString::fromLatin1(name)));
@@ -145,11 +110,7 @@ int runFigures(int argc, char** argv) {
     ensurePlatform();
     QApplication app(argc, argv);
     setAppInfo();
-    QTemporaryDir settingsDir;
-    AppSettings::useFile(settingsDir.filePath(QStringLiteral("settings.ini")));
-    AppSettings settings;
-    settings.setExportSize(size);
-    settings.setExportDpi(dpi);
+    initResources();
 
     ExperimentResult result;
     try {
@@ -175,16 +136,40 @@ int runFigures(int argc, char** argv) {
         return 1;
     }
 
-    MainWindow window;
-    window.addFinishedRun(QFileInfo(config).completeBaseName(), result);
+    // The result panels alone (no main window): the same list and the same export path.
+    RunRecord record;
+    record.id = 1;
+    record.name = QFileInfo(opt.config).completeBaseName();
+    record.color = runColor(0);
+    record.config = result.config;
+    record.state = RunRecord::State::Finished;
+    record.result = result;
+    QWidget host;
+    host.resize(1600, 1000);
+    const QList<ResultPanel*> panels = createResultPanels(&host);
+    QList<const Figure*> figures;
+    QList<ExportTable> tables;
+    for (ResultPanel* panel : panels) {
+        panel->showRun(&record);
+        panel->showRuns({&record});
+        figures += panel->figures();
+        tables += panel->tables();
+    }
+    ExportMetadata runMeta;
+    runMeta.runs << qMakePair(record.name, experimentToJson(record.config));
+    auto metaFor = [&runMeta](const Figure& f) {
+        ExportMetadata m = runMeta;
+        m.title = f.figureTitle();
+        return m;
+    };
     QStringList written, existing;
-    QString err = window.exportAllTo(out, false, &written, &existing);
+    QString err = exportAll(figures, tables, out, result, metaFor, runMeta, opt.size, opt.dpi, false, &written, &existing);
     if (!err.isEmpty() && !existing.isEmpty()) {
-        if (!force) return refuse(QStringLiteral("%1 file(s) of this export, e.g. %2").arg(existing.size()).arg(existing.first()));
+        if (!opt.force) return refuse(QStringLiteral("%1 file(s) of this export, e.g. %2").arg(existing.size()).arg(existing.first()));
         std::fprintf(stderr, "mhla-lab figures: overwriting %lld existing file(s) in %s (--force)\n",
                      static_cast<long long>(existing.size()), qPrintable(out));
         written.clear();
-        err = window.exportAllTo(out, true, &written);
+        err = exportAll(figures, tables, out, result, metaFor, runMeta, opt.size, opt.dpi, true, &written);
     }
     if (!err.isEmpty()) {
         std::fprintf(stderr, "mhla-lab figures: %s\n", qPrintable(err));
@@ -199,42 +184,25 @@ int runFigures(int argc, char** argv) {
 }
 
 int runGui(int argc, char** argv) {
-    // Hidden developer options (used for the README screenshots):
-    //   --preset N (1-based) --run --tab NAME --theme light|dark --screenshot FILE --size WxH --head H
-    //   --seeds K --no-sweep --compare-preset N
-    int preset = 0;
-    bool run = false;
-    QString tab, screenshot, theme;
-    QSize size;
-    int head = 0, seeds = 0;
-    bool noSweep = false;
-    int comparePreset = 0; // with --run: then run this preset too and overlay the spectra
-    QStringList fields;
-    for (int i = 1; i < argc; ++i) {
-        const char* a = argv[i];
-        auto val = [&]() -> const char* { return i + 1 < argc ? argv[++i] : ""; };
-        if (!std::strcmp(a, "--preset")) preset = std::atoi(val());
-        else if (!std::strcmp(a, "--run")) run = true;
-        else if (!std::strcmp(a, "--tab")) tab = QString::fromLocal8Bit(val());
-        else if (!std::strcmp(a, "--theme")) theme = QString::fromLocal8Bit(val());
-        else if (!std::strcmp(a, "--screenshot")) screenshot = QString::fromLocal8Bit(val());
-        else if (!std::strcmp(a, "--head")) head = std::atoi(val());
-        else if (!std::strcmp(a, "--seeds")) seeds = std::atoi(val());
-        else if (!std::strcmp(a, "--no-sweep")) noSweep = true;
-        else if (!std::strcmp(a, "--compare-preset")) comparePreset = std::atoi(val());
-        else if (!std::strcmp(a, "--field")) fields << QString::fromLocal8Bit(val());
-        else if (!std::strcmp(a, "--size")) {
-            const QStringList wh = QString::fromLocal8Bit(val()).split(u'x');
-            if (wh.size() == 2) size = QSize(wh[0].toInt(), wh[1].toInt());
-        }
+    QApplication app(argc, argv); // consumes Qt's own options (-platform, -style, …)
+    GuiOptions opt;
+    if (const QString err = parseGuiOptions(QApplication::arguments(), &opt); !err.isEmpty()) {
+        std::fprintf(stderr, "mhla-lab: %s\n", qPrintable(err));
+        return 2;
     }
-    QApplication app(argc, argv);
+    const int preset = opt.preset, head = opt.head, seeds = opt.seeds, comparePreset = opt.comparePreset;
+    const bool run = opt.run, noSweep = opt.noSweep;
+    const QString tab = opt.tab, screenshot = opt.screenshot, theme = opt.theme;
+    const QSize size = opt.size;
+    const QStringList fields = opt.fields;
+
     setAppInfo();
     initResources();
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/mhla-lab.svg")));
     QTemporaryDir settingsDir;
     if (!screenshot.isEmpty()) AppSettings::useFile(settingsDir.filePath(QStringLiteral("settings.ini")));
     MainWindow w;
+    if (!screenshot.isEmpty()) w.setQuitWithoutAsking(true);
     if (theme == u"dark") w.applyTheme(ThemeChoice::Dark);
     else if (theme == u"light") w.applyTheme(ThemeChoice::Light);
     if (size.isValid()) w.resize(size);
@@ -249,6 +217,10 @@ int runGui(int argc, char** argv) {
         if (auto* edit = w.findChild<QLineEdit*>(QStringLiteral("field_") + f.left(eq))) edit->setText(f.mid(eq + 1));
     }
     w.show();
+    if (!opt.file.isEmpty()) {
+        const QString err = w.openExperiment(opt.file);
+        if (!err.isEmpty()) QMessageBox::warning(&w, QObject::tr("Invalid experiment"), err);
+    }
     if (run) w.startRuns();
     if (!screenshot.isEmpty()) {
         auto grab = [&w, screenshot, head] {

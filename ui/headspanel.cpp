@@ -1,4 +1,5 @@
 #include "ui/headspanel.h"
+#include "ui/theme.h"
 #include "ui/explanations.h"
 #include "ui/heatmapwidget.h"
 #include "ui/plotwidget.h"
@@ -34,7 +35,6 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent) {
 
     auto* split = new QSplitter(Qt::Vertical, this);
     m_heads = new HeatmapWidget(QStringLiteral("heads"), split);
-    m_heads->setToolTip(tr("Hover a cell for its value"));
     auto* bottom = new QSplitter(Qt::Horizontal, split);
     m_coeffs = new HeatmapWidget(QStringLiteral("coefficients"), bottom);
     m_sv = new PlotWidget(QStringLiteral("singular_values"), bottom);
@@ -61,6 +61,7 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent) {
     connect(exportP, &QPushButton::clicked, this, [this] { Q_EMIT exportRequested(m_coeffs); });
     connect(m_sv, &PlotWidget::exportRequested, this, [this] { Q_EMIT exportRequested(m_sv); });
     showRun(nullptr);
+    connect(this, &HeadsPanel::exportRequested, this, [this](const Figure* f) { requestExport(f); });
 }
 
 QList<const Figure*> HeadsPanel::figures() const { return {m_heads, m_coeffs, m_sv}; }
@@ -133,14 +134,14 @@ void HeadsPanel::refresh() {
     for (Index i = 0; i < r.heads.singularValues.size(); ++i) ls.points << QPointF(i + 1, r.heads.singularValues(i));
     PlotSeries ts;
     ts.name = tr("teacher σ_r");
-    ts.color = QColor(0, 0, 0);
+    ts.color = colors::kBlack;
     ts.style = PlotSeries::Style::Markers;
     for (Index i = 0; i < r.teacherHeads.singularValues.size(); ++i)
         ts.points << QPointF(i + 1, r.teacherHeads.singularValues(i));
     sv << ls << ts;
     if (r.heads.singularValues.size() > 0 && r.heads.singularValues(0) > 0)
         sv << PlotSeries::hline(tr("rank threshold"), r.config.solver.rankTolerance * r.heads.singularValues(0),
-                                QColor(110, 110, 110));
+                                colors::kExactReference);
     m_sv->setTitle(tr("Singular values of unfold(P) — %1").arg(m_runName));
     m_sv->setSeries(sv);
     m_info->setText(tr("learned rank %1, teacher rank %2; one colour scale per figure (see its colour bar)")

@@ -1,6 +1,7 @@
 #pragma once
 // Teacher and learned heads side by side in canonical SVD form, their difference, P and P*,
 // and the singular values of unfold(P).
+#include "ui/resultpanel.h"
 #include "ui/runlist.h"
 #include <QWidget>
 
@@ -13,17 +14,21 @@ class Figure;
 class HeatmapWidget;
 class PlotWidget;
 
-class HeadsPanel : public QWidget {
+class HeadsPanel : public QWidget, public ResultPanel {
     Q_OBJECT
 public:
     explicit HeadsPanel(QWidget* parent = nullptr);
-    void showRun(const RunRecord* run);
+    // ResultPanel
+    QString panelId() const override { return QStringLiteral("heads"); }
+    QString tabName() const override { return tr("Heads"); }
+    QWidget* widget() override { return this; }
+    void showRun(const RunRecord* run) override;
     void setHead(int h); ///< 0-based
     int head() const;
     HeatmapWidget* headsHeatmap() const { return m_heads; }
     HeatmapWidget* coefficientsHeatmap() const { return m_coeffs; }
     PlotWidget* singularValuesPlot() const { return m_sv; }
-    QList<const Figure*> figures() const;
+    QList<const Figure*> figures() const override;
 
 Q_SIGNALS:
     void exportRequested(const mhla::ui::Figure* figure);

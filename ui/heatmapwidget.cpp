@@ -3,6 +3,7 @@
 #include <QLinearGradient>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QHelpEvent>
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
@@ -12,7 +13,7 @@ namespace mhla::ui {
 HeatmapWidget::HeatmapWidget(const QString& figureName, QWidget* parent) : QWidget(parent), m_name(figureName) {
     setObjectName(figureName + QStringLiteral("Heatmap"));
     setMouseTracking(true);
-    setMinimumSize(300, 200);
+    setMinimumSize(200, 140);
 }
 
 void HeatmapWidget::setTitle(const QString& t) {
@@ -168,9 +169,8 @@ QString HeatmapWidget::describeCell(int panel, int row, int col) const {
         .arg(QString::number(pn.matrix(row, col), 'g', 6));
 }
 
-void HeatmapWidget::mouseMoveEvent(QMouseEvent* e) {
+QString HeatmapWidget::textAt(const QPointF& pos) const {
     const Layout L = layoutFor(rect());
-    const QPointF pos = e->position();
     QString text;
     for (int i = 0; i < m_panels.size(); ++i) {
         const Mat& m = m_panels[i].matrix;
@@ -180,6 +180,23 @@ void HeatmapWidget::mouseMoveEvent(QMouseEvent* e) {
         const int r = std::clamp(static_cast<int>((pos.y() - mr.top()) / (mr.height() / m.rows())), 0, int(m.rows()) - 1);
         text = describeCell(i, r, c);
     }
+    return text;
+}
+
+bool HeatmapWidget::event(QEvent* e) {
+    if (e->type() == QEvent::ToolTip) {
+        // The value under the cursor, not a generic hint while on a cell.
+        const auto* he = static_cast<QHelpEvent*>(e);
+        const QString text = textAt(he->pos());
+        if (text.isEmpty()) QToolTip::showText(he->globalPos(), tr("Hover a cell for its value"), this);
+        else QToolTip::showText(he->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+void HeatmapWidget::mouseMoveEvent(QMouseEvent* e) {
+    const QString text = textAt(e->position());
     if (text != m_hoverText) {
         m_hoverText = text;
         Q_EMIT hovered(text);

@@ -35,6 +35,8 @@ public:
     QString hoverText() const { return m_hoverText; }
     /// The description of cell (row, col) of panel p, as shown on hover.
     QString describeCell(int panel, int row, int col) const;
+    /// describeCell() of the cell at a position in the widget, or an empty string.
+    QString textAt(const QPointF& pos) const;
     QString exportTo(const QString& path, ExportFormat format, const QSize& pixelSize, int dpi,
                      const ExportMetadata& meta) const;
 
@@ -51,6 +53,7 @@ Q_SIGNALS:
 protected:
     void paintEvent(QPaintEvent*) override;
     void mouseMoveEvent(QMouseEvent* e) override;
+    bool event(QEvent* e) override;
     void leaveEvent(QEvent* e) override;
 
 private:

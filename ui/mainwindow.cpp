@@ -5,17 +5,22 @@
 #include "ui/experimentpanel.h"
 #include "ui/explanations.h"
 #include "ui/exportdialog.h"
+#include "ui/experimentfile.h"
+#include "ui/elidedlabel.h"
 #include "ui/exporter.h"
+#include "core/fileio.h"
 #include "ui/headspanel.h"
 #include "ui/heatmapwidget.h"
 #include "ui/plotwidget.h"
 #include "ui/presets.h"
 #include "ui/runcontroller.h"
 #include "ui/runlist.h"
+#include "ui/theme.h"
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -26,8 +31,10 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
-#include <QSaveFile>
+#include <QDesktopServices>
 #include <QScreen>
+#include <QUrl>
+#include <QScrollArea>
 #include <QStatusBar>
 #include <QStyle>
 #include <QStyleFactory>
@@ -49,6 +56,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_controller, &RunController::started, this, [this](int id) {
         if (RunRecord* r = m_runs->find(id)) {
             r->state = RunRecord::State::Running;
+            r->startedMs = QDateTime::currentMSecsSinceEpoch();
             m_runs->refresh(id);
             m_runs->select(id);
         }
@@ -70,6 +78,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                     : tr("Training resumed"), 4000);
     });
     connect(m_panel, &ExperimentPanel::stepRequested, m_controller, &RunController::stepEpoch);
+    connect(m_controller, &RunController::controlsReset, m_panel, &ExperimentPanel::resetLiveControls);
     connect(m_panel, &ExperimentPanel::learningRateScaleChanged, m_controller, &RunController::setLearningRateScale);
     connect(m_panel, &ExperimentPanel::validityChanged, this, &MainWindow::updateRunState);
     connect(m_panel, &ExperimentPanel::edited, this, [this] { setWindowModified(true); });
@@ -79,11 +88,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         m_settings.setLastPreset(i);
         setCurrentFile({});
     });
-    connect(m_certificate, &CertificatePanel::exportRequested, this, &MainWindow::exportFigureInteractive);
-    connect(m_curves, &CurvesPanel::exportRequested, this, &MainWindow::exportFigureInteractive);
-    connect(m_curves, &CurvesPanel::displayChanged, this, &MainWindow::refreshOverlay);
-    connect(m_certificate, &CertificatePanel::displayChanged, this, &MainWindow::refreshCurrent);
-    connect(m_heads, &HeadsPanel::exportRequested, this, &MainWindow::exportFigureInteractive);
+    for (ResultPanel* panel : m_resultPanels) {
+        panel->setExportHandler([this](const Figure* f) { exportFigureInteractive(f); });
+        panel->setRefreshHandler([this] { refreshCurrent(); });
+    }
 
     // A sensible first size that fits the screen; the saved geometry wins afterwards.
     QSize size(1500, 940);
@@ -106,14 +114,22 @@ void MainWindow::buildLayout() {
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("resultTabs"));
     m_tabs->setDocumentMode(true);
-    m_certificate = new CertificatePanel(m_tabs);
-    m_curves = new CurvesPanel(m_tabs);
-    m_heads = new HeadsPanel(m_tabs);
-    m_automaton = new AutomatonPanel(m_tabs);
-    m_tabs->addTab(m_certificate, tr("Certificate"));
-    m_tabs->addTab(m_curves, tr("Curves"));
-    m_tabs->addTab(m_heads, tr("Heads"));
-    m_tabs->addTab(m_automaton, tr("Automaton"));
+    m_resultPanels = createResultPanels(m_tabs);
+    for (ResultPanel* panel : m_resultPanels) {
+        // Each tab scrolls when the window is smaller than the panel's minimum, so that no
+        // panel can make the window wider than a 1280×720 projector.
+        auto* scroll = new QScrollArea(m_tabs);
+        scroll->setObjectName(panel->panelId() + QStringLiteral("Scroll"));
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setWidget(panel->widget());
+        scroll->setMinimumSize(200, 150);
+        m_tabs->addTab(scroll, panel->tabName());
+    }
+    m_certificate = panelOf<CertificatePanel>();
+    m_curves = panelOf<CurvesPanel>();
+    m_heads = panelOf<HeadsPanel>();
+    m_automaton = panelOf<AutomatonPanel>();
     setCentralWidget(m_tabs);
 
     auto* expDock = new QDockWidget(tr("Experiment"), this);
@@ -133,13 +149,19 @@ void MainWindow::buildLayout() {
     explDock->setObjectName(QStringLiteral("explanationDock"));
     m_explanation = new QTextBrowser(explDock);
     m_explanation->setObjectName(QStringLiteral("explanation"));
-    m_explanation->setOpenExternalLinks(true);
+    m_explanation->setOpenExternalLinks(false);
+    m_explanation->setOpenLinks(false);
+    connect(m_explanation, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        if (url.scheme() == u"tour") showTourStep(url.path().toInt());
+        else QDesktopServices::openUrl(url);
+    });
     m_explanation->setHtml(explain::welcome());
     explDock->setWidget(m_explanation);
     addDockWidget(Qt::RightDockWidgetArea, explDock);
     resizeDocks({runsDock, explDock}, {340, 340}, Qt::Horizontal);
 
-    m_phase = new QLabel(tr("Ready"), this);
+    m_phase = new ElidedLabel(this);
+    m_phase->setText(tr("Ready"));
     m_phase->setObjectName(QStringLiteral("statusPhase"));
     m_progress = new QProgressBar(this);
     m_progress->setObjectName(QStringLiteral("statusProgress"));
@@ -154,6 +176,13 @@ void MainWindow::buildActions() {
     auto* file = menuBar()->addMenu(tr("&File"));
     auto* openAct = file->addAction(tr("&Open experiment…"), this, &MainWindow::openInteractive);
     openAct->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open results &folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a results folder (its experiment.json)"),
+                                                              m_settings.lastDirectory());
+        if (dir.isEmpty()) return;
+        const QString err = openExperiment(dir);
+        if (!err.isEmpty()) QMessageBox::warning(this, tr("Open results folder"), err);
+    });
     m_recentMenu = file->addMenu(tr("Open &recent"));
     auto* saveAct = file->addAction(tr("&Save experiment"), this, [this] { saveInteractive(false); });
     saveAct->setShortcut(QKeySequence::Save);
@@ -162,11 +191,9 @@ void MainWindow::buildActions() {
     file->addSeparator();
     auto* exportAct = file->addAction(tr("&Export figure…"), this, [this] {
         // The first figure with data on the visible tab.
-        QList<const Figure*> figs;
-        QWidget* w = m_tabs->currentWidget();
-        if (w == m_certificate) figs = m_certificate->figures();
-        else if (w == m_curves) figs = m_curves->figures();
-        else if (w == m_heads) figs = m_heads->figures();
+        const int tab = m_tabs->currentIndex();
+        const QList<const Figure*> figs =
+            tab >= 0 && tab < m_resultPanels.size() ? m_resultPanels[tab]->figures() : QList<const Figure*>{};
         for (const Figure* f : figs)
             if (f->hasData()) return exportFigureInteractive(f);
         statusBar()->showMessage(tr("Nothing to export on this tab yet"), 4000);
@@ -183,8 +210,9 @@ void MainWindow::buildActions() {
     m_runAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+R")));
     m_stopAction = run->addAction(tr("&Stop"), this, &MainWindow::stopRuns);
     m_stopAction->setShortcut(QKeySequence(Qt::Key_Escape));
-    m_resetAction = run->addAction(tr("Rese&t (same seeds, same run)"), this, &MainWindow::resetRuns);
+    m_resetAction = run->addAction(tr("&Clear runs and rerun (same seeds, same run)"), this, &MainWindow::resetRuns);
     m_resetAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+R")));
+    m_resetAction->setIconText(tr("Clear and rerun")); // the toolbar's short form
     run->addSeparator();
     auto* presetMenu = run->addMenu(tr("&Presets"));
     const auto& presets = builtinPresets();
@@ -194,10 +222,9 @@ void MainWindow::buildActions() {
     }
 
     auto* view = menuBar()->addMenu(tr("&View"));
-    const QStringList tabNames{tr("&Certificate"), tr("C&urves"), tr("&Heads"), tr("&Automaton")};
-    for (int i = 0; i < tabNames.size(); ++i) {
-        auto* a = view->addAction(tabNames[i], this, [this, i] { m_tabs->setCurrentIndex(i); });
-        a->setShortcut(QKeySequence(QStringLiteral("Alt+%1").arg(i + 1)));
+    for (int i = 0; i < m_resultPanels.size(); ++i) {
+        auto* a = view->addAction(m_resultPanels[i]->tabName(), this, [this, i] { m_tabs->setCurrentIndex(i); });
+        if (i < 9) a->setShortcut(QKeySequence(QStringLiteral("Alt+%1").arg(i + 1)));
     }
     view->addSeparator();
     for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
@@ -219,6 +246,15 @@ void MainWindow::buildActions() {
     }
 
     auto* help = menuBar()->addMenu(tr("&Help"));
+    auto* tourAct = help->addAction(tr("Guided &tour of the presets"), this, [this] { showTourStep(0); });
+    tourAct->setObjectName(QStringLiteral("tourAction"));
+    auto* keysAct = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+        QMessageBox box(QMessageBox::NoIcon, tr("Keyboard shortcuts"), shortcutsHtml(), QMessageBox::Close, this);
+        box.setTextFormat(Qt::RichText);
+        box.exec();
+    });
+    keysAct->setShortcut(QKeySequence::HelpContents);
+    help->addSeparator();
     help->addAction(tr("&About MHLA Lab"), this, [this] {
         QMessageBox::about(this, tr("About MHLA Lab"),
                            tr("<h3>%1</h3><p>Learning multi-head linear attention in polynomial time, with an "
@@ -254,25 +290,7 @@ void MainWindow::applyTheme(ThemeChoice t) {
         QApplication::setPalette(QApplication::style()->standardPalette());
         return;
     }
-    QPalette p;
-    const QColor window(45, 45, 48), base(30, 30, 32), text(230, 230, 230), button(60, 60, 64);
-    p.setColor(QPalette::Window, window);
-    p.setColor(QPalette::WindowText, text);
-    p.setColor(QPalette::Base, base);
-    p.setColor(QPalette::AlternateBase, window);
-    p.setColor(QPalette::ToolTipBase, base);
-    p.setColor(QPalette::ToolTipText, text);
-    p.setColor(QPalette::Text, text);
-    p.setColor(QPalette::Button, button);
-    p.setColor(QPalette::ButtonText, text);
-    p.setColor(QPalette::BrightText, Qt::red);
-    p.setColor(QPalette::Highlight, QColor(0, 114, 178));
-    p.setColor(QPalette::HighlightedText, Qt::white);
-    p.setColor(QPalette::PlaceholderText, QColor(150, 150, 150));
-    p.setColor(QPalette::Disabled, QPalette::Text, QColor(120, 120, 120));
-    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(120, 120, 120));
-    p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(120, 120, 120));
-    QApplication::setPalette(p);
+    QApplication::setPalette(darkPalette());
 }
 
 void MainWindow::loadPreset(int index) { m_panel->loadPreset(index); }
@@ -280,9 +298,11 @@ void MainWindow::loadPreset(int index) { m_panel->loadPreset(index); }
 bool MainWindow::startRuns() {
     if (!m_panel->isValid()) {
         const auto errs = m_panel->fieldErrors();
-        statusBar()->showMessage(tr("Cannot run: %1")
-                                     .arg(errs.isEmpty() ? m_panel->generalError() : errs.first()),
-                                 6000);
+        const QString why = errs.isEmpty() ? m_panel->generalError() : errs.first();
+        statusBar()->showMessage(tr("Cannot run: %1").arg(why), 8000);
+        m_phase->setText(tr("Cannot run: %1").arg(why));
+        if (!errs.isEmpty())
+            if (auto* field = m_panel->findChild<QWidget*>(QStringLiteral("field_") + errs.firstKey())) field->setFocus();
         return false;
     }
     QList<RunController::Job> jobs;
@@ -325,11 +345,12 @@ void MainWindow::onProgress(int runId, const RunProgress& p) {
     r->liveTrace.insert(r->liveTrace.end(), p.newTrace.begin(), p.newTrace.end());
     m_runs->refresh(runId);
     const int queued = m_controller->queued();
-    m_phase->setText(queued > 0 ? tr("%1: %2 (%3 more queued)").arg(r->name, p.phase).arg(queued)
-                                : tr("%1: %2").arg(r->name, p.phase));
+    // The same progress as the run list (one model: core's whole-run fraction, elapsed, ETA).
+    m_phase->setText(queued > 0 ? tr("%1: %2, %3 (%4 more queued)").arg(r->name, p.phase, r->stateText()).arg(queued)
+                                : tr("%1: %2, %3").arg(r->name, p.phase, r->stateText()));
     m_progress->setValue(static_cast<int>(p.fraction * 1000));
-    if (!p.newPoints.empty() && r->visible) m_curves->showRuns(m_runs->visibleRuns());
-    if (!p.newTrace.empty() && m_runs->current() == r) m_certificate->updateLive(r);
+    if (!p.newPoints.empty() || !p.newTrace.empty())
+        for (ResultPanel* panel : m_resultPanels) panel->liveUpdate(r, m_runs->visibleRuns(), m_runs->current() == r);
 }
 
 void MainWindow::onFinished(int runId, const ExperimentResult& result) {
@@ -338,6 +359,7 @@ void MainWindow::onFinished(int runId, const ExperimentResult& result) {
     r->result = result;
     r->state = RunRecord::State::Finished;
     r->fraction = 1;
+    r->endedMs = QDateTime::currentMSecsSinceEpoch();
     m_runs->refresh(runId);
     m_phase->setText(tr("%1 finished: %2").arg(r->name, r->stateText()));
     m_progress->setValue(1000);
@@ -363,22 +385,20 @@ void MainWindow::onCancelled(int runId) {
 }
 
 void MainWindow::refreshOverlay() {
-    m_curves->showRuns(m_runs->visibleRuns());
-    m_certificate->setComparisonRuns(m_runs->visibleRuns());
+    const QList<const RunRecord*> visible = m_runs->visibleRuns();
+    for (ResultPanel* panel : m_resultPanels) panel->showRuns(visible);
 }
 
 void MainWindow::refreshCurrent() {
     const RunRecord* r = m_runs->current();
-    m_certificate->showRun(r);
-    m_heads->showRun(r);
-    m_automaton->showRun(r);
+    for (ResultPanel* panel : m_resultPanels) panel->showRun(r);
     refreshOverlay();
 }
 
 void MainWindow::updateRunState() {
     const bool busy = m_controller->isBusy();
     m_panel->setRunning(busy);
-    m_runAction->setEnabled(m_panel->isValid());
+    m_runAction->setEnabled(true); // Ctrl+R on invalid fields says why (startRuns) instead of doing nothing
     m_stopAction->setEnabled(busy);
     m_resetAction->setEnabled(m_panel->isValid());
     if (!busy && m_progress->value() != 1000) m_progress->setValue(0);
@@ -394,13 +414,17 @@ void MainWindow::addFinishedRun(const QString& name, const ExperimentResult& res
 }
 
 QList<const Figure*> MainWindow::figures() const {
-    return m_certificate->figures() + m_curves->figures() + m_heads->figures();
+    QList<const Figure*> out;
+    for (const ResultPanel* panel : m_resultPanels) out += panel->figures();
+    return out;
 }
 
 ExportMetadata MainWindow::exportMetadata(const QString& title, const Figure* figure) const {
     ExportMetadata m;
     m.title = title;
-    const bool overlay = !figure || m_curves->figures().contains(figure);
+    bool overlay = !figure;
+    for (const ResultPanel* panel : m_resultPanels)
+        if (figure && panel->overlaysRuns() && panel->figures().contains(figure)) overlay = true;
     if (overlay)
         for (const RunRecord* r : m_runs->visibleRuns()) m.runs << qMakePair(r->name, experimentToJson(r->config));
     if (m.runs.isEmpty())
@@ -408,26 +432,20 @@ ExportMetadata MainWindow::exportMetadata(const QString& title, const Figure* fi
     return m;
 }
 
+QList<ExportTable> MainWindow::tables() const {
+    QList<ExportTable> out;
+    for (const ResultPanel* panel : m_resultPanels) out += panel->tables();
+    return out;
+}
+
 QString MainWindow::exportAllTo(const QString& dir, bool overwrite, QStringList* written, QStringList* existing) {
     const RunRecord* cur = m_runs->current();
     if (!cur || !cur->result) return tr("there is no finished run to export");
-    const ExportMetadata meta = exportMetadata(tr("Automaton execution trace"), m_certificate->figures().first());
-    const QString trace = m_automaton->traceCsv();
-    const QString tracePath = QDir(dir).filePath(QStringLiteral("automaton_trace.csv"));
-    if (!trace.isEmpty() && QFileInfo::exists(tracePath) && !overwrite) {
-        if (existing) *existing = QStringList{QStringLiteral("automaton_trace.csv")};
-        return tr("automaton_trace.csv already exists in %1; not overwriting").arg(dir);
-    }
     auto metaFor = [this](const Figure& f) { return exportMetadata(f.figureTitle(), &f); };
-    QString err = exportAll(figures(), dir, *cur->result, metaFor, m_settings.exportSize(), m_settings.exportDpi(),
-                            overwrite, written, existing);
-    if (!err.isEmpty() || trace.isEmpty()) return err;
-    QSaveFile f(tracePath);
-    if (!f.open(QIODevice::WriteOnly)) return tr("cannot write %1").arg(tracePath);
-    f.write(csvWithMetadata(trace, meta).toUtf8());
-    if (!f.commit()) return tr("cannot write %1").arg(tracePath);
-    if (written) *written << tracePath;
-    return {};
+    ExportMetadata tableMeta;
+    tableMeta.runs << qMakePair(cur->name, experimentToJson(cur->config));
+    return exportAll(figures(), tables(), dir, *cur->result, metaFor, tableMeta, m_settings.exportSize(),
+                     m_settings.exportDpi(), overwrite, written, existing);
 }
 
 void MainWindow::exportFigureInteractive(const Figure* f) {
@@ -446,10 +464,12 @@ void MainWindow::exportFigureInteractive(const Figure* f) {
         return;
     }
     const QFileInfo fi(path);
-    const QString csvPath = fi.absolutePath() + u'/' + fi.completeBaseName() + QStringLiteral(".csv");
+    const QString csvPath = csvPathFor(path);
     QStringList clash;
     if (fi.exists()) clash << fi.fileName();
-    if (fmt != ExportFormat::Csv && QFileInfo::exists(csvPath)) clash << QFileInfo(csvPath).fileName();
+    // The CSV beside the figure is asked about only when it is not one this app wrote (loss.png
+    // after loss.svg rewrites the same data).
+    if (fmt != ExportFormat::Csv && QFileInfo::exists(csvPath) && !isOurCsv(csvPath)) clash << QFileInfo(csvPath).fileName();
     if (!clash.isEmpty() &&
         QMessageBox::question(this, tr("Overwrite?"), tr("Overwrite %1?").arg(clash.join(QStringLiteral(", ")))) !=
             QMessageBox::Yes)
@@ -480,32 +500,45 @@ void MainWindow::exportAllInteractive() {
     else statusBar()->showMessage(tr("Wrote %1 files to %2").arg(written.size()).arg(dir), 6000);
 }
 
-QString MainWindow::openExperiment(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return tr("cannot open %1: %2").arg(path, f.errorString());
-    QJsonParseError pe;
-    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &pe);
-    if (pe.error != QJsonParseError::NoError || !doc.isObject())
-        return tr("%1 is not a JSON experiment file: %2 at offset %3").arg(path, pe.errorString()).arg(pe.offset);
-    const QString err = m_panel->setExperiment(doc.object());
+QString MainWindow::openExperiment(const QString& pathOrFolder) {
+    // A results folder (solve --out, Export all) opens its experiment.json.
+    QString path = pathOrFolder;
+    if (QFileInfo(path).isDir()) {
+        path = QDir(pathOrFolder).filePath(QStringLiteral("experiment.json"));
+        if (!QFileInfo::exists(path))
+            return tr("%1 is not a results folder: it has no experiment.json").arg(pathOrFolder);
+    }
+    // A failed Open changes nothing: not the form, not the current file, not Open Recent.
+    const ExperimentFileRead read = readExperimentFile(path);
+    if (!read.usable) return read.error;
+    const QString err = m_panel->setExperiment(read.json);
     setCurrentFile(path);
-    m_settings.addRecentFile(QFileInfo(path).absoluteFilePath());
-    updateRecentMenu();
-    m_explanation->setHtml(tr("<h3>%1</h3><p>Experiment file loaded. Hover a parameter for its meaning.</p>")
-                               .arg(QFileInfo(path).fileName().toHtmlEscaped()));
-    return err;
+    m_currentFileBytes = read.bytes;
+    if (read.valid) {
+        m_settings.addRecentFile(QFileInfo(path).absoluteFilePath());
+        updateRecentMenu();
+    }
+    QString note = tr("<h3>%1</h3><p>Experiment file loaded. Hover a parameter for its meaning.</p>")
+                       .arg(QFileInfo(path).fileName().toHtmlEscaped());
+    for (const QString& w : read.warnings) note += QStringLiteral("<p>%1</p>").arg(w.toHtmlEscaped());
+    m_explanation->setHtml(note);
+    return read.valid ? QString() : err.isEmpty() ? read.error : err;
 }
 
 QString MainWindow::saveExperiment(const QString& path) {
     if (!m_panel->isValid()) return tr("the experiment has invalid values; fix the marked fields first");
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) return tr("cannot write %1: %2").arg(path, f.errorString());
-    f.write(QJsonDocument(experimentToJson(m_panel->config())).toJson(QJsonDocument::Indented));
-    if (!f.commit()) return tr("cannot write %1: %2").arg(path, f.errorString());
+    const QByteArray bytes = QJsonDocument(experimentToJson(m_panel->config())).toJson(QJsonDocument::Indented);
+    const QString err = writeFileAtomic(path, bytes);
+    if (!err.isEmpty()) return err;
     setCurrentFile(path);
+    m_currentFileBytes = bytes;
     m_settings.addRecentFile(QFileInfo(path).absoluteFilePath());
     updateRecentMenu();
     return {};
+}
+
+QString MainWindow::saveRisk(const QString& path) const {
+    return overwriteRisk(path, path == m_currentFile ? m_currentFileBytes : QByteArray());
 }
 
 void MainWindow::openInteractive() {
@@ -528,6 +561,15 @@ bool MainWindow::saveInteractive(bool saveAs) {
         if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");
         m_settings.setLastDirectory(QFileInfo(path).absolutePath());
     }
+    if (!m_panel->isValid()) {
+        QMessageBox::warning(this, tr("Save failed"), tr("The experiment has invalid values; fix the marked fields first."));
+        return false;
+    }
+    const QString risk = saveRisk(path);
+    if (!risk.isEmpty() &&
+        QMessageBox::question(this, tr("Replace file?"), risk, QMessageBox::Yes | QMessageBox::Cancel,
+                              QMessageBox::Cancel) != QMessageBox::Yes)
+        return false;
     const QString err = saveExperiment(path);
     if (!err.isEmpty()) {
         QMessageBox::warning(this, tr("Save failed"), err);
@@ -539,6 +581,7 @@ bool MainWindow::saveInteractive(bool saveAs) {
 
 void MainWindow::setCurrentFile(const QString& path) {
     m_currentFile = path;
+    m_currentFileBytes = QByteArray();
     setWindowTitle(path.isEmpty() ? QStringLiteral("MHLA Lab[*]")
                                   : QStringLiteral("%1[*] — MHLA Lab").arg(QFileInfo(path).fileName()));
     setWindowModified(false);
@@ -563,13 +606,78 @@ void MainWindow::updateRecentMenu() {
 }
 
 void MainWindow::showTab(const QString& name) {
-    const QStringList names{QStringLiteral("certificate"), QStringLiteral("curves"), QStringLiteral("heads"),
-                            QStringLiteral("automaton")};
-    const int i = static_cast<int>(names.indexOf(name));
-    if (i >= 0) m_tabs->setCurrentIndex(i);
+    for (int i = 0; i < m_resultPanels.size(); ++i)
+        if (m_resultPanels[i]->panelId() == name) m_tabs->setCurrentIndex(i);
+}
+
+QString MainWindow::closeQuestion() const {
+    if (m_controller->isBusy()) return tr("A run is still going. Stop it and quit?");
+    if (isWindowModified() && m_runs->count() > 0)
+        return tr("The experiment has unsaved changes and %n run(s) will be lost. Quit anyway?", nullptr, m_runs->count());
+    if (isWindowModified()) return tr("The experiment has unsaved changes. Quit anyway?");
+    if (m_runs->count() > 0) return tr("%n run(s) will be lost (export them first with Export all). Quit anyway?", nullptr, m_runs->count());
+    return {};
+}
+
+QString MainWindow::shortcutsHtml() const {
+    QString rows;
+    for (const QMenu* menu : menuBar()->findChildren<QMenu*>()) {
+        for (const QAction* a : menu->actions()) {
+            if (a->shortcut().isEmpty() || a->isSeparator()) continue;
+            QString text = a->text();
+            text.remove(u'&');
+            rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                        .arg(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(), text.toHtmlEscaped());
+        }
+    }
+    rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(tr("Ctrl+P"), tr("Pause / resume training"));
+    rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(tr("Ctrl+T"), tr("One epoch while paused"));
+    return QStringLiteral("<table cellspacing='4'>%1</table>").arg(rows);
+}
+
+void MainWindow::showTourStep(int step) {
+    // The presets in the order that tells the paper's story, each with what to look at.
+    struct Stop {
+        int preset;
+        const char* tab;
+        const char* look;
+    };
+    static const Stop stops[] = {
+        {0, "certificate", QT_TR_NOOP("Gaussian keys: λ_min(Λ) is well above τ, so the exact solver's answer is the only "
+                                       "function that fits the data. Look at the green badge and the spectrum: no eigenvalue "
+                                       "at the floor.")},
+        {1, "certificate", QT_TR_NOOP("Orthogonal keys: many eigenvalues of Λ are zero. The training data is fitted "
+                                       "perfectly, yet 'another exact fit' is far off out of distribution — the certificate "
+                                       "says so before any test data is seen.")},
+        {2, "heads", QT_TR_NOOP("A random multi-head teacher: the learned heads match the teacher's in canonical SVD form, "
+                                 "and P matches P*. Hover a cell for its value.")},
+        {3, "curves", QT_TR_NOOP("Gradient descent on the same task with 1, 2, 4 and 8 heads: more heads train better, "
+                                  "and the dashed grey lines are the exact solver's answer they approach.")},
+        {4, "automaton", QT_TR_NOOP("Executing an automaton from its transition table in the prompt: one-hot codes are "
+                                     "never certified, Gaussian codes are — compare step and word accuracy.")},
+    };
+    const int n = static_cast<int>(std::size(stops));
+    if (step < 0 || step >= n || stops[step].preset >= builtinPresets().size()) return;
+    const Stop& st = stops[step];
+    loadPreset(st.preset);
+    showTab(QString::fromLatin1(st.tab));
+    m_explanation->setHtml(tr("<h3>Tour %1 of %2: %3</h3><p>%4</p><p>Press <b>Run</b> (Ctrl+R), then look at the "
+                              "<b>%5</b> tab.</p>%6")
+                               .arg(step + 1)
+                               .arg(n)
+                               .arg(builtinPresets()[st.preset].title.toHtmlEscaped(), tr(st.look),
+                                    QString::fromLatin1(st.tab),
+                                    step + 1 < n ? tr("<p><a href='tour:%1'>Next stop →</a></p>").arg(step + 1)
+                                                 : tr("<p>End of the tour.</p>")));
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
+    if (const QString q = closeQuestion(); !q.isEmpty() && !m_quitWithoutAsking &&
+        QMessageBox::question(this, tr("Quit MHLA Lab?"), q, QMessageBox::Yes | QMessageBox::Cancel,
+                              QMessageBox::Cancel) != QMessageBox::Yes) {
+        e->ignore();
+        return;
+    }
     m_controller->stop();
     m_settings.setWindowGeometry(saveGeometry());
     m_settings.setWindowState(saveState());

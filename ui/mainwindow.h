@@ -4,6 +4,7 @@
 #include "core/runner.h"
 #include "ui/appsettings.h"
 #include "ui/figure.h"
+#include "ui/resultpanel.h"
 #include <QMainWindow>
 
 class QAction;
@@ -16,6 +17,7 @@ class QTextBrowser;
 namespace mhla::ui {
 
 class AutomatonPanel;
+class ElidedLabel;
 class CertificatePanel;
 class CurvesPanel;
 class ExperimentPanel;
@@ -46,14 +48,25 @@ public:
     bool startRuns();
     void stopRuns();
     void resetRuns();
-    /// Opens an experiment file; returns core's error message (fields are filled where possible).
-    QString openExperiment(const QString& path);
+    /// Opens an experiment file; returns core's error message. A file that is not an
+    /// experiment file (not JSON, repeated or unknown keys, a result.json) changes nothing; an
+    /// experiment file with bad values fills the form with them marked. Only valid files go
+    /// into Open Recent.
+    /// A results folder (from solve --out or Export all) opens its experiment.json.
+    QString openExperiment(const QString& pathOrFolder);
+    /// Why saving over `path` needs the user's confirmation (see overwriteRisk()); empty if not.
+    QString saveRisk(const QString& path) const;
+    QString currentFile() const { return m_currentFile; }
     /// Saves the panel's experiment; returns an error message or an empty string.
     QString saveExperiment(const QString& path);
     /// Adds a finished run computed elsewhere (the headless `figures` command).
     void addFinishedRun(const QString& name, const ExperimentResult& result);
-    /// Every figure of every panel.
+    /// Every figure of every panel, in tab order.
     QList<const Figure*> figures() const;
+    /// Every table of every panel (e.g. the automaton's trace), for "Export all".
+    QList<ExportTable> tables() const;
+    /// The result panels, in tab order.
+    const QList<ResultPanel*>& resultPanels() const { return m_resultPanels; }
     /// Writes every figure, CSV, experiment.json and result.json of the current run into `dir`.
     QString exportAllTo(const QString& dir, bool overwrite, QStringList* written = nullptr,
                         QStringList* existing = nullptr);
@@ -63,6 +76,15 @@ public:
     /// Shows one of the result tabs by name: certificate, curves, heads, automaton.
     void showTab(const QString& name);
     void applyTheme(ThemeChoice t);
+    /// Why quitting needs confirmation (a run going, unsaved edits, runs that would be lost),
+    /// or an empty string.
+    QString closeQuestion() const;
+    /// Quit without the confirmation (screenshots, scripted use).
+    void setQuitWithoutAsking(bool on) { m_quitWithoutAsking = on; }
+    /// Every shortcut of the menus, as an HTML table (Help ▸ Keyboard shortcuts).
+    QString shortcutsHtml() const;
+    /// Guided tour: loads stop `step` (a preset and a tab) and says what to look at.
+    void showTourStep(int step);
 
 protected:
     void closeEvent(QCloseEvent* e) override;
@@ -83,25 +105,33 @@ private:
     void openInteractive();
     bool saveInteractive(bool saveAs);
     void setCurrentFile(const QString& path);
+    template <class T> T* panelOf() const {
+        for (ResultPanel* p : m_resultPanels)
+            if (auto* t = dynamic_cast<T*>(p)) return t;
+        return nullptr;
+    }
 
     AppSettings m_settings;
     ExperimentPanel* m_panel = nullptr;
     RunList* m_runs = nullptr;
     RunController* m_controller = nullptr;
     QTabWidget* m_tabs = nullptr;
+    QList<ResultPanel*> m_resultPanels; ///< the tabs, from createResultPanels()
     CertificatePanel* m_certificate = nullptr;
     CurvesPanel* m_curves = nullptr;
     HeadsPanel* m_heads = nullptr;
     AutomatonPanel* m_automaton = nullptr;
     QTextBrowser* m_explanation = nullptr;
-    QLabel* m_phase = nullptr;
+    ElidedLabel* m_phase = nullptr;
     QProgressBar* m_progress = nullptr;
     QMenu* m_recentMenu = nullptr;
     QAction* m_runAction = nullptr;
     QAction* m_stopAction = nullptr;
     QAction* m_resetAction = nullptr;
     QString m_currentFile;
+    QByteArray m_currentFileBytes; ///< the current file as read or written here (null: unknown)
     int m_lastStarted = 0;
+    bool m_quitWithoutAsking = false;
 };
 
 } // namespace mhla::ui

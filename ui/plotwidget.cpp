@@ -1,18 +1,16 @@
 #include "ui/plotwidget.h"
+#include "ui/axisdialog.h"
+#include "ui/theme.h"
 #include <QApplication>
 #include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
-#include <QDialog>
-#include <QDialogButtonBox>
-#include <QFormLayout>
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
-#include <QLineEdit>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMouseEvent>
@@ -29,60 +27,10 @@ namespace mhla::ui {
 
 namespace {
 
-struct Ranges {
-    double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
-    int droppedLogX = 0, droppedLogY = 0, raisedLogY = 0;
-};
+using namespace plotmath;
 
-// Qt Charts' log axes break down for ranges far below 1e-20 (they vanish), so positive values
-// below this floor (zero up to round-off) are drawn at the floor and counted in the note.
-constexpr double kLogFloor = 1e-20;
-
-double shownY(double y, bool logY) { return logY && y > 0 && y < kLogFloor ? kLogFloor : y; }
-
-bool usable(const QPointF& p, bool logX, bool logY) {
-    if (!std::isfinite(p.x()) || !std::isfinite(p.y())) return false;
-    if (logX && p.x() <= 0) return false;
-    if (logY && p.y() <= 0) return false;
-    return true;
-}
-
-void expandLinear(double& lo, double& hi) {
-    if (!(hi > lo)) {
-        const double c = lo, w = std::max(std::abs(c) * 0.1, 1e-12);
-        lo = c - w;
-        hi = c + w;
-        return;
-    }
-    const double pad = 0.05 * (hi - lo);
-    const bool nonNeg = lo >= 0;
-    lo -= pad;
-    hi += pad;
-    if (nonNeg && lo < 0) lo = 0;
-}
-
-/// Decades per major tick so that a log axis has at most ~8 labelled ticks.
-int decadesPerTick(double lo, double hi) {
-    const double decades = std::log10(hi / lo);
-    return std::max(1, static_cast<int>(std::ceil(decades / 8.0 - 1e-9)));
-}
-
-void expandLog(double& lo, double& hi) {
-    lo = std::pow(10.0, std::floor(std::log10(lo) + 1e-9));
-    hi = std::pow(10.0, std::ceil(std::log10(hi) - 1e-9));
-    if (!(hi > lo * 99)) {
-        lo /= 10;
-        hi *= 10;
-    }
-    const int k = decadesPerTick(lo, hi);
-    if (k > 1) {
-        lo = std::pow(10.0, k * std::floor(std::log10(lo) / k + 1e-9));
-        hi = std::pow(10.0, k * std::ceil(std::log10(hi) / k - 1e-9));
-    }
-    // A hair of slack so that ticks exactly at the ends survive rounding.
-    lo *= 1 - 1e-9;
-    hi *= 1 + 1e-9;
-}
+/// Every axis label in full: never "…" (Qt elides labels that do not fit by default).
+void keepLabelsWhole(QAbstractAxis* a) { a->setTruncateLabels(false); }
 
 QLogValueAxis* makeLogAxis(double lo, double hi) {
     auto* a = new QLogValueAxis;
@@ -91,70 +39,27 @@ QLogValueAxis* makeLogAxis(double lo, double hi) {
     a->setLabelFormat(QStringLiteral("%g"));
     a->setMinorTickCount(k == 1 ? 8 : k - 1);
     a->setRange(lo, hi);
+    keepLabelsWhole(a);
     return a;
 }
 
-Ranges computeRanges(const PlotState& st) {
-    Ranges r;
-    double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
-    for (const auto& s : st.series) {
-        const QList<QPointF> all = s.style == PlotSeries::Style::Band ? s.points + s.lower : s.points;
-        for (const auto& p : all) {
-            const bool isH = s.style == PlotSeries::Style::HLine;
-            if (!std::isfinite(p.y())) continue;
-            if (st.logY && p.y() <= 0) {
-                ++r.droppedLogY;
-                continue;
-            }
-            if (!isH) {
-                if (!std::isfinite(p.x())) continue;
-                if (st.logX && p.x() <= 0) {
-                    ++r.droppedLogX;
-                    continue;
-                }
-                x0 = std::min(x0, p.x());
-                x1 = std::max(x1, p.x());
-            }
-            if (st.logY && p.y() < kLogFloor) ++r.raisedLogY;
-            y0 = std::min(y0, shownY(p.y(), st.logY));
-            y1 = std::max(y1, shownY(p.y(), st.logY));
-        }
+/// Ticks of a linear axis at nice round positions. Fixed ticks over a range widened to the
+/// nicest step (never Qt's dynamic ticks, whose label loop does not end when the interval does
+/// not advance the value); manual ranges are shown as they are.
+void setLinearTicks(QValueAxis* a, double lo, double hi, bool manual) {
+    int count = 2;
+    double step = hi - lo;
+    if (!manual) {
+        step = niceFixedRange(lo, hi, &count);
+    } else {
+        count = 6;
+        step = (hi - lo) / 5;
     }
-    if (!std::isfinite(x0)) {
-        x0 = st.logX ? 1 : 0;
-        x1 = st.logX ? 10 : 1;
-    }
-    if (!std::isfinite(y0)) {
-        y0 = st.logY ? 1e-3 : 0;
-        y1 = st.logY ? 1 : 1;
-    }
-    for (const auto& s : st.series)
-        if (s.style == PlotSeries::Style::Bars) {
-            x0 = std::min(x0, x0 - 0.5);
-            x1 = std::max(x1, x1 + 0.5);
-            if (!st.logY) y0 = std::min(y0, 0.0);
-            break;
-        }
-    if (st.logX) expandLog(x0, x1);
-    else expandLinear(x0, x1);
-    if (st.logY) expandLog(y0, y1);
-    else expandLinear(y0, y1);
-    if (st.manualRange) {
-        const QRectF& m = *st.manualRange;
-        if (m.left() < m.right() && (!st.logX || m.left() > 0)) {
-            x0 = m.left();
-            x1 = m.right();
-        }
-        if (m.top() < m.bottom() && (!st.logY || m.top() > 0)) {
-            y0 = m.top();
-            y1 = m.bottom();
-        }
-    }
-    r.x0 = x0;
-    r.x1 = x1;
-    r.y0 = y0;
-    r.y1 = y1;
-    return r;
+    a->setTickType(QValueAxis::TicksFixed);
+    a->setRange(lo, hi);
+    a->setTickCount(std::clamp(count, 2, 11));
+    a->setLabelFormat(tickFormat(lo, hi, step));
+    keepLabelsWhole(a);
 }
 
 QList<QPointF> filtered(const PlotSeries& s, const PlotState& st, const Ranges& r) {
@@ -222,10 +127,7 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
     QAbstractAxis* ay;
     auto linear = [&st](double lo, double hi) {
         auto* a = new QValueAxis;
-        a->setRange(lo, hi);
-        a->setLabelFormat(QStringLiteral("%.4g"));
-        a->setTickCount(6);
-        if (!st.manualRange) a->applyNiceNumbers();
+        setLinearTicks(a, lo, hi, st.manualRange.has_value());
         return a;
     };
     ax = st.logX ? static_cast<QAbstractAxis*>(makeLogAxis(r0.x0, r0.x1)) : linear(r0.x0, r0.x1);
@@ -249,7 +151,9 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
     for (const auto& s : st.series) {
         const QList<QPointF> pts = filtered(s, st, r);
         QAbstractSeries* h = nullptr;
-        QPen pen(s.color, s.width);
+        // Black (the teacher's dots) would vanish on the dark background.
+        const QColor color = dark && s.color.lightness() < 50 ? colors::kOnDark : s.color;
+        QPen pen(color, s.width);
         switch (s.style) {
         case PlotSeries::Style::Line:
         case PlotSeries::Style::Dashed:
@@ -272,8 +176,8 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
             sc->setMarkerShape(s.style == PlotSeries::Style::Triangles ? QScatterSeries::MarkerShapeTriangle
                                                                        : QScatterSeries::MarkerShapeCircle);
             sc->setMarkerSize(s.style == PlotSeries::Style::Triangles ? 11 : 7);
-            sc->setColor(s.color);
-            sc->setBorderColor(s.color.darker(130));
+            sc->setColor(color);
+            sc->setBorderColor(color.darker(130));
             sc->replace(pts);
             h = sc;
             break;
@@ -286,7 +190,7 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
             auto* area = new QAreaSeries(up, lo);
             up->setParent(area);
             lo->setParent(area);
-            QColor fill = s.color;
+            QColor fill = color;
             fill.setAlpha(55);
             area->setColor(fill);
             area->setBorderColor(fill);
@@ -303,8 +207,8 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
             auto* area = new QAreaSeries(up, lo);
             up->setParent(area);
             lo->setParent(area);
-            area->setColor(s.color);
-            area->setBorderColor(s.color.darker(140));
+            area->setColor(color);
+            area->setBorderColor(color.darker(140));
             h = area;
             break;
         }
@@ -325,20 +229,9 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
     return handles;
 }
 
-QString num(double v) { return QString::number(v, 'g', 10); }
+QString num(double v) { return exact(v); }
 
 } // namespace
-
-PlotSeries PlotSeries::hline(const QString& name, double y, const QColor& c, bool inLegend) {
-    PlotSeries s;
-    s.name = name;
-    s.points = {QPointF(0, y)};
-    s.color = c;
-    s.style = Style::HLine;
-    s.inLegend = inLegend;
-    s.width = 1.5;
-    return s;
-}
 
 PlotWidget::PlotWidget(const QString& figureName, QWidget* parent) : QWidget(parent), m_name(figureName) {
     setObjectName(figureName + QStringLiteral("Plot"));
@@ -359,11 +252,13 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent) : QWidget(par
     };
     m_logXButton = mk(tr("log x"), tr("Logarithmic x axis"), true);
     m_logYButton = mk(tr("log y"), tr("Logarithmic y axis"), true);
-    m_autoButton = mk(tr("Autoscale"), tr("Fit the axes to the data"), false);
+    // Short texts: two plots side by side must fit a 1280×720 window with the docks open.
+    m_autoButton = mk(tr("Fit"), tr("Autoscale: fit the axes to the data"), false);
     auto* axesButton = mk(tr("Axes…"), tr("Set the axis ranges by hand"), false);
     m_hover = new QLabel(this);
-    m_hover->setObjectName(figureName + QStringLiteral("Hover"));
     m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_hover->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never widens the window
+    m_hover->setObjectName(figureName + QStringLiteral("Hover"));
     bar->addSpacing(8);
     bar->addWidget(m_hover, 1);
     auto* exportButton = mk(tr("Export…"), tr("Export this figure as SVG, PDF, PNG and CSV"), false);
@@ -372,7 +267,7 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent) : QWidget(par
     m_chart = new QChart;
     m_view = new QChartView(m_chart, this);
     m_view->setRenderHint(QPainter::Antialiasing);
-    m_view->setMinimumSize(260, 200);
+    m_view->setMinimumSize(180, 130); // small enough for a 1280×720 projector with the docks open
     m_view->viewport()->setMouseTracking(true);
     m_view->viewport()->installEventFilter(this);
     lay->addWidget(m_view, 1);
@@ -461,7 +356,7 @@ QString PlotWidget::fullNote() const {
     if (r.raisedLogY > 0)
         parts << tr("%n value(s) below %1 (zero up to round-off) are drawn at %1, the floor of the log axis; the CSV has "
                     "the exact values.", nullptr, r.raisedLogY)
-                     .arg(QStringLiteral("1e-20"));
+                     .arg(logTickLabel(kLogFloor));
     if (r.droppedLogX > 0) parts << tr("%n point(s) with x ≤ 0 are not shown on the log x axis.", nullptr, r.droppedLogX);
     return parts.join(u' ');
 }
@@ -497,8 +392,7 @@ void PlotWidget::refreshData() {
             if (la->base() != std::pow(10.0, decadesPerTick(lo, hi))) return false;
             la->setRange(lo, hi);
         } else if (auto* va = qobject_cast<QValueAxis*>(a)) {
-            va->setRange(lo, hi);
-            if (!m_state.manualRange) va->applyNiceNumbers();
+            setLinearTicks(va, lo, hi, m_state.manualRange.has_value());
         }
         return true;
     };
@@ -537,37 +431,8 @@ void PlotWidget::refreshData() {
 }
 
 void PlotWidget::editAxes() {
-    QDialog dlg(this);
-    dlg.setWindowTitle(tr("Axis ranges — %1").arg(m_state.title));
-    auto* form = new QFormLayout(&dlg);
-    const QRectF cur = currentRange();
-    auto* x0 = new QLineEdit(num(cur.left()), &dlg);
-    auto* x1 = new QLineEdit(num(cur.right()), &dlg);
-    auto* y0 = new QLineEdit(num(cur.top()), &dlg);
-    auto* y1 = new QLineEdit(num(cur.bottom()), &dlg);
-    form->addRow(tr("x min"), x0);
-    form->addRow(tr("x max"), x1);
-    form->addRow(tr("y min"), y0);
-    form->addRow(tr("y max"), y1);
-    auto* err = new QLabel(&dlg);
-    err->setStyleSheet(QStringLiteral("color: #c0392b"));
-    form->addRow(err);
-    auto* bb = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dlg);
-    form->addRow(bb);
-    connect(bb, &QDialogButtonBox::rejected, &dlg, &QDialog::reject);
-    connect(bb, &QDialogButtonBox::accepted, &dlg, [&] {
-        bool ok[4];
-        const double a = x0->text().toDouble(&ok[0]), b = x1->text().toDouble(&ok[1]);
-        const double c = y0->text().toDouble(&ok[2]), d = y1->text().toDouble(&ok[3]);
-        if (!(ok[0] && ok[1] && ok[2] && ok[3])) return err->setText(tr("Every limit must be a number."));
-        if (!(a < b) || !(c < d)) return err->setText(tr("Each minimum must be below its maximum."));
-        if ((m_state.logX && a <= 0) || (m_state.logY && c <= 0))
-            return err->setText(tr("A log axis needs positive limits."));
-        dlg.accept();
-    });
-    if (dlg.exec() == QDialog::Accepted)
-        setManualRange(QRectF(QPointF(x0->text().toDouble(), y0->text().toDouble()),
-                              QPointF(x1->text().toDouble(), y1->text().toDouble())));
+    AxisDialog dlg(m_state.title, currentRange(), m_state.logX, m_state.logY, this);
+    if (dlg.exec() == QDialog::Accepted) setManualRange(dlg.range());
 }
 
 bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
@@ -646,7 +511,7 @@ void PlotWidget::paintFigure(QPainter& painter, const QRectF& rect) const {
     scene.render(&painter, QRectF(rect.topLeft(), chartRect.size()), chartRect);
     if (!note.isEmpty()) {
         painter.setFont(noteFont);
-        painter.setPen(QColor(60, 60, 60));
+        painter.setPen(colors::kNoteText);
         painter.drawText(QRectF(rect.left() + 8, rect.top() + chartRect.height() + 2, rect.width() - 16, noteH),
                          Qt::TextWordWrap, note);
     }

@@ -4,6 +4,7 @@
 // cannot go on a log axis are counted in a note under the plot.
 #include "ui/exporter.h"
 #include "ui/figure.h"
+#include "ui/plotmath.h"
 #include <QColor>
 #include <QList>
 #include <QPointF>
@@ -20,28 +21,6 @@ class QAbstractSeries;
 QT_END_NAMESPACE
 
 namespace mhla::ui {
-
-struct PlotSeries {
-    enum class Style { Line, Dashed, Dotted, Markers, Triangles, LineMarkers, Bars, HLine, Band };
-    QString name;
-    QList<QPointF> points; ///< HLine: one point, its y is the level; Band: the upper edge
-    QList<QPointF> lower;  ///< Band: the lower edge (same x as points)
-    QColor color;
-    Style style = Style::Line;
-    bool inLegend = true;
-    double width = 2.0;
-
-    static PlotSeries hline(const QString& name, double y, const QColor& c, bool inLegend = true);
-};
-
-/// Everything that defines a plot (so that exports can rebuild it at any size).
-struct PlotState {
-    QString title, xTitle, yTitle;
-    QList<PlotSeries> series;
-    bool logX = false, logY = false;
-    std::optional<QRectF> manualRange; ///< x from left to right, y from top() (min) to bottom() (max)
-    QString note;
-};
 
 class PlotWidget : public QWidget, public Figure {
     Q_OBJECT

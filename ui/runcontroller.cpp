@@ -54,11 +54,20 @@ void RunController::stop() {
     const int id = m_currentRun;
     ++m_generation; // whatever the cancelled run still emits is dropped
     m_currentRun = 0;
+    resetControls();
     if (id != 0) Q_EMIT cancelled(id);
     Q_EMIT idle();
 }
 
+void RunController::resetControls() {
+    const bool changed = m_paused || m_lrScale != 1.0;
+    m_paused = false;
+    m_lrScale = 1.0;
+    if (changed) Q_EMIT controlsReset();
+}
+
 void RunController::setPaused(bool paused) {
+    if (m_currentRun == 0) paused = false; // nothing to pause: the next run must not start paused
     m_paused = paused;
     if (m_control) m_control->paused = paused;
 }
@@ -68,11 +77,14 @@ void RunController::stepEpoch() {
 }
 
 void RunController::setLearningRateScale(double scale) {
+    if (m_currentRun == 0) return; // a scale belongs to the run it was applied to
     m_lrScale = scale;
     if (m_control) m_control->lrScale = scale;
 }
 
 void RunController::dispatchNext() {
+    // Live controls belong to the run they were applied to: every run starts afresh.
+    resetControls();
     if (m_queue.isEmpty()) {
         Q_EMIT idle();
         return;

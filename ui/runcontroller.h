@@ -26,8 +26,8 @@ public:
     /// Cancels the current run and drops the queue.
     void stop();
     bool isBusy() const { return m_currentRun != 0; }
-    /// Live training control (applies to the current run and to every later one): pause between
-    /// epochs, run one epoch while paused, scale the learning rate.
+    /// Live training control of the current run only: pause between epochs, run one epoch while
+    /// paused, scale the learning rate. Every new run starts unpaused at scale 1 (controlsReset).
     void setPaused(bool paused);
     void stepEpoch();
     void setLearningRateScale(double scale);
@@ -44,9 +44,12 @@ Q_SIGNALS:
     void cancelled(int runId);
     /// Emitted when the last queued run ends (finished, failed or stopped).
     void idle();
+    /// The live controls went back to running at scale 1 (a new run started, or stop).
+    void controlsReset();
 
 private:
     void dispatchNext();
+    void resetControls();
     bool accept(quint64 generation) const { return generation == m_generation && m_currentRun != 0; }
 
     QThread m_thread;

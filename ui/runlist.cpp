@@ -4,6 +4,9 @@
 #include <QHeaderView>
 #include <QPainter>
 #include <QPixmap>
+#include <QDateTime>
+#include <algorithm>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -23,14 +26,37 @@ QIcon swatch(const QColor& c) {
 }
 } // namespace
 
+namespace {
+QString clock(qint64 ms) {
+    const qint64 s = (ms + 500) / 1000;
+    if (s < 3600) return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+} // namespace
+
+QString RunRecord::timeText(qint64 nowMs) const {
+    if (startedMs < 0) return {};
+    const qint64 elapsed = std::max<qint64>(0, nowMs - startedMs);
+    if (fraction < 0.02 || elapsed < 1000) return clock(elapsed);
+    const double left = elapsed * (1 - fraction) / fraction;
+    return RunList::tr("%1, ~%2 left").arg(clock(elapsed), clock(static_cast<qint64>(left)));
+}
+
 QString RunRecord::stateText() const {
+    const QString took = startedMs >= 0 && endedMs >= startedMs
+                             ? QStringLiteral(" · %1 s").arg(QString::number((endedMs - startedMs) / 1000.0, 'f', 1))
+                             : QString();
     switch (state) {
     case State::Queued: return RunList::tr("queued");
-    case State::Running: return RunList::tr("running %1%").arg(qRound(fraction * 100));
+    case State::Running: {
+        const QString t = timeText(QDateTime::currentMSecsSinceEpoch());
+        return t.isEmpty() ? RunList::tr("running %1%").arg(qRound(fraction * 100))
+                           : RunList::tr("running %1% · %2").arg(qRound(fraction * 100)).arg(t);
+    }
     case State::Finished:
-        if (result && result->certificate.certified) return RunList::tr("done · certified");
-        if (result) return RunList::tr("done · not certified");
-        return RunList::tr("done");
+        if (result && result->certificate.certified) return RunList::tr("done · certified") + took;
+        if (result) return RunList::tr("done · not certified") + took;
+        return RunList::tr("done") + took;
     case State::Failed: return RunList::tr("failed: %1").arg(message);
     case State::Cancelled: return RunList::tr("stopped");
     }
@@ -65,7 +91,15 @@ RunList::RunList(QWidget* parent) : QWidget(parent) {
     connect(removeButton, &QPushButton::clicked, this, [this] {
         if (auto* it = m_tree->currentItem()) remove(it->data(0, Qt::UserRole).toInt());
     });
-    connect(clearButton, &QPushButton::clicked, this, &RunList::clear);
+    connect(clearButton, &QPushButton::clicked, this, [this] {
+        if (m_runs.empty()) return;
+        // Runs are not saved anywhere: ask before dropping them.
+        if (QMessageBox::question(this, tr("Clear all runs?"),
+                                  tr("Remove all %n run(s) and their results? Export them first (File ▸ Export all) "
+                                     "to keep them.", nullptr, count()),
+                                  QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) == QMessageBox::Yes)
+            clear();
+    });
     connect(m_tree, &QTreeWidget::itemChanged, this, [this](QTreeWidgetItem* it, int col) {
         if (m_updating || col != 0) return;
         RunRecord* r = find(it->data(0, Qt::UserRole).toInt());

@@ -1,0 +1,347 @@
+// Issue 9, "Broken — fix first": live controls belong to the run they were applied to; the
+// window fits a 1280×720 projector in every state; axis ticks are always readable numbers.
+#include "core/runner.h"
+#include "ui/appsettings.h"
+#include "ui/certificatepanel.h"
+#include "ui/curvespanel.h"
+#include "ui/elidedlabel.h"
+#include "ui/experimentpanel.h"
+#include "ui/mainwindow.h"
+#include "ui/plotwidget.h"
+#include "ui/presets.h"
+#include "ui/runcontroller.h"
+#include "ui/runlist.h"
+#include <QAbstractAxis>
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QLogValueAxis>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+#include <QAction>
+#include <QValueAxis>
+
+using namespace mhla;
+using namespace mhla::ui;
+
+namespace {
+
+bool waitIdle(MainWindow& w, int timeoutMs = 60000) {
+    RunController* c = w.controller();
+    QElapsedTimer t;
+    t.start();
+    QSignalSpy spy(c, &RunController::idle);
+    while (c->isBusy() && t.elapsed() < timeoutMs) spy.wait(200);
+    return !c->isBusy();
+}
+
+/// A long trainer run (SGD preset, huge epoch count) to pause and scale.
+void longTrainer(MainWindow& w) {
+    w.loadPreset(3);
+    w.findChild<QCheckBox*>(QStringLiteral("sweepCheck"))->setChecked(false);
+    w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))->setText(QStringLiteral("100000"));
+}
+
+QString fitsReport(MainWindow& w, const QString& state) {
+    QCoreApplication::processEvents();
+    const QSize target(1280, 720);
+    // The frame (title bar, borders) counts: the whole window must fit.
+    const QSize frame = w.frameGeometry().size() - w.geometry().size();
+    w.resize(target - frame);
+    QCoreApplication::processEvents();
+    const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize()) + frame;
+    const QSize got = w.frameGeometry().size();
+    if (min.width() > target.width() || min.height() > target.height() || got.width() > target.width() ||
+        got.height() > target.height())
+    {
+        QString detail;
+        for (QWidget* c : w.findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly))
+            if (c->isVisible())
+                detail += QStringLiteral(" [%1 %2 min %3x%4]")
+                              .arg(QString::fromLatin1(c->metaObject()->className()), c->objectName())
+                              .arg(c->minimumSizeHint().expandedTo(c->minimumSize()).width())
+                              .arg(c->minimumSizeHint().expandedTo(c->minimumSize()).height());
+        return QStringLiteral("%1: minimum %2x%3, window %4x%5%6")
+            .arg(state)
+            .arg(min.width())
+            .arg(min.height())
+            .arg(got.width())
+            .arg(got.height())
+            .arg(detail);
+    }
+    return {};
+}
+
+QStringList axisProblems(const PlotWidget* plot) {
+    QStringList out;
+    auto* view = plot->findChild<QChartView*>();
+    for (QAbstractAxis* a : view->chart()->axes()) {
+        if (a->labelsTruncated()) out << QStringLiteral("%1: truncated labels").arg(plot->objectName());
+        if (!a->labelsVisible()) out << QStringLiteral("%1: labels hidden").arg(plot->objectName());
+        if (a->orientation() == Qt::Vertical && a->titleText().isEmpty())
+            out << QStringLiteral("%1: no y title").arg(plot->objectName());
+        if (auto* v = qobject_cast<QValueAxis*>(a)) {
+            if (!(v->max() > v->min())) out << QStringLiteral("%1: empty range").arg(plot->objectName());
+            QStringList labels;
+            const int n = v->tickCount();
+            for (int i = 0; i < n; ++i)
+                labels << QString::asprintf(qPrintable(v->labelFormat()), v->min() + i * (v->max() - v->min()) / (n - 1));
+            if (n < 2 || n > 11) out << QStringLiteral("%1: %2 tick(s)").arg(plot->objectName()).arg(n);
+            for (int i = 0; i < labels.size(); ++i)
+                if (labels[i].isEmpty() || (i > 0 && labels[i] == labels[i - 1]))
+                    out << QStringLiteral("%1: labels %2").arg(plot->objectName(), labels.join(u' '));
+        }
+        if (auto* l = qobject_cast<QLogValueAxis*>(a))
+            if (!(l->max() > l->min() && l->min() > 0)) out << QStringLiteral("%1: bad log range").arg(plot->objectName());
+    }
+    return out;
+}
+
+} // namespace
+
+class TstGuiWindow : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QVERIFY(m_dir.isValid());
+        AppSettings::useFile(m_dir.filePath(QStringLiteral("settings.ini")));
+    }
+
+    // --- Live controls -------------------------------------------------------------------
+
+    void pauseDisabledWhenNothingRuns() {
+        MainWindow w;
+        w.show();
+        auto* pause = w.findChild<QPushButton*>(QStringLiteral("pauseButton"));
+        auto* step = w.findChild<QPushButton*>(QStringLiteral("stepButton"));
+        auto* scale = w.findChild<QDoubleSpinBox*>(QStringLiteral("lrScaleSpin"));
+        QVERIFY(!pause->isEnabled());
+        QVERIFY(!step->isEnabled());
+        QVERIFY(!scale->isEnabled());
+        // Even if pressed through the controller, an idle controller does not stay paused.
+        w.controller()->setPaused(true);
+        QVERIFY(!w.controller()->isPaused());
+    }
+
+    void pauseReadsResumeWhilePaused() {
+        MainWindow w;
+        w.show();
+        longTrainer(w);
+        QVERIFY(w.startRuns());
+        auto* pause = w.findChild<QPushButton*>(QStringLiteral("pauseButton"));
+        QVERIFY(pause->isEnabled());
+        QCOMPARE(pause->text(), QStringLiteral("Pause"));
+        QTest::mouseClick(pause, Qt::LeftButton);
+        QVERIFY(w.controller()->isPaused());
+        QCOMPARE(pause->text(), QStringLiteral("Resume"));
+        QTest::mouseClick(pause, Qt::LeftButton);
+        QVERIFY(!w.controller()->isPaused());
+        QCOMPARE(pause->text(), QStringLiteral("Pause"));
+        w.stopRuns();
+        QVERIFY(!pause->isEnabled());
+    }
+
+    void liveControlsDoNotLeakIntoTheNextRun() {
+        MainWindow w;
+        w.show();
+        longTrainer(w);
+        QVERIFY(w.startRuns());
+        auto* pause = w.findChild<QPushButton*>(QStringLiteral("pauseButton"));
+        auto* scale = w.findChild<QDoubleSpinBox*>(QStringLiteral("lrScaleSpin"));
+        scale->setValue(0.25);
+        QCOMPARE(w.controller()->learningRateScale(), 0.25);
+        QTest::mouseClick(pause, Qt::LeftButton);
+        QVERIFY(w.controller()->isPaused());
+        w.stopRuns();
+        // After the run: controls back to "running at ×1", and the next run is not affected.
+        QCOMPARE(scale->value(), 1.0);
+        QVERIFY(!pause->isChecked());
+        w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))->setText(QStringLiteral("3"));
+        QVERIFY(w.startRuns());
+        QVERIFY(!w.controller()->isPaused());
+        QCOMPARE(w.controller()->learningRateScale(), 1.0);
+        QVERIFY(waitIdle(w));
+        const RunRecord* last = w.runList()->allRuns().last();
+        QVERIFY(last->result);
+        QVERIFY(!last->result->history.empty());
+        for (const HistoryPoint& h : last->result->history) QVERIFY(h.lr > 0);
+        const ExperimentResult ref = runExperiment(last->config);
+        QCOMPARE(last->result->history.back().trainMse, ref.history.back().trainMse); // scale 1: same run
+    }
+
+    void scaleAppliesOnlyToItsRunInAQueue() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(3); // a sweep: several trainer runs queued
+        w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))->setText(QStringLiteral("5"));
+        w.findChild<QLineEdit*>(QStringLiteral("field_solver.warmup"))->setText(QStringLiteral("0"));
+        auto* schedule = w.findChild<QComboBox*>(QStringLiteral("field_solver.schedule"));
+        schedule->setCurrentIndex(schedule->findText(QStringLiteral("constant")));
+        QVERIFY(w.startRuns());
+        QVERIFY(w.controller()->queued() > 0);
+        auto* scale = w.findChild<QDoubleSpinBox*>(QStringLiteral("lrScaleSpin"));
+        scale->setValue(4.0); // applied to the run going now
+        QVERIFY(waitIdle(w));
+        const RunRecord* last = w.runList()->allRuns().last();
+        QVERIFY(last->result && !last->result->history.empty());
+        for (const HistoryPoint& h : last->result->history) QCOMPARE(h.lr, last->config.solver.lr);
+        QCOMPARE(scale->value(), 1.0);
+    }
+
+    // --- The window fits 1280x720 ---------------------------------------------------------
+
+    void windowFitsAProjector() {
+        MainWindow w;
+        w.show();
+        QStringList problems;
+        const QString atLaunch = fitsReport(w, QStringLiteral("at launch"));
+        if (!atLaunch.isEmpty()) problems << atLaunch;
+        for (int i = 0; i < builtinPresets().size(); ++i) {
+            w.loadPreset(i);
+            for (int t = 0; t < w.resultPanels().size(); ++t) {
+                w.showTab(w.resultPanels()[t]->panelId());
+                const QString p = fitsReport(w, QStringLiteral("preset %1, tab %2").arg(i + 1).arg(t));
+                if (!p.isEmpty()) problems << p;
+            }
+            QVERIFY(w.startRuns());
+            QVERIFY(waitIdle(w));
+            for (int t = 0; t < w.resultPanels().size(); ++t) {
+                w.showTab(w.resultPanels()[t]->panelId());
+                const QString p = fitsReport(w, QStringLiteral("after running preset %1, tab %2").arg(i + 1).arg(t));
+                if (!p.isEmpty()) problems << p;
+            }
+        }
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u'\n')));
+    }
+
+    // --- Axis ticks are readable numbers --------------------------------------------------
+
+    void axisTicksAreNumbersEverywhere() {
+        MainWindow w;
+        w.resize(1280, 720);
+        w.show();
+        QStringList problems;
+        for (int i = 0; i < builtinPresets().size(); ++i) {
+            w.runList()->clear();
+            w.loadPreset(i);
+            QVERIFY(w.startRuns());
+            QVERIFY(waitIdle(w));
+            for (ResultPanel* panel : w.resultPanels()) {
+                w.showTab(panel->panelId());
+                QCoreApplication::processEvents();
+                for (const PlotWidget* plot : panel->widget()->findChildren<PlotWidget*>())
+                    if (plot->hasData()) problems += axisProblems(plot);
+            }
+        }
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u'\n')));
+    }
+
+    void curvesOfExactRunsHaveYNumbersAndTitle() {
+        MainWindow w;
+        w.resize(1280, 720);
+        w.show();
+        w.loadPreset(0); // exact solver only
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        w.showTab(QStringLiteral("curves"));
+        QCoreApplication::processEvents();
+        auto* loss = w.findChild<PlotWidget*>(QStringLiteral("lossPlot"));
+        QVERIFY(loss->hasData());
+        QCOMPARE(axisProblems(loss), QStringList());
+        auto* view = loss->findChild<QChartView*>();
+        const auto vertical = view->chart()->axes(Qt::Vertical);
+        QCOMPARE(vertical.size(), 1);
+        QVERIFY(!vertical.first()->titleText().isEmpty());
+        QVERIFY(vertical.first()->isVisible());
+    }
+
+    // --- Smaller items of issue 9 ---------------------------------------------------------
+
+    void runWithInvalidFieldsSaysWhy() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(0);
+        w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))->setText(QStringLiteral("0"));
+        QAction* run = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(QStringLiteral("Ctrl+R"))) run = a;
+        QVERIFY(run);
+        QVERIFY(run->isEnabled()); // not silently disabled: it explains
+        run->trigger();
+        QCOMPARE(w.runList()->count(), 0);
+        const QString said = w.findChild<ElidedLabel*>(QStringLiteral("statusPhase"))->text();
+        QVERIFY2(said.contains(findExperimentKey(QStringLiteral("task.samples"))->label), qPrintable(said));
+    }
+
+    void quittingWithRunsAsks() {
+        MainWindow w;
+        w.loadPreset(0);
+        QCOMPARE(w.closeQuestion(), QString());
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        QVERIFY(!w.closeQuestion().isEmpty());
+    }
+
+    void progressHasElapsedAndRemainingTime() {
+        RunRecord r;
+        r.state = RunRecord::State::Running;
+        r.startedMs = 1'000'000;
+        r.fraction = 0.25;
+        QCOMPARE(r.timeText(1'010'000), QStringLiteral("0:10, ~0:30 left"));
+        r.fraction = 0.01; // too early for an estimate
+        QCOMPARE(r.timeText(1'010'000), QStringLiteral("0:10"));
+        r.state = RunRecord::State::Finished;
+        r.endedMs = 1'003'100;
+        QVERIFY(r.stateText().endsWith(QStringLiteral("3.1 s")));
+        // The status bar shows the run list's text while a run goes.
+        MainWindow w;
+        longTrainer(w);
+        QVERIFY(w.startRuns());
+        QSignalSpy spy(w.controller(), &RunController::progressed);
+        QVERIFY(spy.wait(20000));
+        const RunRecord* rec = w.runList()->allRuns().first();
+        const QString status = w.findChild<ElidedLabel*>(QStringLiteral("statusPhase"))->text();
+        QVERIFY2(status.contains(QStringLiteral("running")) && status.contains(rec->name), qPrintable(status));
+        w.stopRuns();
+    }
+
+    void certificateShowsNothingStaleDuringANewRun() {
+        MainWindow w;
+        w.loadPreset(0);
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        longTrainer(w);
+        w.findChild<QCheckBox*>(QStringLiteral("field_solver.compare_exact"))->setChecked(false);
+        QVERIFY(w.startRuns());
+        const RunRecord* rec = w.runList()->allRuns().last();
+        QCoreApplication::processEvents();
+        auto* spectrum = w.findChild<PlotWidget*>(QStringLiteral("spectrumPlot"));
+        QVERIFY2(spectrum->figureTitle().contains(rec->name), qPrintable(spectrum->figureTitle()));
+        QVERIFY(!spectrum->hasData());
+        QVERIFY(!spectrum->note().contains(QStringLiteral("eigenvalue")));
+        w.stopRuns();
+    }
+
+    void helpHasShortcutsAndATour() {
+        MainWindow w;
+        QVERIFY(w.shortcutsHtml().contains(QStringLiteral("Ctrl+R")));
+        QVERIFY(w.shortcutsHtml().contains(QStringLiteral("Ctrl+O")));
+        w.showTourStep(1);
+        QCOMPARE(w.experimentPanel()->currentPreset(), 1);
+        QVERIFY(w.findChild<QTextBrowser*>(QStringLiteral("explanation"))->toPlainText().contains(QStringLiteral("Tour 2 of")));
+    }
+};
+
+QTEST_MAIN(TstGuiWindow)
+#include "tst_gui_window.moc"

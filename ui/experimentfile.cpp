@@ -1,0 +1,84 @@
+#include "ui/experimentfile.h"
+#include "core/config.h"
+#include "core/fileio.h"
+#include "core/loader.h"
+#include <QCoreApplication>
+#include <QFileInfo>
+
+namespace mhla::ui {
+
+namespace {
+QString tr(const char* s) { return QCoreApplication::translate("mhla::ui::ExperimentFile", s); }
+} // namespace
+
+ExperimentFileRead readExperimentFile(const QString& path) {
+    ExperimentFileRead out;
+    try {
+        const LoadedExperiment le = loadExperiment(path);
+        out.usable = out.valid = true;
+        out.json = le.json;
+        out.warnings = le.warnings;
+    } catch (const ConfigError& e) {
+        out.error = QString::fromStdString(e.what());
+    }
+    QString readError;
+    if (!readRegularFile(path, &out.bytes, &readError)) {
+        out.usable = out.valid = false;
+        if (out.error.isEmpty()) out.error = readError;
+        out.bytes.clear();
+        return out;
+    }
+    if (out.valid) return out;
+    // Bad values of known keys: an experiment file the user can fix in the form. Anything
+    // else is not an experiment file, and the window stays as it is.
+    QJsonObject obj;
+    try {
+        obj = experimentObjectFromJsonText(out.bytes);
+    } catch (const ConfigError&) {
+        out.bytes.clear();
+        return out;
+    }
+    for (const ConfigIssue& issue : validateAll(obj)) {
+        if (!findExperimentKey(issue.key)) {
+            out.bytes.clear();
+            return out;
+        }
+    }
+    out.usable = true;
+    out.json = obj;
+    return out;
+}
+
+QString overwriteRisk(const QString& path, const QByteArray& knownBytes) {
+    const QFileInfo fi(path);
+    if (!fi.exists() && !fi.isSymLink()) return {};
+    const QString name = fi.fileName();
+    QByteArray data;
+    QString error;
+    if (!readRegularFile(path, &data, &error))
+        return tr("%1 exists but cannot be read as a file (%2). Replace it?").arg(name, error);
+    if (!knownBytes.isNull() && data == knownBytes) return {};
+    QJsonObject obj;
+    try {
+        obj = experimentObjectFromJsonText(data);
+    } catch (const ConfigError& e) {
+        return tr("%1 is not an experiment file (%2). Saving replaces all of its content. Replace it?")
+            .arg(name, QString::fromStdString(e.what()));
+    }
+    QStringList unknown;
+    for (const ConfigIssue& issue : validateAll(obj))
+        if (!findExperimentKey(issue.key)) unknown << issue.key;
+    if (!unknown.isEmpty()) {
+        const bool experiment = obj.contains(QStringLiteral("task")) || obj.contains(QStringLiteral("solver"));
+        if (!experiment)
+            return tr("%1 is not an experiment file (it has %2). Saving replaces all of its content. Replace it?")
+                .arg(name, unknown.join(QStringLiteral(", ")));
+        return tr("%1 has content that saving would drop: %2. Replace it?")
+            .arg(name, unknown.join(QStringLiteral(", ")));
+    }
+    if (!knownBytes.isNull())
+        return tr("%1 changed on disk since it was opened or saved here. Replace it?").arg(name);
+    return {};
+}
+
+} // namespace mhla::ui

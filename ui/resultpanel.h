@@ -1,0 +1,67 @@
+#pragma once
+// What every result tab is to the rest of the app: a widget with a tab name that shows the
+// selected run (and, for overlay panels, all visible runs), and the figures and tables it can
+// export. The main window builds its tabs, the View menu, "Export figure" and "Export all" from
+// the one list in createResultPanels(); the headless `figures` command uses the same list
+// without a window. Adding a panel touches the panel and that list.
+#include <QList>
+#include <QString>
+#include <functional>
+
+class QWidget;
+
+namespace mhla::ui {
+
+class Figure;
+struct RunRecord;
+
+/// A table a panel can export as CSV (e.g. the automaton's execution trace).
+struct ExportTable {
+    QString fileName; ///< base name, e.g. "automaton_trace"
+    QString title;    ///< for the metadata
+    QString csv;      ///< header line first; empty when there is nothing to export
+};
+
+class ResultPanel {
+public:
+    virtual ~ResultPanel() = default;
+    /// Stable id ("certificate"), used by showTab() and --tab.
+    virtual QString panelId() const = 0;
+    /// The tab's title ("Certificate").
+    virtual QString tabName() const = 0;
+    virtual QWidget* widget() = 0;
+    /// Shows the selected run (nullptr clears).
+    virtual void showRun(const RunRecord* run) = 0;
+    /// The visible runs, for panels that overlay runs (default: ignored).
+    virtual void showRuns(const QList<const RunRecord*>& runs) { (void)runs; }
+    /// A running run delivered new points (training history or the lambda_min trace).
+    virtual void liveUpdate(const RunRecord* run, const QList<const RunRecord*>& visible, bool isCurrent) {
+        (void)run, (void)visible, (void)isCurrent;
+    }
+    /// True when this panel's figures show every visible run (not only the selected one).
+    virtual bool overlaysRuns() const { return false; }
+    virtual QList<const Figure*> figures() const { return {}; }
+    virtual QList<ExportTable> tables() const { return {}; }
+
+    /// Called with a figure when the user asks to export it from the panel.
+    void setExportHandler(std::function<void(const Figure*)> h) { m_onExport = std::move(h); }
+    /// Called when a display option of the panel changed and the runs must be shown again.
+    void setRefreshHandler(std::function<void()> h) { m_onRefresh = std::move(h); }
+
+protected:
+    void requestExport(const Figure* f) const {
+        if (m_onExport) m_onExport(f);
+    }
+    void requestRefresh() const {
+        if (m_onRefresh) m_onRefresh();
+    }
+
+private:
+    std::function<void(const Figure*)> m_onExport;
+    std::function<void()> m_onRefresh;
+};
+
+/// The result panels, in tab order (the one list).
+QList<ResultPanel*> createResultPanels(QWidget* parent);
+
+} // namespace mhla::ui

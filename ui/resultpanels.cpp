@@ -1,0 +1,13 @@
+#include "ui/automatonpanel.h"
+#include "ui/certificatepanel.h"
+#include "ui/curvespanel.h"
+#include "ui/headspanel.h"
+#include "ui/resultpanel.h"
+
+namespace mhla::ui {
+
+QList<ResultPanel*> createResultPanels(QWidget* parent) {
+    return {new CertificatePanel(parent), new CurvesPanel(parent), new HeadsPanel(parent), new AutomatonPanel(parent)};
+}
+
+} // namespace mhla::ui
