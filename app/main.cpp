@@ -17,6 +17,7 @@
 #include <vector>
 #ifdef MHLA_HAVE_GUI
 #include "ui/guimain.h"
+#include "ui/guioptions.h"
 #endif
 
 namespace {
@@ -63,8 +64,14 @@ int main(int argc, char** argv) {
         // own (-platform, -style, ...).
         const QString arg = QString::fromLocal8Bit(argv[1]);
         const bool qtOption = arg.startsWith(QLatin1Char('-')) && !arg.startsWith(QStringLiteral("--"));
-        if (!qtOption && !QFileInfo::exists(arg)) {
-            const QString hint = mhla::cli::closestMatch(arg, mhla::cli::topLevelWords());
+#ifdef MHLA_HAVE_GUI
+        const QStringList guiWords = mhla::ui::guiOptionNames();
+#else
+        const QStringList guiWords;
+#endif
+        const bool guiOption = guiWords.contains(arg.section(QLatin1Char('='), 0, 0));
+        if (!qtOption && !guiOption && !QFileInfo::exists(arg)) {
+            const QString hint = mhla::cli::closestMatch(arg, mhla::cli::topLevelWords() + guiWords);
             std::fprintf(stderr, "mhla-lab: unknown %s \"%s\"%s\n\n%s", arg.startsWith(QLatin1Char('-')) ? "option" : "command or file",
                          argv[1], hint.isEmpty() ? "" : ("; did you mean " + hint.toStdString() + "?").c_str(),
                          mhla::cli::usage());

@@ -547,7 +547,10 @@ void parseInto(const QJsonObject& obj, ExperimentConfig& cfg, std::vector<Config
         const QString section = it.key();
         if (section != q("task") && section != q("solver") && section != q("eval")) {
             issues.push_back({section, q("unknown key \"") + section +
-                                           q("\" at the top level; allowed: task, solver, eval")});
+                                           q("\" at the top level; allowed: task, solver, eval") +
+                                           (section == q("sweep") ? q(" (this file describes a sweep: run it with "
+                                                                      "mhla-lab sweep --config FILE)")
+                                                                  : QString())});
             continue;
         }
         if (!it.value().isObject()) {

@@ -41,8 +41,8 @@ struct Row {
     QStringList setup;
     QString codes;          ///< "2", "0", "0|2", "nonzero", "nosignal"
     QStringList contains;   ///< in stderr, or "out:WORD" in stdout
-    QStringList notContains;
-    QStringList checks;
+    QStringList notContains = {};
+    QStringList checks = {};
     int timeoutMs = 120000;
 };
 
@@ -121,8 +121,8 @@ private Q_SLOTS:
 
         // Data loss and writes where they must not go.
         add("solve > /dev/full", {{s("solve"), s("--set"), s("task.samples=2000")}, {s("stdout:/dev/full")}, s("nonzero"), {s("No space left on device")}});
-        add("disk full: solve --out", {{s("solve"), s("--set"), s("task.samples=2000"), s("--out"), s("@T@/full/out")}, {s("tmpfs:full")}, s("nonzero"), {s("No space left on device")}, {}, {s("complete:full/out")}});
-        add("disk full: figures --out", {{s("figures"), s("--set"), s("task.samples=2000"), s("--out"), s("@T@/full/out")}, {s("tmpfs:full")}, s("nonzero"), {s("No space left on device")}, {}, {s("complete:full/out")}});
+        add("disk full: solve --out", {{s("solve"), s("--set"), s("task.samples=2000"), s("--out"), s("@T@/full/out")}, {s("tmpfs:full"), s("file:e.json={}")}, s("nonzero"), {s("No space left on device")}, {}, {s("complete:full/out")}});
+        add("disk full: figures --out", {{s("figures"), s("--config"), s("@T@/e.json"), s("--set"), s("task.samples=2000"), s("--out"), s("@T@/full/out")}, {s("tmpfs:full"), s("file:e.json={}")}, s("nonzero"), {s("No space left on device")}, {}, {s("complete:full/out")}});
         add("planted symlink in --out", {{s("solve"), s("--set"), s("task.samples=2000"), s("--out"), s("@T@/out"), s("--force")},
                                          {s("file:outside.txt=precious"), s("dir:out"), s("link:out/spectrum.csv->../outside.txt")}, s("0|2"), {}, {},
                                          {s("same:outside.txt=precious")}});
@@ -134,8 +134,8 @@ private Q_SLOTS:
                                    {s("shell")}, s("0|2"), {}, {s("No such file")}, {}});
         add("solve --out DIR | head -3", {{s("set -o pipefail; \"$BIN\" solve --set task.kind=random_mhla --set task.samples=2000 --set solver.kind=mhla --set solver.heads=1 --set solver.epochs=400 --out \"$T/out\" | head -3 > /dev/null")},
                                           {s("shell")}, s("nosignal"), {}, {}, {s("complete:out")}});
-        add("figures: unwritable --out fails first", {(QStringList{s("figures"), s("--out"), s("/proc/x")} + big), {}, s("2"), {s("/proc/x")}, {}, {s("within:2000")}});
-        add("figures: file in the way fails first", {(QStringList{s("figures"), s("--out"), s("@T@/plain")} + big), {s("file:plain=x")}, s("2"), {s("plain")}, {}, {s("within:2000")}});
+        add("figures: unwritable --out fails first", {(QStringList{s("figures"), s("--config"), s("@T@/e.json"), s("--out"), s("/proc/x")} + big), {s("file:e.json={}")}, s("2"), {s("/proc/x")}, {}, {s("within:2000")}});
+        add("figures: file in the way fails first", {(QStringList{s("figures"), s("--config"), s("@T@/e.json"), s("--out"), s("@T@/plain")} + big), {s("file:plain=x"), s("file:e.json={}")}, s("2"), {s("plain")}, {}, {s("within:2000")}});
 
         // Input that is accepted and should not be.
         add("duplicate key", {{s("solve"), s("--config"), s("@T@/dup.json")}, {s("file:dup.json={\"task\": {\"d\": 4, \"d\": 6}}")}, s("2"), {s("task.d")}});
@@ -153,8 +153,8 @@ private Q_SLOTS:
         add("solve --out read-only folder", {{s("solve"), s("--out"), s("@T@/ro/x")}, {s("dir:ro"), s("readonly:ro")}, s("2"), {s("Permission denied")}});
         add("solve --out plain file", {{s("solve"), s("--out"), s("@T@/plain")}, {s("file:plain=x")}, s("2"), {s("plain"), s("not a folder")}});
         add("solve --out /proc/x", {{s("solve"), s("--out"), s("/proc/x")}, {}, s("2"), {s("/proc/x"), s("No such file or directory")}});
-        add("figures --out read-only folder", {{s("figures"), s("--out"), s("@T@/ro/x")}, {s("dir:ro"), s("readonly:ro")}, s("2"), {s("Permission denied")}});
-        add("figures --out /proc/x", {{s("figures"), s("--out"), s("/proc/x")}, {}, s("2"), {s("/proc/x"), s("No such file or directory")}});
+        add("figures --out read-only folder", {{s("figures"), s("--config"), s("@T@/e.json"), s("--out"), s("@T@/ro/x")}, {s("dir:ro"), s("readonly:ro"), s("file:e.json={}")}, s("2"), {s("Permission denied")}});
+        add("figures --out /proc/x", {{s("figures"), s("--config"), s("@T@/e.json"), s("--out"), s("/proc/x")}, {s("file:e.json={}")}, s("2"), {s("/proc/x"), s("No such file or directory")}});
 
         // Runs that take hours without a word: refused with an estimate unless --yes.
         add("ood_samples 1e9", {{s("solve"), s("--set"), s("eval.ood_samples=1e9")}, {}, s("2"), {s("estimate"), s("--yes")}, {}, {s("within:2000")}, 10000});
