@@ -8,16 +8,16 @@
 #include "core/runner.h"
 #include "core/training/training.h"
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QStringList>
-#include <QFileInfo>
 #include <algorithm>
-#include <optional>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,8 +79,9 @@ QProcessEnvironment referenceEnvironment() {
         QProcessEnvironment bestEnv = QProcessEnvironment::systemEnvironment();
         double bestRate = -1;
         QString bestName;
-        for (const QString& core : {QString(), QStringLiteral("Haswell"), QStringLiteral("SkylakeX"),
-                                    QStringLiteral("Zen"), QStringLiteral("Sandybridge")}) {
+        for (const QString& core :
+             {QString(), QStringLiteral("Haswell"), QStringLiteral("SkylakeX"),
+              QStringLiteral("Zen"), QStringLiteral("Sandybridge")}) {
             QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
             env.remove(QStringLiteral("OPENBLAS_CORETYPE"));
             env.remove(QStringLiteral("OPENBLAS_L2_SIZE"));
@@ -105,8 +106,8 @@ QProcessEnvironment referenceEnvironment() {
 std::optional<std::pair<double, double>> runReference(const QString& script, const Size& s) {
     QProcess p;
     p.setProcessEnvironment(referenceEnvironment());
-    p.start(QStringLiteral("/usr/bin/python3"),
-            {script, QString::number(s.d), QString::number(s.n), QString::number(s.N), QString::number(s.heads)});
+    p.start(QStringLiteral("/usr/bin/python3"), {script, QString::number(s.d), QString::number(s.n),
+                                                 QString::number(s.N), QString::number(s.heads)});
     if (!p.waitForFinished(600000) || p.exitCode() != 0) return std::nullopt;
     const QString out = QString::fromUtf8(p.readAllStandardOutput());
     const auto syrk = QRegularExpression(QStringLiteral("Sigma\\(syrk\\) ([0-9.]+)s")).match(out);
@@ -127,23 +128,29 @@ double measureDgemmRate(int threads, int repeats) {
         B[k] = Mat::Random(n, n);
         C[k] = Mat::Zero(n, n);
     }
-    parallelFor(t, t, [&](long long k) { C[static_cast<size_t>(k)].noalias() = A[static_cast<size_t>(k)] * B[static_cast<size_t>(k)]; });
+    parallelFor(t, t, [&](long long k) {
+        C[static_cast<size_t>(k)].noalias() = A[static_cast<size_t>(k)] * B[static_cast<size_t>(k)];
+    });
     const double sec = medianTime(std::max(3, repeats), [&] {
         parallelFor(t, t, [&](long long k) {
-            C[static_cast<size_t>(k)].noalias() += A[static_cast<size_t>(k)] * B[static_cast<size_t>(k)];
+            C[static_cast<size_t>(k)].noalias() +=
+                A[static_cast<size_t>(k)] * B[static_cast<size_t>(k)];
         });
     });
     return 2.0 * static_cast<double>(n) * n * n * t / sec;
 }
 
-void benchSolver(const std::vector<Size>& sizes, int repeats, int threads, const QString& reference) {
+void benchSolver(const std::vector<Size>& sizes, int repeats, int threads,
+                 const QString& reference) {
     const double limit = measureDgemmRate(threads, repeats);
-    std::printf("\n== This machine's limit: dgemm (Eigen, %d thread(s), 768^3 each) %.1f GFLOP/s ==\n",
-                resolveThreads(threads), limit * 1e-9);
-    std::printf("Fractions below: the time the phase's useful FLOPs would take at that rate, divided\n"
-                "by the measured time (1.0 = at the machine's dgemm limit). Accumulation: N D^2/4\n"
-                "multiply-adds (the distinct entries of psi psi^T); solve: D^3/3 (Cholesky) or\n"
-                "~9 D^3 (dense eigen-decomposition).\n");
+    std::printf(
+        "\n== This machine's limit: dgemm (Eigen, %d thread(s), 768^3 each) %.1f GFLOP/s ==\n",
+        resolveThreads(threads), limit * 1e-9);
+    std::printf(
+        "Fractions below: the time the phase's useful FLOPs would take at that rate, divided\n"
+        "by the measured time (1.0 = at the machine's dgemm limit). Accumulation: N D^2/4\n"
+        "multiply-adds (the distinct entries of psi psi^T); solve: D^3/3 (Cholesky) or\n"
+        "~9 D^3 (dense eigen-decomposition).\n");
     std::printf("\n== Exact solver: random MHLA, d_out = d, median of %d runs, %d thread(s) ==\n",
                 repeats, resolveThreads(threads));
     std::printf("%4s %4s %7s %6s | %9s %9s %9s %9s %9s | %8s %8s | %s\n", "d", "n", "N", "D",
@@ -168,7 +175,8 @@ void benchSolver(const std::vector<Size>& sizes, int repeats, int threads, const
         Mat L, C;
         const double tAcc = medianTime(repeats, [&] {
             MomentAccumulator acc(d, d);
-            for (size_t k = 0; k < blocks.U.size(); ++k) acc.addBlock(blocks.U[k], blocks.Qz[k], blocks.Y[k], threads);
+            for (size_t k = 0; k < blocks.U.size(); ++k)
+                acc.addBlock(blocks.U[k], blocks.Qz[k], blocks.Y[k], threads);
             L = acc.lambda();
             C = acc.crossMoment();
         });
@@ -179,18 +187,22 @@ void benchSolver(const std::vector<Size>& sizes, int repeats, int threads, const
         const double tHeads = medianTime(repeats, [&] { hd = headsFromP(sol.P, d); });
         // Flops: executed = the triangular blocks (D^2/4 per sample, 2 flops each, plus the
         // scaling); equivalent = what a plain SYRK Phi^T Phi would need (N D^2).
-        const double exe = static_cast<double>(s.N) * pairCount(d) * (static_cast<double>(P) * (P + 1)) + 
-                           static_cast<double>(s.N) * pairCount(d) * P;
-        const double eq = static_cast<double>(s.N) * static_cast<double>(D) * static_cast<double>(D);
+        const double exe =
+            static_cast<double>(s.N) * pairCount(d) * (static_cast<double>(P) * (P + 1)) +
+            static_cast<double>(s.N) * pairCount(d) * P;
+        const double eq =
+            static_cast<double>(s.N) * static_cast<double>(D) * static_cast<double>(D);
         const double rel = (sol.P - task->teacherP()).norm() / task->teacherP().norm();
         std::printf("%4d %4d %7lld %6lld | %9.4f %9.4f %9.4f %9.4f %9.4f | %8.1f %8.1f | "
                     "lambda_min %.2e, |P-P*|/|P*| %.1e, %s\n",
                     d, s.n, s.N, D, tGen, tAcc, tSolve, tHeads, tGen + tAcc + tSolve + tHeads,
                     exe / tAcc * 1e-9, eq / tAcc * 1e-9, sol.certificate.lambdaMin, rel,
                     sol.certificate.method.c_str());
-        const double usefulAcc = 2.0 * static_cast<double>(s.N) * static_cast<double>(D) * static_cast<double>(D) / 4.0;
+        const double usefulAcc =
+            2.0 * static_cast<double>(s.N) * static_cast<double>(D) * static_cast<double>(D) / 4.0;
         const double Dd = static_cast<double>(D);
-        const double usefulSolve = sol.certificate.method == "dense" ? 9.0 * Dd * Dd * Dd : Dd * Dd * Dd / 3.0;
+        const double usefulSolve =
+            sol.certificate.method == "dense" ? 9.0 * Dd * Dd * Dd : Dd * Dd * Dd / 3.0;
         std::printf("     fraction of the dgemm limit: accumulation %.2f, certificate+solve %.2f; "
                     "generation takes %.0f%% of the accumulation time\n",
                     usefulAcc / limit / tAcc, usefulSolve / limit / tSolve, 100.0 * tGen / tAcc);
@@ -202,7 +214,8 @@ void benchSolver(const std::vector<Size>& sizes, int repeats, int threads, const
                     total.push_back(t->second);
                 }
             if (syrk.empty()) {
-                std::printf("     numpy reference failed to run (%s)\n", reference.toUtf8().constData());
+                std::printf("     numpy reference failed to run (%s)\n",
+                            reference.toUtf8().constData());
             } else {
                 const double ours = tGen + tAcc + tSolve + tHeads;
                 std::printf("     numpy reference (median of %zu): Sigma %.4f s, total %.4f s  ->  "
@@ -215,8 +228,9 @@ void benchSolver(const std::vector<Size>& sizes, int repeats, int threads, const
 }
 
 void benchCrossover(const std::vector<int>& ds, int repeats) {
-    std::printf("\n== Certificate: dense eigenvalues vs Cholesky + Lanczos (Spectra), median of %d ==\n",
-                repeats);
+    std::printf(
+        "\n== Certificate: dense eigenvalues vs Cholesky + Lanczos (Spectra), median of %d ==\n",
+        repeats);
     std::printf("%4s %6s | %10s %10s %8s | %s\n", "d", "D", "dense s", "lanczos s", "ratio",
                 "lambda_min dense / lanczos");
     for (int d : ds) {
@@ -264,25 +278,29 @@ int runBench(int argc, char** argv) {
         return InvalidInput;
     }
     if (opt.help) {
-        std::puts("Usage: mhla-lab bench [--repeats N] [--threads N] [--quick] [--reference numpy_ref.py]\n"
-                  "Times each phase of the exact solver at d = 4, 8, 16 (the sizes of\n"
-                  "shared/bench/numpy_ref.py), the dense-vs-Lanczos certificate crossover, the\n"
-                  "default experiment end to end, and the trainers' steps per second.\n"
-                  "--quick: small sizes only, one repeat (a smoke test).\n"
-                  "--reference FILE: also run the NumPy reference script (shared/bench/numpy_ref.py)\n"
-                  "with the same d, n, N, heads, interleaved, and print the ratios.");
+        std::puts(
+            "Usage: mhla-lab bench [--repeats N] [--threads N] [--quick] [--reference numpy_ref.py]\n"
+            "Times each phase of the exact solver at d = 4, 8, 16 (the sizes of\n"
+            "shared/bench/numpy_ref.py), the dense-vs-Lanczos certificate crossover, the\n"
+            "default experiment end to end, and the trainers' steps per second.\n"
+            "--quick: small sizes only, one repeat (a smoke test).\n"
+            "--reference FILE: also run the NumPy reference script (shared/bench/numpy_ref.py)\n"
+            "with the same d, n, N, heads, interleaved, and print the ratios.");
         return Success;
     }
     if (!opt.reference.isEmpty() && !QFileInfo(opt.reference).isFile()) {
-        std::fprintf(stderr, "mhla-lab bench: --reference: \"%s\" is not a file; expected the path of numpy_ref.py\n",
-                     opt.reference.toUtf8().constData());
+        std::fprintf(
+            stderr,
+            "mhla-lab bench: --reference: \"%s\" is not a file; expected the path of numpy_ref.py\n",
+            opt.reference.toUtf8().constData());
         return InvalidInput;
     }
     const int repeats = opt.repeats, threads = opt.threads;
     const bool quick = opt.quick;
     const QString reference = opt.reference;
-    const std::vector<Size> sizes = quick ? std::vector<Size>{{4, 3, 4096, 1}, {8, 9, 4096, 4}}
-                                          : std::vector<Size>{{4, 3, 16384, 1}, {8, 9, 65536, 4}, {16, 17, 32768, 8}};
+    const std::vector<Size> sizes =
+        quick ? std::vector<Size>{{4, 3, 4096, 1}, {8, 9, 4096, 4}}
+              : std::vector<Size>{{4, 3, 16384, 1}, {8, 9, 65536, 4}, {16, 17, 32768, 8}};
     benchSolver(sizes, repeats, threads, reference);
     benchCrossover(quick ? std::vector<int>{6, 8} : std::vector<int>{3, 4, 5, 6, 8, 10, 12, 14, 16},
                    std::min(repeats, 3));

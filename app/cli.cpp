@@ -1,14 +1,12 @@
 #include "app/cli.h"
-#include "core/config.h"
-#include "core/parallel.h"
-#include "core/runner.h"
-#include "core/fileio.h"
-#include "core/loader.h"
-#include "core/estimate.h"
 #include "app/options.h"
 #include "app/sweep.h"
-#include <cerrno>
-#include <cmath>
+#include "core/config.h"
+#include "core/estimate.h"
+#include "core/fileio.h"
+#include "core/loader.h"
+#include "core/parallel.h"
+#include "core/runner.h"
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
@@ -17,6 +15,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSaveFile>
+#include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -118,7 +118,8 @@ Experiment keys (section.key, default, allowed values, task kinds that read it):
 /// a closed pipe).
 bool writeStdout(const QByteArray& data) {
     const size_t n = std::fwrite(data.constData(), 1, static_cast<size_t>(data.size()), stdout);
-    return n == static_cast<size_t>(data.size()) && std::fflush(stdout) == 0 && !std::ferror(stdout);
+    return n == static_cast<size_t>(data.size()) && std::fflush(stdout) == 0 &&
+           !std::ferror(stdout);
 }
 
 /// Paths come from argv as bytes: refuse those that are not UTF-8 rather than write elsewhere.
@@ -165,10 +166,13 @@ int solve(int argc, char** argv) {
         const double total = est.seconds * static_cast<double>(variants.size());
         if (opt.progress || total > 10.0)
             err(q("mhla-lab solve: estimate: ") + QString::fromStdString(est.describe()) +
-                (variants.size() > 1 ? q(" per run, ") + QString::number(variants.size()) + q(" runs") : QString()));
+                (variants.size() > 1
+                     ? q(" per run, ") + QString::number(variants.size()) + q(" runs")
+                     : QString()));
         if (total > kLongRunSeconds && !opt.yes) {
-            err(q("mhla-lab solve: this run is estimated at ") + QString::fromStdString(formatDuration(total)) +
-                q(" (more than ") + QString::fromStdString(formatDuration(kLongRunSeconds)) +
+            err(q("mhla-lab solve: this run is estimated at ") +
+                QString::fromStdString(formatDuration(total)) + q(" (more than ") +
+                QString::fromStdString(formatDuration(kLongRunSeconds)) +
                 q("); pass --yes to run it anyway, or choose smaller sizes"));
             return InvalidInput;
         }
@@ -199,7 +203,8 @@ int solve(int argc, char** argv) {
         ctx.progress = [](const ProgressEvent& e) {
             std::fprintf(stderr, "[%5.1f%%] %s", 100.0 * e.fraction, e.phase.c_str());
             if (e.samplesSeen >= 0) std::fprintf(stderr, "  samples %lld", e.samplesSeen);
-            if (std::isfinite(e.lambdaMinSoFar)) std::fprintf(stderr, "  lambda_min %.3e", e.lambdaMinSoFar);
+            if (std::isfinite(e.lambdaMinSoFar))
+                std::fprintf(stderr, "  lambda_min %.3e", e.lambdaMinSoFar);
             if (e.point)
                 std::fprintf(stderr, "  epoch %d  train_mse %.3e  val_mse %.3e", e.point->epoch,
                              e.point->trainMse, e.point->valMse);
@@ -233,7 +238,8 @@ int solve(int argc, char** argv) {
     g_cancel = nullptr;
 
     for (const ExperimentResult& r : results)
-        for (const std::string& w : r.warnings) err(q("mhla-lab solve: warning: ") + QString::fromStdString(w));
+        for (const std::string& w : r.warnings)
+            err(q("mhla-lab solve: warning: ") + QString::fromStdString(w));
     QJsonObject out;
     if (results.size() == 1) {
         out = resultToJson(result);
@@ -271,8 +277,8 @@ int solve(int argc, char** argv) {
 const char* usage() { return kUsage; }
 
 bool isCliCommand(const char* arg) {
-    return std::strcmp(arg, "solve") == 0 || std::strcmp(arg, "bench") == 0 || std::strcmp(arg, "sweep") == 0 || isHelp(arg) ||
-           std::strcmp(arg, "--version") == 0;
+    return std::strcmp(arg, "solve") == 0 || std::strcmp(arg, "bench") == 0 ||
+           std::strcmp(arg, "sweep") == 0 || isHelp(arg) || std::strcmp(arg, "--version") == 0;
 }
 
 int run(int argc, char** argv) {

@@ -45,7 +45,8 @@ int runDefaultHeadless(const char* argv0) {
     f.close();
     std::fprintf(stderr, "mhla-lab: no display; running the default experiment headless into %s/\n",
                  out.toLocal8Bit().constData());
-    std::vector<std::string> args{argv0, "figures", "--config", config.toStdString(), "--out", out.toStdString()};
+    std::vector<std::string> args{argv0,   "figures",        "--config", config.toStdString(),
+                                  "--out", out.toStdString()};
     std::vector<char*> argvv;
     for (auto& a : args) argvv.push_back(a.data());
     argvv.push_back(nullptr);
@@ -63,7 +64,8 @@ int main(int argc, char** argv) {
         // suggestion. An existing file or folder opens in the app; single-dash options are Qt's
         // own (-platform, -style, ...).
         const QString arg = QString::fromLocal8Bit(argv[1]);
-        const bool qtOption = arg.startsWith(QLatin1Char('-')) && !arg.startsWith(QStringLiteral("--"));
+        const bool qtOption =
+            arg.startsWith(QLatin1Char('-')) && !arg.startsWith(QStringLiteral("--"));
 #ifdef MHLA_HAVE_GUI
         const QStringList guiWords = mhla::ui::guiOptionNames();
 #else
@@ -71,9 +73,12 @@ int main(int argc, char** argv) {
 #endif
         const bool guiOption = guiWords.contains(arg.section(QLatin1Char('='), 0, 0));
         if (!qtOption && !guiOption && !QFileInfo::exists(arg)) {
-            const QString hint = mhla::cli::closestMatch(arg, mhla::cli::topLevelWords() + guiWords);
-            std::fprintf(stderr, "mhla-lab: unknown %s \"%s\"%s\n\n%s", arg.startsWith(QLatin1Char('-')) ? "option" : "command or file",
-                         argv[1], hint.isEmpty() ? "" : ("; did you mean " + hint.toStdString() + "?").c_str(),
+            const QString hint =
+                mhla::cli::closestMatch(arg, mhla::cli::topLevelWords() + guiWords);
+            std::fprintf(stderr, "mhla-lab: unknown %s \"%s\"%s\n\n%s",
+                         arg.startsWith(QLatin1Char('-')) ? "option" : "command or file", argv[1],
+                         hint.isEmpty() ? ""
+                                        : ("; did you mean " + hint.toStdString() + "?").c_str(),
                          mhla::cli::usage());
             return mhla::cli::InvalidInput;
         }
@@ -82,9 +87,10 @@ int main(int argc, char** argv) {
     if (figures) return mhla::ui::runFigures(argc, argv);
     if (!haveDisplay()) {
         if (argc == 1) return runDefaultHeadless(argv[0]);
-        std::fputs("mhla-lab: there is no display to open the desktop app on (DISPLAY is not set).\n"
-                   "Headless commands: mhla-lab solve | figures | bench (see mhla-lab --help).\n",
-                   stderr);
+        std::fputs(
+            "mhla-lab: there is no display to open the desktop app on (DISPLAY is not set).\n"
+            "Headless commands: mhla-lab solve | figures | bench (see mhla-lab --help).\n",
+            stderr);
         return mhla::cli::InvalidInput;
     }
     return mhla::ui::runGui(argc, argv);

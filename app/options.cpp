@@ -17,8 +17,8 @@ int levenshtein(const QString& a, const QString& b) {
         cur[0] = static_cast<int>(i);
         for (qsizetype j = 1; j <= b.size(); ++j) {
             const int sub = prev[static_cast<size_t>(j - 1)] + (a[i - 1] == b[j - 1] ? 0 : 1);
-            cur[static_cast<size_t>(j)] =
-                std::min({prev[static_cast<size_t>(j)] + 1, cur[static_cast<size_t>(j - 1)] + 1, sub});
+            cur[static_cast<size_t>(j)] = std::min(
+                {prev[static_cast<size_t>(j)] + 1, cur[static_cast<size_t>(j - 1)] + 1, sub});
         }
         std::swap(prev, cur);
     }
@@ -32,8 +32,9 @@ QString intOption(const QCommandLineParser& p, const char* name, int lo, int hi,
     bool ok = false;
     const qlonglong x = v.trimmed().toLongLong(&ok);
     if (!ok || x < lo || x > hi)
-        return q("--") + q(name) + q(": \"") + v + q("\" is not allowed; expected an integer in [") +
-               QString::number(lo) + q(", ") + QString::number(hi) + q("]");
+        return q("--") + q(name) + q(": \"") + v +
+               q("\" is not allowed; expected an integer in [") + QString::number(lo) + q(", ") +
+               QString::number(hi) + q("]");
     *out = static_cast<int>(x);
     return {};
 }
@@ -89,7 +90,9 @@ QString parseSolveOptions(const QStringList& args, SolveOptions* out) {
     p.addOption({q("force"), q("overwrite the files of an earlier run in --out")});
     p.addOption({q("yes"), q("run even when the estimate is long")});
     p.addOption({{q("h"), q("help")}, q("help")});
-    if (QString e = runParser(p, args, "solve", valued + flags + QStringList{q("help")}); !e.isEmpty()) return e;
+    if (QString e = runParser(p, args, "solve", valued + flags + QStringList{q("help")});
+        !e.isEmpty())
+        return e;
     SolveOptions o;
     o.help = p.isSet(q("help"));
     o.config = p.value(q("config"));
@@ -98,7 +101,8 @@ QString parseSolveOptions(const QStringList& args, SolveOptions* out) {
     o.progress = p.isSet(q("progress"));
     o.force = p.isSet(q("force"));
     o.yes = p.isSet(q("yes"));
-    if (p.isSet(q("config")) && o.config.isEmpty()) return q("--config: expected the path of an experiment file");
+    if (p.isSet(q("config")) && o.config.isEmpty())
+        return q("--config: expected the path of an experiment file");
     if (p.isSet(q("out")) && o.out.isEmpty()) return q("--out: expected the path of a folder");
     if (QString e = intOption(p, "threads", 1, kMaxThreads, &o.threads); !e.isEmpty()) return e;
     if (QString e = intOption(p, "seeds", 1, 1000, &o.seeds); !e.isEmpty()) return e;
@@ -113,7 +117,8 @@ QString parseBenchOptions(const QStringList& args, BenchOptions* out) {
     p.addOption({q("quick"), q("small sizes")});
     p.addOption({q("reference"), q("numpy_ref.py"), q("FILE")});
     p.addOption({{q("h"), q("help")}, q("help")});
-    if (QString e = runParser(p, args, "bench", {q("repeats"), q("threads"), q("quick"), q("reference"), q("help")});
+    if (QString e = runParser(p, args, "bench",
+                              {q("repeats"), q("threads"), q("quick"), q("reference"), q("help")});
         !e.isEmpty())
         return e;
     BenchOptions o;

@@ -23,7 +23,7 @@ struct BenchOptions {
     int repeats = 5;
     int threads = 0;
     bool quick = false;
-    QString reference;     ///< --reference numpy_ref.py
+    QString reference; ///< --reference numpy_ref.py
     bool help = false;
 };
 

@@ -35,8 +35,9 @@ QString intValue(const QCommandLineParser& p, const char* name, int lo, int hi, 
     bool ok = false;
     const qlonglong x = v.trimmed().toLongLong(&ok);
     if (!ok || x < lo || x > hi)
-        return q("--") + q(name) + q(": \"") + v + q("\" is not allowed; expected an integer in [") +
-               QString::number(lo) + q(", ") + QString::number(hi) + q("]");
+        return q("--") + q(name) + q(": \"") + v +
+               q("\" is not allowed; expected an integer in [") + QString::number(lo) + q(", ") +
+               QString::number(hi) + q("]");
     *out = static_cast<int>(x);
     return {};
 }
@@ -150,7 +151,8 @@ QString parseSweepOptions(const QStringList& argsIn, SweepOptions* out) {
     o.sets = p.values(q("set"));
     o.grids = p.values(q("grid"));
     o.out = p.value(q("out"));
-    if (p.isSet(q("config")) && o.config.isEmpty()) return q("--config: expected the path of an experiment file");
+    if (p.isSet(q("config")) && o.config.isEmpty())
+        return q("--config: expected the path of an experiment file");
     if (o.out.isEmpty()) return q("--out: required; expected the path of a folder") + see;
     if (QString e = intValue(p, "seeds", 1, 1000, &o.seeds); !e.isEmpty()) return e;
     if (o.command == SweepOptions::Command::Run) {
@@ -164,22 +166,26 @@ QString parseSweepOptions(const QStringList& argsIn, SweepOptions* out) {
             const int i = parts.size() == 2 ? parts[0].trimmed().toInt(&ok1) : -1;
             const int n = parts.size() == 2 ? parts[1].trimmed().toInt(&ok2) : 0;
             if (!ok1 || !ok2 || n < 1 || n > 100000 || i < 0 || i >= n)
-                return q("--shard: \"") + v + q("\" is not allowed; expected i/n with integers 0 <= i < n <= 100000");
+                return q("--shard: \"") + v +
+                       q("\" is not allowed; expected i/n with integers 0 <= i < n <= 100000");
             o.shard = i;
             o.shards = n;
         }
     } else {
-        if (!p.isSet(q("shards"))) return q("--shards: required; expected an integer in [1, 100000]") + see;
+        if (!p.isSet(q("shards")))
+            return q("--shards: required; expected an integer in [1, 100000]") + see;
         if (QString e = intValue(p, "shards", 1, 100000, &o.slurmShards); !e.isEmpty()) return e;
         if (QString e = intValue(p, "cpus", 1, kMaxThreads, &o.cpus); !e.isEmpty()) return e;
         o.partition = p.value(q("partition"));
         o.time = p.value(q("time"));
         static const QRegularExpression timeRe(q("^(\\d+-)?\\d+(:\\d\\d){0,2}$"));
         if (p.isSet(q("time")) && !timeRe.match(o.time).hasMatch())
-            return q("--time: \"") + o.time + q("\" is not allowed; expected HH:MM:SS, MM or D-HH:MM:SS");
+            return q("--time: \"") + o.time +
+                   q("\" is not allowed; expected HH:MM:SS, MM or D-HH:MM:SS");
         static const QRegularExpression partRe(q("^[A-Za-z0-9_.,-]+$"));
         if (p.isSet(q("partition")) && !partRe.match(o.partition).hasMatch())
-            return q("--partition: \"") + o.partition + q("\" is not allowed; expected a partition name");
+            return q("--partition: \"") + o.partition +
+                   q("\" is not allowed; expected a partition name");
         o.submit = p.isSet(q("submit"));
     }
     *out = o;
@@ -194,7 +200,8 @@ extern "C" void onSweepSigint(int) {
 }
 
 /// The plan of a sweep from an experiment file (or the defaults), --grid, --seeds and --set.
-SweepPlan planFrom(const QString& config, const QStringList& grids, int seeds, const QStringList& sets) {
+SweepPlan planFrom(const QString& config, const QStringList& grids, int seeds,
+                   const QStringList& sets) {
     QJsonObject file;
     if (!config.isEmpty()) {
         QByteArray text;
@@ -214,7 +221,9 @@ SweepPlan planFrom(const QString& config, const QStringList& grids, int seeds, c
 }
 
 QString runsDir(const QString& dir) { return QDir(dir).filePath(q("runs")); }
-QString runDir(const QString& dir, const SweepRun& r) { return QDir(runsDir(dir)).filePath(r.folder); }
+QString runDir(const QString& dir, const SweepRun& r) {
+    return QDir(runsDir(dir)).filePath(r.folder);
+}
 
 /// The run's result.json when complete and of this run (same resolved config), else empty.
 QJsonObject finishedResult(const QString& dir, const SweepRun& r) {
@@ -292,11 +301,13 @@ int runCommand(const SweepOptions& opt) {
         if (finishedResult(opt.out, r).isEmpty()) pending.push_back(&r);
     }
     if (!opt.quiet)
-        err(QString::asprintf("mhla-lab sweep: %zu points x %d seeds = %zu runs", plan.points.size(), plan.spec.seeds,
-                              plan.runs.size()) +
-            (opt.shards > 1 ? QString::asprintf("; shard %d/%d: %d runs", opt.shard, opt.shards, mine) : QString()) +
-            QString::asprintf("; %d already done, %zu to run on %d jobs", mine - static_cast<int>(pending.size()),
-                              pending.size(), opt.jobs));
+        err(QString::asprintf("mhla-lab sweep: %zu points x %d seeds = %zu runs",
+                              plan.points.size(), plan.spec.seeds, plan.runs.size()) +
+            (opt.shards > 1
+                 ? QString::asprintf("; shard %d/%d: %d runs", opt.shard, opt.shards, mine)
+                 : QString()) +
+            QString::asprintf("; %d already done, %zu to run on %d jobs",
+                              mine - static_cast<int>(pending.size()), pending.size(), opt.jobs));
 
     CancelToken cancel;
     g_cancel = &cancel;
@@ -320,7 +331,8 @@ int runCommand(const SweepOptions& opt) {
             QString message;
             try {
                 const ExperimentResult r = runExperiment(run.config, ctx);
-                const QByteArray json = QJsonDocument(resultToJson(r)).toJson(QJsonDocument::Indented);
+                const QByteArray json =
+                    QJsonDocument(resultToJson(r)).toJson(QJsonDocument::Indented);
                 auto files = resultFiles(r, json);
                 // result.json last: its presence means the folder is complete.
                 std::rotate(files.begin(), files.begin() + 1, files.end());
@@ -334,7 +346,8 @@ int runCommand(const SweepOptions& opt) {
                     message = r.certificate.method.empty()
                                   ? QString::asprintf("val_mse %.3g", r.metrics.valMse)
                                   : QString::asprintf("%s, lambda_min %.3g, val_mse %.3g",
-                                                      r.certificate.certified ? "certified" : "not certified",
+                                                      r.certificate.certified ? "certified"
+                                                                              : "not certified",
                                                       r.certificate.lambdaMin, r.metrics.valMse);
                 }
             } catch (const Cancelled&) {
@@ -347,10 +360,11 @@ int runCommand(const SweepOptions& opt) {
             if (!opt.quiet || message.startsWith(q("failed"))) {
                 const double elapsed =
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                const double eta = elapsed / n * static_cast<double>(pending.size() - static_cast<size_t>(n));
+                const double eta =
+                    elapsed / n * static_cast<double>(pending.size() - static_cast<size_t>(n));
                 std::lock_guard<std::mutex> lock(printMutex);
-                err(QString::asprintf("[%d/%zu] ", n, pending.size()) + run.folder + q(": ") + message +
-                    q("; elapsed ") + duration(elapsed) + q(", ETA ") + duration(eta));
+                err(QString::asprintf("[%d/%zu] ", n, pending.size()) + run.folder + q(": ") +
+                    message + q("; elapsed ") + duration(elapsed) + q(", ETA ") + duration(eta));
             }
         }
     };
@@ -363,12 +377,14 @@ int runCommand(const SweepOptions& opt) {
     std::signal(SIGTERM, SIG_DFL);
 
     if (cancel.isCancelled()) {
-        err(q("mhla-lab sweep: cancelled; finished runs are kept, rerun the same command to resume"));
+        err(q(
+            "mhla-lab sweep: cancelled; finished runs are kept, rerun the same command to resume"));
         return 130;
     }
     if (opt.shards > 1) {
         if (!opt.quiet)
-            err(q("mhla-lab sweep: shard done; join the shards with `mhla-lab sweep merge ") + opt.out + q("`"));
+            err(q("mhla-lab sweep: shard done; join the shards with `mhla-lab sweep merge ") +
+                opt.out + q("`"));
         return failed ? InternalError : Success;
     }
     int missing = 0;
@@ -377,10 +393,13 @@ int runCommand(const SweepOptions& opt) {
         return InternalError;
     }
     if (failed || missing) {
-        err(QString::asprintf("mhla-lab sweep: %d runs failed, %d missing; rerun to retry them", failed.load(), missing));
+        err(QString::asprintf("mhla-lab sweep: %d runs failed, %d missing; rerun to retry them",
+                              failed.load(), missing));
         return InternalError;
     }
-    if (!opt.quiet) err(q("mhla-lab sweep: wrote ") + QDir(opt.out).filePath(q("runs.csv")) + q(" and summary.csv"));
+    if (!opt.quiet)
+        err(q("mhla-lab sweep: wrote ") + QDir(opt.out).filePath(q("runs.csv")) +
+            q(" and summary.csv"));
     return Success;
 }
 
@@ -399,8 +418,8 @@ int mergeCommand(const SweepOptions& opt) {
             return InvalidInput;
         }
         if (other != sweepJson) {
-            err(q("mhla-lab sweep merge: \"") + d + q("\" holds another sweep than \"") + opt.dirs.first() +
-                q("\" (sweep.json differs)"));
+            err(q("mhla-lab sweep merge: \"") + d + q("\" holds another sweep than \"") +
+                opt.dirs.first() + q("\" (sweep.json differs)"));
             return InvalidInput;
         }
     }
@@ -457,7 +476,8 @@ int mergeCommand(const SweepOptions& opt) {
     err(QString::asprintf("mhla-lab sweep merge: %d runs copied, %zu of %zu present", copied,
                           plan.runs.size() - static_cast<size_t>(missing), plan.runs.size()));
     if (missing) {
-        err(QString::asprintf("mhla-lab sweep merge: %d runs missing; the CSVs list the others", missing));
+        err(QString::asprintf("mhla-lab sweep merge: %d runs missing; the CSVs list the others",
+                              missing));
         return InternalError;
     }
     return Success;
@@ -491,49 +511,64 @@ int slurmCommand(const SweepOptions& opt) {
     const int n = opt.slurmShards;
     auto header = [&](const QString& name, const QString& log) {
         QString s = q("#!/bin/bash\n#SBATCH --job-name=") + name + q("\n#SBATCH --output=") + log +
-                    q("\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=") + QString::number(opt.cpus) + q("\n");
+                    q("\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=") +
+                    QString::number(opt.cpus) + q("\n");
         if (!opt.partition.isEmpty()) s += q("#SBATCH --partition=") + opt.partition + q("\n");
         if (!opt.time.isEmpty()) s += q("#SBATCH --time=") + opt.time + q("\n");
         return s;
     };
-    const QString sweep = header(q("mhla-sweep"), QDir(logs).filePath(q("shard-%a.out"))) +
-                          q("#SBATCH --array=0-") + QString::number(n - 1) +
-                          q("\n# One array task per shard; written by mhla-lab sweep slurm.\nexec ") + shellQuote(bin) +
-                          q(" sweep --config ") + shellQuote(QDir(dir).filePath(q("sweep.json"))) + q(" --out ") +
-                          shellQuote(dir) + q(" --shard \"$SLURM_ARRAY_TASK_ID/") + QString::number(n) +
-                          q("\" --jobs ") + QString::number(opt.cpus) + q(" --yes\n");
-    const QString merge = header(q("mhla-sweep-merge"), QDir(logs).filePath(q("merge.out"))) +
-                          q("# Runs after every shard succeeded (sbatch --dependency=afterok:<array job>).\nexec ") +
-                          shellQuote(bin) + q(" sweep merge ") + shellQuote(dir) + q("\n");
-    for (const auto& [name, text] : {std::pair{q("sweep.sbatch"), sweep}, std::pair{q("merge.sbatch"), merge}})
-        if (const QString e = writeFileAtomic(QDir(dir).filePath(name), text.toUtf8()); !e.isEmpty()) {
+    const QString sweep =
+        header(q("mhla-sweep"), QDir(logs).filePath(q("shard-%a.out"))) + q("#SBATCH --array=0-") +
+        QString::number(n - 1) +
+        q("\n# One array task per shard; written by mhla-lab sweep slurm.\nexec ") +
+        shellQuote(bin) + q(" sweep --config ") + shellQuote(QDir(dir).filePath(q("sweep.json"))) +
+        q(" --out ") + shellQuote(dir) + q(" --shard \"$SLURM_ARRAY_TASK_ID/") +
+        QString::number(n) + q("\" --jobs ") + QString::number(opt.cpus) + q(" --yes\n");
+    const QString merge =
+        header(q("mhla-sweep-merge"), QDir(logs).filePath(q("merge.out"))) +
+        q("# Runs after every shard succeeded (sbatch --dependency=afterok:<array job>).\nexec ") +
+        shellQuote(bin) + q(" sweep merge ") + shellQuote(dir) + q("\n");
+    for (const auto& [name, text] :
+         {std::pair{q("sweep.sbatch"), sweep}, std::pair{q("merge.sbatch"), merge}})
+        if (const QString e = writeFileAtomic(QDir(dir).filePath(name), text.toUtf8());
+            !e.isEmpty()) {
             err(q("mhla-lab sweep slurm: ") + e);
             return InternalError;
         }
-    err(QString::asprintf("mhla-lab sweep slurm: %zu runs in %d shards; wrote ", plan.runs.size(), n) +
+    err(QString::asprintf("mhla-lab sweep slurm: %zu runs in %d shards; wrote ", plan.runs.size(),
+                          n) +
         QDir(dir).filePath(q("sweep.sbatch")) + q(" and merge.sbatch"));
     if (!opt.submit) return Success;
     auto sbatch = [&](const QStringList& args, QString* id) -> QString {
         QProcess p;
         p.start(q("sbatch"), args);
-        if (!p.waitForStarted(10000)) return q("cannot start sbatch (is Slurm installed and on PATH?)");
-        if (!p.waitForFinished(120000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
-            return q("sbatch failed: ") + QString::fromLocal8Bit(p.readAllStandardError()).trimmed();
-        *id = QString::fromLocal8Bit(p.readAllStandardOutput()).trimmed().section(QLatin1Char(';'), 0, 0);
+        if (!p.waitForStarted(10000))
+            return q("cannot start sbatch (is Slurm installed and on PATH?)");
+        if (!p.waitForFinished(120000) || p.exitStatus() != QProcess::NormalExit ||
+            p.exitCode() != 0)
+            return q("sbatch failed: ") +
+                   QString::fromLocal8Bit(p.readAllStandardError()).trimmed();
+        *id = QString::fromLocal8Bit(p.readAllStandardOutput())
+                  .trimmed()
+                  .section(QLatin1Char(';'), 0, 0);
         return id->isEmpty() ? q("sbatch printed no job id") : QString();
     };
     QString arrayId, mergeId;
-    if (QString e = sbatch({q("--parsable"), QDir(dir).filePath(q("sweep.sbatch"))}, &arrayId); !e.isEmpty()) {
+    if (QString e = sbatch({q("--parsable"), QDir(dir).filePath(q("sweep.sbatch"))}, &arrayId);
+        !e.isEmpty()) {
         err(q("mhla-lab sweep slurm: ") + e);
         return InternalError;
     }
-    if (QString e = sbatch({q("--parsable"), q("--dependency=afterok:") + arrayId, QDir(dir).filePath(q("merge.sbatch"))},
+    if (QString e = sbatch({q("--parsable"), q("--dependency=afterok:") + arrayId,
+                            QDir(dir).filePath(q("merge.sbatch"))},
                            &mergeId);
         !e.isEmpty()) {
-        err(q("mhla-lab sweep slurm: ") + e + q(" (the array job ") + arrayId + q(" is submitted)"));
+        err(q("mhla-lab sweep slurm: ") + e + q(" (the array job ") + arrayId +
+            q(" is submitted)"));
         return InternalError;
     }
-    const QByteArray line = (q("array job ") + arrayId + q("\nmerge job ") + mergeId + q("\n")).toUtf8();
+    const QByteArray line =
+        (q("array job ") + arrayId + q("\nmerge job ") + mergeId + q("\n")).toUtf8();
     std::fwrite(line.constData(), 1, static_cast<size_t>(line.size()), stdout);
     std::fflush(stdout);
     return Success;

@@ -17,7 +17,8 @@ Certificate fromSpectrum(const Vec& ascending, double tolRel, bool keep) {
     c.tolerance = tolRel * std::max(c.lambdaMax, 0.0);
     c.nullDim = static_cast<int>((ascending.array() <= c.tolerance).count());
     c.certified = c.lambdaMax > 0 && c.lambdaMin > c.tolerance;
-    c.condition = c.lambdaMin > 0 ? c.lambdaMax / c.lambdaMin : std::numeric_limits<double>::infinity();
+    c.condition =
+        c.lambdaMin > 0 ? c.lambdaMax / c.lambdaMin : std::numeric_limits<double>::infinity();
     c.method = "dense";
     if (keep) c.spectrum = ascending;
     return c;
@@ -86,12 +87,14 @@ std::optional<std::pair<double, double>> lanczosExtremes(const Mat& L, const Eig
 }
 
 /// The tridiagonal reduction of Lambda / max|Lambda_ij|, abandonable.
-std::shared_ptr<const DenseReduction> reduce(const std::shared_ptr<const Mat>& L, const RunContext& ctx) {
+std::shared_ptr<const DenseReduction> reduce(const std::shared_ptr<const Mat>& L,
+                                             const RunContext& ctx) {
     return runAbandonable(ctx, [L] {
         const double maxAbs = L->size() > 0 ? L->cwiseAbs().maxCoeff() : 0.0;
         const double scale = maxAbs > 0 ? maxAbs : 1.0;
         const Mat scaled = *L / scale;
-        auto r = std::make_shared<DenseReduction>(DenseReduction{Eigen::Tridiagonalization<Mat>(scaled), scale});
+        auto r = std::make_shared<DenseReduction>(
+            DenseReduction{Eigen::Tridiagonalization<Mat>(scaled), scale});
         return std::shared_ptr<const DenseReduction>(std::move(r));
     });
 }
@@ -125,10 +128,12 @@ CertifyPath chooseCertifyPath(Index D, const CertifyOptions& opt, const std::str
 }
 
 Certificate certify(const std::shared_ptr<const Mat>& lambda, const CertifyOptions& opt,
-                    const std::string& method, const RunContext& ctx, CertifyByproducts* byproducts) {
+                    const std::string& method, const RunContext& ctx,
+                    CertifyByproducts* byproducts) {
     const Mat& L = *lambda;
     if (chooseCertifyPath(L.rows(), opt, method) == CertifyPath::Lanczos) {
-        auto llt = runAbandonable(ctx, [lambda] { return std::make_shared<const Eigen::LLT<Mat>>(*lambda); });
+        auto llt = runAbandonable(
+            ctx, [lambda] { return std::make_shared<const Eigen::LLT<Mat>>(*lambda); });
         ctx.checkCancel();
         if (llt->info() == Eigen::Success) {
             if (const auto ext = lanczosExtremes(L, *llt, ctx)) {
@@ -150,8 +155,9 @@ Certificate certify(const std::shared_ptr<const Mat>& lambda, const CertifyOptio
         // needs every eigenvalue.
     }
     ctx.checkCancel();
-    return fromSpectrum(denseEigenvalues(lambda, ctx, byproducts ? &byproducts->reduction : nullptr),
-                        opt.toleranceRel, opt.fullSpectrum);
+    return fromSpectrum(
+        denseEigenvalues(lambda, ctx, byproducts ? &byproducts->reduction : nullptr),
+        opt.toleranceRel, opt.fullSpectrum);
 }
 
 EigenPairs eigenPairs(const std::shared_ptr<const DenseReduction>& r, const RunContext& ctx) {
@@ -166,9 +172,10 @@ EigenPairs eigenPairs(const std::shared_ptr<const DenseReduction>& r, const RunC
         p.values = r->tridiagonal.diagonal();
         Vec sub = r->tridiagonal.subDiagonal();
         constexpr Index kMaxIterations = 30; // Eigen's m_maxIterations
-        const Eigen::ComputationInfo info =
-            Eigen::internal::computeFromTridiagonal_impl(p.values, sub, kMaxIterations, true, p.vectors);
-        if (info != Eigen::Success) throw std::runtime_error("eigendecomposition of Lambda did not converge");
+        const Eigen::ComputationInfo info = Eigen::internal::computeFromTridiagonal_impl(
+            p.values, sub, kMaxIterations, true, p.vectors);
+        if (info != Eigen::Success)
+            throw std::runtime_error("eigendecomposition of Lambda did not converge");
         p.values *= r->scale;
         return p;
     });

@@ -18,9 +18,10 @@
 namespace mhla {
 
 struct CertifyOptions {
-    double toleranceRel = 1e-10;  ///< tau = toleranceRel * lambda_max
-    bool fullSpectrum = false;    ///< also return every eigenvalue (forces the dense path)
-    long long denseCrossover = 100; ///< D above which Cholesky + Lanczos (Spectra) is tried first (measured by `mhla-lab bench`)
+    double toleranceRel = 1e-10;    ///< tau = toleranceRel * lambda_max
+    bool fullSpectrum = false;      ///< also return every eigenvalue (forces the dense path)
+    long long denseCrossover = 100; ///< D above which Cholesky + Lanczos (Spectra) is tried first
+                                    ///< (measured by `mhla-lab bench`)
 };
 
 /// The certificate of a second-moment matrix.
@@ -45,7 +46,8 @@ enum class CertifyPath {
 /// The single rule: method "dense" or "lanczos" forces a path; "auto" takes Lanczos when
 /// D > opt.denseCrossover and the full spectrum is not wanted (a full spectrum needs the dense
 /// decomposition anyway, so a Lanczos solve first would be thrown away).
-CertifyPath chooseCertifyPath(Index D, const CertifyOptions& opt, const std::string& method = "auto");
+CertifyPath chooseCertifyPath(Index D, const CertifyOptions& opt,
+                              const std::string& method = "auto");
 
 /// The tridiagonal form Lambda / scale = Q T Q^T of the dense path (Householder, ~4/3 D^3).
 /// The eigenvalues are those of T (times scale); the eigenvectors, when needed, are Q times
@@ -69,7 +71,8 @@ struct EigenPairs {
     Vec values;
     Mat vectors;
 };
-EigenPairs eigenPairs(const std::shared_ptr<const DenseReduction>& reduction, const RunContext& ctx = {});
+EigenPairs eigenPairs(const std::shared_ptr<const DenseReduction>& reduction,
+                      const RunContext& ctx = {});
 
 /// Certificate of Lambda. method: "auto", "dense" or "lanczos" (see chooseCertifyPath()).
 /// Cancellable within ~10 ms at any point (see runAbandonable()); throws Cancelled.
@@ -77,8 +80,8 @@ Certificate certify(const std::shared_ptr<const Mat>& lambda, const CertifyOptio
                     const std::string& method, const RunContext& ctx,
                     CertifyByproducts* byproducts = nullptr);
 /// The same on a matrix the caller keeps (copied when ctx can cancel).
-Certificate certify(const Mat& lambda, const CertifyOptions& opt, const std::string& method = "auto",
-                    const RunContext& ctx = {});
+Certificate certify(const Mat& lambda, const CertifyOptions& opt,
+                    const std::string& method = "auto", const RunContext& ctx = {});
 
 /// Smallest eigenvalue only (dense; for the lambda_min-vs-samples trace, D <= 600).
 /// Cancellable like certify().
@@ -102,7 +105,8 @@ inline std::shared_ptr<const Mat> shareMatrix(const Mat& m, const RunContext& ct
 /// (using one core and its own inputs, which work must own: capture shared_ptrs or copies,
 /// never references to the caller's stack) and its result is dropped. Without a token, or if
 /// no thread can be started, work() runs inline. Exceptions of work() are rethrown.
-template <typename F> auto runAbandonable(const RunContext& ctx, F work) -> std::invoke_result_t<F&> {
+template <typename F>
+auto runAbandonable(const RunContext& ctx, F work) -> std::invoke_result_t<F&> {
     using R = std::invoke_result_t<F&>;
     if (!ctx.cancel) return work();
     ctx.checkCancel();

@@ -3,10 +3,10 @@
 #include "core/model.h"
 #include "core/tasks.h"
 #include <QFile>
-#include <QLocale>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
+#include <QLocale>
 #include <QSet>
 #include <algorithm>
 #include <cmath>
@@ -106,9 +106,15 @@ template <typename S> Accessor field(S ExperimentConfig::*section, double S::*me
     return {[=](const ExperimentConfig& c) { return c.*section.*member; },
             [=](ExperimentConfig& c, double v) { (c.*section).*member = v; }};
 }
-template <typename F> Accessor taskField(F TaskConfig::*m) { return field(&ExperimentConfig::task, m); }
-template <typename F> Accessor solverField(F SolverConfig::*m) { return field(&ExperimentConfig::solver, m); }
-template <typename F> Accessor evalField(F EvalConfig::*m) { return field(&ExperimentConfig::eval, m); }
+template <typename F> Accessor taskField(F TaskConfig::*m) {
+    return field(&ExperimentConfig::task, m);
+}
+template <typename F> Accessor solverField(F SolverConfig::*m) {
+    return field(&ExperimentConfig::solver, m);
+}
+template <typename F> Accessor evalField(F EvalConfig::*m) {
+    return field(&ExperimentConfig::eval, m);
+}
 
 std::vector<KeyInfo> buildKeys() {
     const QStringList tasks{q("random_mhla"), q("associative_memory"), q("automaton")};
@@ -122,206 +128,314 @@ std::vector<KeyInfo> buildKeys() {
     auto add = [&keys](K& k) { keys.push_back(std::move(k)); };
 
     // ---- task
-    add(K("task", "kind", T::Choice, taskField(&TaskConfig::kind)).choices(tasks).text(
-        u"Task", "Which synthetic task generates the prompts Z (d x n) and labels y.",
-        u"<b>Task</b>: which data the model learns from.<br>random_mhla: labels from a random "
-        u"multi-head linear attention teacher.<br>associative_memory: recall the value stored "
-        u"under a key.<br>automaton: look up a DFA's transition table given in the prompt."));
-    add(K("task", "seed", T::Integer, taskField(&TaskConfig::seed)).range(0, kMaxExactInt).text(
-        u"Task seed",
-        "Seed of the teacher and of every sample (sample i of a stream is a function of "
-        "(seed, stream, i) only).",
-        u"<b>Task seed</b>: seeds the teacher and every data stream (train, validation, OOD, "
-        u"execution). Same seed ⇒ same data, bit for bit, for any thread count."));
-    add(K("task", "samples", T::Integer, taskField(&TaskConfig::samples)).range(1, 1e10).text(
-        u"Training samples N", "Training samples N (Lambda = (1/N) sum psi psi^T).",
-        u"<b>N</b>: number of training prompts. Λ = (1/N) Σ<sub>s</sub> ψ(Z<sub>s</sub>)"
-        u"ψ(Z<sub>s</sub>)ᵀ is accumulated from them. The certificate needs N ≥ D (the feature "
-        u"dimension) at the very least."));
-    add(K("task", "d", T::Integer, taskField(&TaskConfig::d)).range(1, 64).tasks(kRandom).text(
-        u"Token dimension d", "Token dimension d (feature dimension D = d^2(d+1)/2).",
-        u"<b>d</b>: dimension of each token z<sub>t</sub> ∈ ℝ<sup>d</sup>. Feature dimension "
-        u"D = d²(d+1)/2 (d = 4 → 40, 8 → 288, 16 → 2176). Cost O(N D²) time, O(D²) memory."));
-    add(K("task", "tokens", T::Integer, taskField(&TaskConfig::tokens)).range(1, 100000).tasks(kRandom).text(
-        u"Tokens per prompt n", "Tokens per prompt n, query token included.",
-        u"<b>n</b>: tokens per prompt, the query token z<sub>q</sub> = z<sub>n</sub> included. "
-        u"Prompt entries are N(0, 1/n)."));
-    add(K("task", "d_out", T::Integer, taskField(&TaskConfig::dOut)).range(1, 4096).tasks(kRandom).text(
-        u"Output dimension d_out", "Output dimension d_out.",
-        u"<b>d_out</b>: dimension of the output f(Z) = Σ<sub>h</sub> V<sub>h</sub> S(Z) "
-        u"Q<sub>h</sub> z<sub>q</sub> ∈ ℝ<sup>d_out</sup>."));
-    add(K("task", "teacher_heads", T::Integer, taskField(&TaskConfig::teacherHeads)).range(1, 4096).tasks(kRandom).text(
-        u"Teacher heads H*", "Heads H* of the random teacher, entries of V*_h, Q*_h ~ N(0, 1/d).",
-        u"<b>H*</b>: heads of the random teacher; V*<sub>h</sub>, Q*<sub>h</sub> have i.i.d. "
-        u"N(0, 1/d) entries."));
-    add(K("task", "noise", T::Real, taskField(&TaskConfig::noise)).range(0, 1e6).tasks(kRandom).text(
-        u"Label noise σ", "Label noise sigma: y = f*(Z) + sigma eps, eps ~ N(0, I) (0 = realizable).",
-        u"<b>σ</b>: labels y = f*(Z) + σε with ε ~ N(0, I). σ = 0 is realizable; σ &gt; 0 is "
-        u"the agnostic setting."));
-    add(K("task", "pairs", T::Integer, taskField(&TaskConfig::pairs)).range(1, 32).tasks(kAssoc).text(
-        u"Key–value pairs m", "Key-value pairs m (d = 2m, n = m + 1, d_out = m).",
-        u"<b>m</b>: pairs stored in each prompt. Token dimension d = 2m, tokens n = m + 1, "
-        u"output d_out = m."));
-    add(K("task", "orthogonal_prob", T::Real, taskField(&TaskConfig::orthogonalProb)).range(0, 1).tasks(kAssoc).text(
-        u"Orthogonal probability p",
-        "Probability p that a prompt's keys and values are Haar-orthogonal (p = 1: the "
-        "certificate fails).",
-        u"<b>p</b>: probability that a prompt's keys and values are Haar-random orthogonal "
-        u"matrices (otherwise Gaussian columns scaled to unit length). p = 1 makes "
-        u"k<sub>t</sub>ᵀk<sub>j</sub> exactly 0/1 in every prompt and breaks the certificate; "
-        u"lowering p restores it."));
-    add(K("task", "orthogonal_sampler", T::Choice, taskField(&TaskConfig::orthogonalSampler)).choices(samplers).tasks(kAssoc).text(
-        u"Orthogonal sampler",
-        "How orthogonal keys and values are drawn: haar (exactly Haar: QR of a Gaussian with "
-        "the signs of R fixed; default) or qr_unsigned (the authors' torch.qr of a Gaussian "
-        "without the sign fix: for m = 2 always a reflection, det -1; null_dim 12 instead of 4 "
-        "at p = 1 and the minimum-norm fit misses the teacher, distance_p_rel ~ 0.69).",
-        u"<b>Sampler</b> of the orthogonal keys and values: <i>haar</i> (exactly Haar-random; "
-        u"default) or <i>qr_unsigned</i> (the authors' script: Q of an unsigned QR of a Gaussian "
-        u"matrix, which for m = 2 is always a reflection, det −1). With qr_unsigned at p = 1 the "
-        u"null space of Λ is 12-dimensional and holds 69% of ‖P*‖, so even the minimum-norm fit "
-        u"misses the teacher; with Haar it is 4-dimensional and orthogonal to P*."));
-    add(K("task", "states", T::Integer, taskField(&TaskConfig::states)).range(2, 32).tasks(kAuto).text(
-        u"DFA states s", "DFA states s.",
-        u"<b>s</b>: number of states of each random DFA. Value codes have dimension s."));
-    add(K("task", "alphabet", T::Integer, taskField(&TaskConfig::alphabet)).range(1, 32).tasks(kAuto).text(
-        u"Alphabet size k", "Alphabet size k (s*k table entries).",
-        u"<b>k</b>: letters of the alphabet; the table has s·k (state, letter) pairs, key codes "
-        u"have dimension s·k, so d = s·k + s."));
-    add(K("task", "embedding", T::Choice, taskField(&TaskConfig::embedding)).choices(embeddings).tasks(kAuto).text(
-        u"Embedding",
-        "Codes of keys and values: one-hot, one-hot rotated by fresh Haar matrices, or fresh "
-        "random unit vectors.",
-        u"<b>Codes</b> of keys and values: onehot (never certifiable: most cubic features are "
-        u"identically zero), orthogonal (one-hot rotated by a fresh Haar-random rotation per "
-        u"prompt) or gaussian (fresh random unit vectors per prompt; crosstalk makes even the "
-        u"teacher imperfect)."));
-    add(K("task", "coverage", T::Real, taskField(&TaskConfig::coverage)).range(0, 1, true).tasks(kAuto).text(
-        u"Table coverage",
-        "Fraction of the transition table listed in a training prompt (the queried pair is "
-        "always listed).",
-        u"<b>Coverage</b>: fraction of the transition table listed in each training prompt, "
-        u"⌈coverage · s·k⌉ pairs (the queried pair is always included)."));
-    add(K("task", "query_filler", T::Real, taskField(&TaskConfig::queryFiller)).range(0, 1e6).tasks(kAuto).text(
-        u"Query filler σ_f", "sigma_f: the query token is [key(q,a); sigma_f g], g ~ N(0, I).",
-        u"<b>σ<sub>f</sub></b>: the query token is [key(q,a); σ<sub>f</sub> g] with g ~ N(0, I). "
-        u"Without a filler (σ<sub>f</sub> = 0) no encoding can be certified."));
-    add(K("task", "word_length", T::Integer, taskField(&TaskConfig::wordLength)).range(1, 100000).tasks(kAuto).text(
-        u"Word length L", "Length L of the words executed at evaluation.",
-        u"<b>L</b>: letters per word when executing the DFA (one table query per letter)."));
+    add(K("task", "kind", T::Choice, taskField(&TaskConfig::kind))
+            .choices(tasks)
+            .text(
+                u"Task", "Which synthetic task generates the prompts Z (d x n) and labels y.",
+                u"<b>Task</b>: which data the model learns from.<br>random_mhla: labels from a random "
+                u"multi-head linear attention teacher.<br>associative_memory: recall the value stored "
+                u"under a key.<br>automaton: look up a DFA's transition table given in the prompt."));
+    add(K("task", "seed", T::Integer, taskField(&TaskConfig::seed))
+            .range(0, kMaxExactInt)
+            .text(
+                u"Task seed",
+                "Seed of the teacher and of every sample (sample i of a stream is a function of "
+                "(seed, stream, i) only).",
+                u"<b>Task seed</b>: seeds the teacher and every data stream (train, validation, OOD, "
+                u"execution). Same seed ⇒ same data, bit for bit, for any thread count."));
+    add(K("task", "samples", T::Integer, taskField(&TaskConfig::samples))
+            .range(1, 1e10)
+            .text(
+                u"Training samples N", "Training samples N (Lambda = (1/N) sum psi psi^T).",
+                u"<b>N</b>: number of training prompts. Λ = (1/N) Σ<sub>s</sub> ψ(Z<sub>s</sub>)"
+                u"ψ(Z<sub>s</sub>)ᵀ is accumulated from them. The certificate needs N ≥ D (the feature "
+                u"dimension) at the very least."));
+    add(K("task", "d", T::Integer, taskField(&TaskConfig::d))
+            .range(1, 64)
+            .tasks(kRandom)
+            .text(
+                u"Token dimension d", "Token dimension d (feature dimension D = d^2(d+1)/2).",
+                u"<b>d</b>: dimension of each token z<sub>t</sub> ∈ ℝ<sup>d</sup>. Feature dimension "
+                u"D = d²(d+1)/2 (d = 4 → 40, 8 → 288, 16 → 2176). Cost O(N D²) time, O(D²) memory."));
+    add(K("task", "tokens", T::Integer, taskField(&TaskConfig::tokens))
+            .range(1, 100000)
+            .tasks(kRandom)
+            .text(
+                u"Tokens per prompt n", "Tokens per prompt n, query token included.",
+                u"<b>n</b>: tokens per prompt, the query token z<sub>q</sub> = z<sub>n</sub> included. "
+                u"Prompt entries are N(0, 1/n)."));
+    add(K("task", "d_out", T::Integer, taskField(&TaskConfig::dOut))
+            .range(1, 4096)
+            .tasks(kRandom)
+            .text(u"Output dimension d_out", "Output dimension d_out.",
+                  u"<b>d_out</b>: dimension of the output f(Z) = Σ<sub>h</sub> V<sub>h</sub> S(Z) "
+                  u"Q<sub>h</sub> z<sub>q</sub> ∈ ℝ<sup>d_out</sup>."));
+    add(K("task", "teacher_heads", T::Integer, taskField(&TaskConfig::teacherHeads))
+            .range(1, 4096)
+            .tasks(kRandom)
+            .text(
+                u"Teacher heads H*",
+                "Heads H* of the random teacher, entries of V*_h, Q*_h ~ N(0, 1/d).",
+                u"<b>H*</b>: heads of the random teacher; V*<sub>h</sub>, Q*<sub>h</sub> have i.i.d. "
+                u"N(0, 1/d) entries."));
+    add(K("task", "noise", T::Real, taskField(&TaskConfig::noise))
+            .range(0, 1e6)
+            .tasks(kRandom)
+            .text(
+                u"Label noise σ",
+                "Label noise sigma: y = f*(Z) + sigma eps, eps ~ N(0, I) (0 = realizable).",
+                u"<b>σ</b>: labels y = f*(Z) + σε with ε ~ N(0, I). σ = 0 is realizable; σ &gt; 0 is "
+                u"the agnostic setting."));
+    add(K("task", "pairs", T::Integer, taskField(&TaskConfig::pairs))
+            .range(1, 32)
+            .tasks(kAssoc)
+            .text(
+                u"Key–value pairs m", "Key-value pairs m (d = 2m, n = m + 1, d_out = m).",
+                u"<b>m</b>: pairs stored in each prompt. Token dimension d = 2m, tokens n = m + 1, "
+                u"output d_out = m."));
+    add(K("task", "orthogonal_prob", T::Real, taskField(&TaskConfig::orthogonalProb))
+            .range(0, 1)
+            .tasks(kAssoc)
+            .text(
+                u"Orthogonal probability p",
+                "Probability p that a prompt's keys and values are Haar-orthogonal (p = 1: the "
+                "certificate fails).",
+                u"<b>p</b>: probability that a prompt's keys and values are Haar-random orthogonal "
+                u"matrices (otherwise Gaussian columns scaled to unit length). p = 1 makes "
+                u"k<sub>t</sub>ᵀk<sub>j</sub> exactly 0/1 in every prompt and breaks the certificate; "
+                u"lowering p restores it."));
+    add(K("task", "orthogonal_sampler", T::Choice, taskField(&TaskConfig::orthogonalSampler))
+            .choices(samplers)
+            .tasks(kAssoc)
+            .text(
+                u"Orthogonal sampler",
+                "How orthogonal keys and values are drawn: haar (exactly Haar: QR of a Gaussian with "
+                "the signs of R fixed; default) or qr_unsigned (the authors' torch.qr of a Gaussian "
+                "without the sign fix: for m = 2 always a reflection, det -1; null_dim 12 instead of 4 "
+                "at p = 1 and the minimum-norm fit misses the teacher, distance_p_rel ~ 0.69).",
+                u"<b>Sampler</b> of the orthogonal keys and values: <i>haar</i> (exactly Haar-random; "
+                u"default) or <i>qr_unsigned</i> (the authors' script: Q of an unsigned QR of a Gaussian "
+                u"matrix, which for m = 2 is always a reflection, det −1). With qr_unsigned at p = 1 the "
+                u"null space of Λ is 12-dimensional and holds 69% of ‖P*‖, so even the minimum-norm fit "
+                u"misses the teacher; with Haar it is 4-dimensional and orthogonal to P*."));
+    add(K("task", "states", T::Integer, taskField(&TaskConfig::states))
+            .range(2, 32)
+            .tasks(kAuto)
+            .text(u"DFA states s", "DFA states s.",
+                  u"<b>s</b>: number of states of each random DFA. Value codes have dimension s."));
+    add(K("task", "alphabet", T::Integer, taskField(&TaskConfig::alphabet))
+            .range(1, 32)
+            .tasks(kAuto)
+            .text(
+                u"Alphabet size k", "Alphabet size k (s*k table entries).",
+                u"<b>k</b>: letters of the alphabet; the table has s·k (state, letter) pairs, key codes "
+                u"have dimension s·k, so d = s·k + s."));
+    add(K("task", "embedding", T::Choice, taskField(&TaskConfig::embedding))
+            .choices(embeddings)
+            .tasks(kAuto)
+            .text(
+                u"Embedding",
+                "Codes of keys and values: one-hot, one-hot rotated by fresh Haar matrices, or fresh "
+                "random unit vectors.",
+                u"<b>Codes</b> of keys and values: onehot (never certifiable: most cubic features are "
+                u"identically zero), orthogonal (one-hot rotated by a fresh Haar-random rotation per "
+                u"prompt) or gaussian (fresh random unit vectors per prompt; crosstalk makes even the "
+                u"teacher imperfect)."));
+    add(K("task", "coverage", T::Real, taskField(&TaskConfig::coverage))
+            .range(0, 1, true)
+            .tasks(kAuto)
+            .text(
+                u"Table coverage",
+                "Fraction of the transition table listed in a training prompt (the queried pair is "
+                "always listed).",
+                u"<b>Coverage</b>: fraction of the transition table listed in each training prompt, "
+                u"⌈coverage · s·k⌉ pairs (the queried pair is always included)."));
+    add(K("task", "query_filler", T::Real, taskField(&TaskConfig::queryFiller))
+            .range(0, 1e6)
+            .tasks(kAuto)
+            .text(
+                u"Query filler σ_f",
+                "sigma_f: the query token is [key(q,a); sigma_f g], g ~ N(0, I).",
+                u"<b>σ<sub>f</sub></b>: the query token is [key(q,a); σ<sub>f</sub> g] with g ~ N(0, I). "
+                u"Without a filler (σ<sub>f</sub> = 0) no encoding can be certified."));
+    add(K("task", "word_length", T::Integer, taskField(&TaskConfig::wordLength))
+            .range(1, 100000)
+            .tasks(kAuto)
+            .text(
+                u"Word length L", "Length L of the words executed at evaluation.",
+                u"<b>L</b>: letters per word when executing the DFA (one table query per letter)."));
 
     // ---- solver
-    add(K("solver", "kind", T::Choice, solverField(&SolverConfig::kind)).choices(solvers).text(
-        u"Solver",
-        "poly: the polynomial-time least-squares solver; mhla, multilayer, softmax: "
-        "gradient-trained baselines.",
-        u"<b>Solver</b>: poly = the exact polynomial-time algorithm (solve P Λ = C, then heads "
-        u"from the SVD of unfold(P)); mhla = H-head MHLA trained by SGD/Adam; multilayer = L "
-        u"causal linear-attention layers; softmax = a softmax Transformer block."));
-    add(K("solver", "ridge", T::Real, solverField(&SolverConfig::ridge)).range(0, 1e12).exactOnly().text(
-        u"Ridge ρ", "Ridge rho: P = C (Lambda + rho I)^-1 (0 = exact least squares).",
-        u"<b>ρ</b>: P = C (Λ + ρ I)⁻¹. 0 = exact: Cholesky when certified, the minimum-norm "
-        u"solution otherwise. Trainers use it for their exact reference."));
-    add(K("solver", "heads", T::Integer, solverField(&SolverConfig::heads)).range(0, 1 << 20).text(
-        u"Heads H",
-        "poly: keep the top H heads of the SVD of unfold(P) (0 = all, at most "
-        "min(d_out*d, d^2)); trainers: heads per layer (>= 1; softmax: at most d, head width "
-        "d/H when H divides d, else d).",
-        u"<b>H</b>: poly: keep the top H heads of the SVD of unfold(P) (0 = all of the "
-        u"numerical rank, at most min(d<sub>out</sub>·d, d²); fewer changes the function). "
-        u"Trainers: heads per layer (≥ 1; softmax: at most d)."));
-    add(K("solver", "tolerance", T::Real, solverField(&SolverConfig::tolerance)).range(0, 1, true, true).exactOnly().text(
-        u"Certificate tolerance τ/λ_max",
-        "Certificate tolerance relative to lambda_max: tau = tolerance * lambda_max.",
-        u"<b>Relative tolerance</b>: certified ⇔ λ<sub>min</sub>(Λ) &gt; τ with τ = tolerance · "
-        u"λ<sub>max</sub>. Null dimension = the number of eigenvalues ≤ τ."));
-    add(K("solver", "rank_tolerance", T::Real, solverField(&SolverConfig::rankTolerance)).range(0, 1, true, true).text(
-        u"Rank tolerance", "Numerical rank of unfold(P): singular values > rank_tolerance * sigma_1.",
-        u"<b>Rank tolerance</b>: the numerical rank of unfold(P) (learned and teacher) counts "
-        u"the singular values above rank_tolerance · σ<sub>1</sub>."));
-    add(K("solver", "layers", T::Integer, solverField(&SolverConfig::layers)).range(1, 64).solvers(bit(SolverKind::Multilayer)).text(
-        u"Layers L", "Linear-attention layers L.",
-        u"<b>L</b>: causal linear-attention layers with residual connections; the last reads "
-        u"out the query token."));
-    add(K("solver", "optimizer", T::Choice, solverField(&SolverConfig::optimizer)).choices(optimizers).solvers(kTrainers).text(
-        u"Optimizer", "SGD with momentum, or Adam (beta1 = 0.9, beta2 = 0.999).",
-        u"<b>Optimizer</b> of the MSE: sgd (with momentum) or adam (β<sub>1</sub> = 0.9, "
-        u"β<sub>2</sub> = 0.999, fixed)."));
-    add(K("solver", "lr", T::Real, solverField(&SolverConfig::lr)).range(0, 1e6, true).solvers(kTrainers).text(
-        u"Learning rate η", "Peak learning rate.",
-        u"<b>η</b>: step size (the peak value of the schedule)."));
-    add(K("solver", "momentum", T::Real, solverField(&SolverConfig::momentum)).range(0, 1, false, true)
-            .solvers(kTrainers).optimizers(bit(OptimizerKind::Sgd)).text(
-        u"Momentum β", "SGD momentum (Adam does not read it).",
-        u"<b>β</b>: SGD momentum, m ← β m + g. Adam does not read it."));
-    add(K("solver", "batch", T::Integer, solverField(&SolverConfig::batch)).range(1, 1e9).solvers(kTrainers).text(
-        u"Batch size B", "Minibatch size (at most task.samples).",
-        u"<b>B</b>: prompts per minibatch step (at most N)."));
-    add(K("solver", "epochs", T::Integer, solverField(&SolverConfig::epochs)).range(1, 1e7).solvers(kTrainers).text(
-        u"Epochs", "Maximum number of epochs.", u"<b>Epochs</b>: passes over the N training prompts."));
-    add(K("solver", "schedule", T::Choice, solverField(&SolverConfig::schedule)).choices(schedules).solvers(kTrainers).text(
-        u"LR schedule", "Learning-rate schedule after the linear warm-up: constant, or cosine decay.",
-        u"<b>Schedule</b> after the linear warm-up: constant, or cosine decay to 0."));
-    add(K("solver", "warmup", T::Real, solverField(&SolverConfig::warmup)).range(0, 1).solvers(kTrainers).text(
-        u"Warm-up fraction", "Warm-up as a fraction of all steps (linear ramp of the rate).",
-        u"<b>Warm-up</b>: fraction of all steps with a linear ramp of η (both schedules)."));
-    add(K("solver", "clip", T::Real, solverField(&SolverConfig::clip)).range(0, 1e12).solvers(kTrainers).text(
-        u"Gradient clip", "Gradient-norm clipping threshold (0 = off).",
-        u"<b>Clip</b>: the gradient is rescaled to this norm when longer (0 = off)."));
-    add(K("solver", "target_loss", T::Real, solverField(&SolverConfig::targetLoss)).range(0, 1e12).solvers(kTrainers).text(
-        u"Target loss", "Stop when train_mse <= target_loss (0 = off).",
-        u"<b>Target</b>: stop when the training MSE ≤ target (0 = off)."));
-    add(K("solver", "seed", T::Integer, solverField(&SolverConfig::seed)).range(0, kMaxExactInt).solvers(kTrainers).text(
-        u"Solver seed",
-        "Seed of initialisation and shuffling (mhla: N(0, 1/d) entries; multilayer: Q and the "
-        "readout N(0, 1/d), V N(0, 0.01/(d H L)); softmax: weights N(0, 1/fan-in), the ReLU "
-        "layer N(0, 2/fan-in), LayerNorm gains 1, biases 0).",
-        u"<b>Solver seed</b>: initialisation and shuffling of the trainer. mhla: entries "
-        u"N(0, 1/d); multilayer: Q and the readout N(0, 1/d), V N(0, 0.01/(d·H·L)) so the "
-        u"residual stream starts near identity; softmax: weights N(0, 1/fan-in), the ReLU layer "
-        u"N(0, 2/fan-in), LayerNorm gains 1, biases 0. Same seed ⇒ same run."));
-    add(K("solver", "log_every", T::Integer, solverField(&SolverConfig::logEvery)).range(1, 1e7).solvers(kTrainers).text(
-        u"Log every (epochs)", "Epochs between history points.",
-        u"Epochs between points of the training curves."));
-    add(K("solver", "compare_exact", T::Bool, solverField(&SolverConfig::compareExact)).solvers(kTrainers).text(
-        u"Compare with exact solver",
-        "Also run the exact solver on the same data and report the distance to it.",
-        u"Also run the exact solver on the same data: its losses are drawn as dashed reference "
-        u"lines and the distance ‖P − P<sub>exact</sub>‖/‖P<sub>exact</sub>‖ is tracked."));
+    add(K("solver", "kind", T::Choice, solverField(&SolverConfig::kind))
+            .choices(solvers)
+            .text(
+                u"Solver",
+                "poly: the polynomial-time least-squares solver; mhla, multilayer, softmax: "
+                "gradient-trained baselines.",
+                u"<b>Solver</b>: poly = the exact polynomial-time algorithm (solve P Λ = C, then heads "
+                u"from the SVD of unfold(P)); mhla = H-head MHLA trained by SGD/Adam; multilayer = L "
+                u"causal linear-attention layers; softmax = a softmax Transformer block."));
+    add(K("solver", "ridge", T::Real, solverField(&SolverConfig::ridge))
+            .range(0, 1e12)
+            .exactOnly()
+            .text(
+                u"Ridge ρ", "Ridge rho: P = C (Lambda + rho I)^-1 (0 = exact least squares).",
+                u"<b>ρ</b>: P = C (Λ + ρ I)⁻¹. 0 = exact: Cholesky when certified, the minimum-norm "
+                u"solution otherwise. Trainers use it for their exact reference."));
+    add(K("solver", "heads", T::Integer, solverField(&SolverConfig::heads))
+            .range(0, 1 << 20)
+            .text(
+                u"Heads H",
+                "poly: keep the top H heads of the SVD of unfold(P) (0 = all, at most "
+                "min(d_out*d, d^2)); trainers: heads per layer (>= 1; softmax: at most d, head width "
+                "d/H when H divides d, else d).",
+                u"<b>H</b>: poly: keep the top H heads of the SVD of unfold(P) (0 = all of the "
+                u"numerical rank, at most min(d<sub>out</sub>·d, d²); fewer changes the function). "
+                u"Trainers: heads per layer (≥ 1; softmax: at most d)."));
+    add(K("solver", "tolerance", T::Real, solverField(&SolverConfig::tolerance))
+            .range(0, 1, true, true)
+            .exactOnly()
+            .text(
+                u"Certificate tolerance τ/λ_max",
+                "Certificate tolerance relative to lambda_max: tau = tolerance * lambda_max.",
+                u"<b>Relative tolerance</b>: certified ⇔ λ<sub>min</sub>(Λ) &gt; τ with τ = tolerance · "
+                u"λ<sub>max</sub>. Null dimension = the number of eigenvalues ≤ τ."));
+    add(K("solver", "rank_tolerance", T::Real, solverField(&SolverConfig::rankTolerance))
+            .range(0, 1, true, true)
+            .text(
+                u"Rank tolerance",
+                "Numerical rank of unfold(P): singular values > rank_tolerance * sigma_1.",
+                u"<b>Rank tolerance</b>: the numerical rank of unfold(P) (learned and teacher) counts "
+                u"the singular values above rank_tolerance · σ<sub>1</sub>."));
+    add(K("solver", "layers", T::Integer, solverField(&SolverConfig::layers))
+            .range(1, 64)
+            .solvers(bit(SolverKind::Multilayer))
+            .text(
+                u"Layers L", "Linear-attention layers L.",
+                u"<b>L</b>: causal linear-attention layers with residual connections; the last reads "
+                u"out the query token."));
+    add(K("solver", "optimizer", T::Choice, solverField(&SolverConfig::optimizer))
+            .choices(optimizers)
+            .solvers(kTrainers)
+            .text(u"Optimizer", "SGD with momentum, or Adam (beta1 = 0.9, beta2 = 0.999).",
+                  u"<b>Optimizer</b> of the MSE: sgd (with momentum) or adam (β<sub>1</sub> = 0.9, "
+                  u"β<sub>2</sub> = 0.999, fixed)."));
+    add(K("solver", "lr", T::Real, solverField(&SolverConfig::lr))
+            .range(0, 1e6, true)
+            .solvers(kTrainers)
+            .text(u"Learning rate η", "Peak learning rate.",
+                  u"<b>η</b>: step size (the peak value of the schedule)."));
+    add(K("solver", "momentum", T::Real, solverField(&SolverConfig::momentum))
+            .range(0, 1, false, true)
+            .solvers(kTrainers)
+            .optimizers(bit(OptimizerKind::Sgd))
+            .text(u"Momentum β", "SGD momentum (Adam does not read it).",
+                  u"<b>β</b>: SGD momentum, m ← β m + g. Adam does not read it."));
+    add(K("solver", "batch", T::Integer, solverField(&SolverConfig::batch))
+            .range(1, 1e9)
+            .solvers(kTrainers)
+            .text(u"Batch size B", "Minibatch size (at most task.samples).",
+                  u"<b>B</b>: prompts per minibatch step (at most N)."));
+    add(K("solver", "epochs", T::Integer, solverField(&SolverConfig::epochs))
+            .range(1, 1e7)
+            .solvers(kTrainers)
+            .text(u"Epochs", "Maximum number of epochs.",
+                  u"<b>Epochs</b>: passes over the N training prompts."));
+    add(K("solver", "schedule", T::Choice, solverField(&SolverConfig::schedule))
+            .choices(schedules)
+            .solvers(kTrainers)
+            .text(u"LR schedule",
+                  "Learning-rate schedule after the linear warm-up: constant, or cosine decay.",
+                  u"<b>Schedule</b> after the linear warm-up: constant, or cosine decay to 0."));
+    add(K("solver", "warmup", T::Real, solverField(&SolverConfig::warmup))
+            .range(0, 1)
+            .solvers(kTrainers)
+            .text(
+                u"Warm-up fraction",
+                "Warm-up as a fraction of all steps (linear ramp of the rate).",
+                u"<b>Warm-up</b>: fraction of all steps with a linear ramp of η (both schedules)."));
+    add(K("solver", "clip", T::Real, solverField(&SolverConfig::clip))
+            .range(0, 1e12)
+            .solvers(kTrainers)
+            .text(u"Gradient clip", "Gradient-norm clipping threshold (0 = off).",
+                  u"<b>Clip</b>: the gradient is rescaled to this norm when longer (0 = off)."));
+    add(K("solver", "target_loss", T::Real, solverField(&SolverConfig::targetLoss))
+            .range(0, 1e12)
+            .solvers(kTrainers)
+            .text(u"Target loss", "Stop when train_mse <= target_loss (0 = off).",
+                  u"<b>Target</b>: stop when the training MSE ≤ target (0 = off)."));
+    add(K("solver", "seed", T::Integer, solverField(&SolverConfig::seed))
+            .range(0, kMaxExactInt)
+            .solvers(kTrainers)
+            .text(
+                u"Solver seed",
+                "Seed of initialisation and shuffling (mhla: N(0, 1/d) entries; multilayer: Q and the "
+                "readout N(0, 1/d), V N(0, 0.01/(d H L)); softmax: weights N(0, 1/fan-in), the ReLU "
+                "layer N(0, 2/fan-in), LayerNorm gains 1, biases 0).",
+                u"<b>Solver seed</b>: initialisation and shuffling of the trainer. mhla: entries "
+                u"N(0, 1/d); multilayer: Q and the readout N(0, 1/d), V N(0, 0.01/(d·H·L)) so the "
+                u"residual stream starts near identity; softmax: weights N(0, 1/fan-in), the ReLU layer "
+                u"N(0, 2/fan-in), LayerNorm gains 1, biases 0. Same seed ⇒ same run."));
+    add(K("solver", "log_every", T::Integer, solverField(&SolverConfig::logEvery))
+            .range(1, 1e7)
+            .solvers(kTrainers)
+            .text(u"Log every (epochs)", "Epochs between history points.",
+                  u"Epochs between points of the training curves."));
+    add(K("solver", "compare_exact", T::Bool, solverField(&SolverConfig::compareExact))
+            .solvers(kTrainers)
+            .text(
+                u"Compare with exact solver",
+                "Also run the exact solver on the same data and report the distance to it.",
+                u"Also run the exact solver on the same data: its losses are drawn as dashed reference "
+                u"lines and the distance ‖P − P<sub>exact</sub>‖/‖P<sub>exact</sub>‖ is tracked."));
 
     // ---- eval
-    add(K("eval", "val_samples", T::Integer, evalField(&EvalConfig::valSamples)).range(1, 1e9).text(
-        u"Validation samples", "Fresh samples of the task for val_mse.",
-        u"Fresh prompts of the task distribution for val_mse = mean (ŷ − y)²."));
-    add(K("eval", "ood_samples", T::Integer, evalField(&EvalConfig::oodSamples)).range(1, 1e9).text(
-        u"OOD samples", "Generic prompts (N(0,1) entries) for ood_rel_mse = E|f - f*|^2 / E|f*|^2.",
-        u"Generic prompts (i.i.d. N(0,1) entries) for ood_rel_mse = E‖f̂(Z) − f*(Z)‖² / "
-        u"E‖f*(Z)‖². Certified ⇒ ≈ 0."));
-    add(K("eval", "words", T::Integer, evalField(&EvalConfig::words)).range(1, 1e7).tasks(kAuto).text(
-        u"Words executed", "Words executed on fresh DFAs.",
-        u"Random words run on fresh DFAs to measure step and word accuracy."));
-    add(K("eval", "spectrum", T::Choice, evalField(&EvalConfig::spectrum)).choices(spectra).exactOnly().text(
-        u"Spectrum of Λ",
-        "Eigenvalues of Lambda: auto = all when D <= 1024, full = always, none = only "
-        "lambda_min and lambda_max.",
-        u"Eigenvalues of Λ to compute: auto (all when D ≤ 1024), full, none (λ<sub>min</sub> "
-        u"and λ<sub>max</sub> only)."));
-    add(K("eval", "lambda_trace", T::Integer, evalField(&EvalConfig::lambdaTrace)).range(0, 100).exactOnly().text(
-        u"λ_min checkpoints",
-        "Checkpoints of lambda_min against samples seen (0 = off; skipped when D > 600).",
-        u"Checkpoints of λ<sub>min</sub>(Λ) over the first k samples, showing the certificate "
-        u"appear (0 = off; skipped when D &gt; 600, where each checkpoint is a large "
-        u"eigenproblem)."));
-    add(K("eval", "identifiability", T::Choice, evalField(&EvalConfig::identifiability)).choices(spectra).solvers(kPoly).text(
-        u"Identifiability explorer",
-        "Explore what the data identify (poly): fewest heads, samples the certificate needs, "
-        "null relations and H-head probes when not certified, noise prediction. auto = when "
-        "D <= 300, full = always, none = off.",
-        u"<b>Explorer</b>: min_heads (fewest heads that give the learned function), "
-        u"certificate_samples (smallest N with λ<sub>min</sub> &gt; τ), and when not certified the "
-        u"null relations among the features and whether another exact fit with H = 1, 2, 4 heads "
-        u"exists; the noise prediction E‖P̂ − P*‖² ≈ σ² d<sub>out</sub> tr(Λ⁻¹)/N. auto: when "
-        u"D ≤ 300; full: always (slow for large D); none: off."));
+    add(K("eval", "val_samples", T::Integer, evalField(&EvalConfig::valSamples))
+            .range(1, 1e9)
+            .text(u"Validation samples", "Fresh samples of the task for val_mse.",
+                  u"Fresh prompts of the task distribution for val_mse = mean (ŷ − y)²."));
+    add(K("eval", "ood_samples", T::Integer, evalField(&EvalConfig::oodSamples))
+            .range(1, 1e9)
+            .text(u"OOD samples",
+                  "Generic prompts (N(0,1) entries) for ood_rel_mse = E|f - f*|^2 / E|f*|^2.",
+                  u"Generic prompts (i.i.d. N(0,1) entries) for ood_rel_mse = E‖f̂(Z) − f*(Z)‖² / "
+                  u"E‖f*(Z)‖². Certified ⇒ ≈ 0."));
+    add(K("eval", "words", T::Integer, evalField(&EvalConfig::words))
+            .range(1, 1e7)
+            .tasks(kAuto)
+            .text(u"Words executed", "Words executed on fresh DFAs.",
+                  u"Random words run on fresh DFAs to measure step and word accuracy."));
+    add(K("eval", "spectrum", T::Choice, evalField(&EvalConfig::spectrum))
+            .choices(spectra)
+            .exactOnly()
+            .text(
+                u"Spectrum of Λ",
+                "Eigenvalues of Lambda: auto = all when D <= 1024, full = always, none = only "
+                "lambda_min and lambda_max.",
+                u"Eigenvalues of Λ to compute: auto (all when D ≤ 1024), full, none (λ<sub>min</sub> "
+                u"and λ<sub>max</sub> only)."));
+    add(K("eval", "lambda_trace", T::Integer, evalField(&EvalConfig::lambdaTrace))
+            .range(0, 100)
+            .exactOnly()
+            .text(
+                u"λ_min checkpoints",
+                "Checkpoints of lambda_min against samples seen (0 = off; skipped when D > 600).",
+                u"Checkpoints of λ<sub>min</sub>(Λ) over the first k samples, showing the certificate "
+                u"appear (0 = off; skipped when D &gt; 600, where each checkpoint is a large "
+                u"eigenproblem)."));
+    add(K("eval", "identifiability", T::Choice, evalField(&EvalConfig::identifiability))
+            .choices(spectra)
+            .solvers(kPoly)
+            .text(
+                u"Identifiability explorer",
+                "Explore what the data identify (poly): fewest heads, samples the certificate needs, "
+                "null relations and H-head probes when not certified, noise prediction. auto = when "
+                "D <= 300, full = always, none = off.",
+                u"<b>Explorer</b>: min_heads (fewest heads that give the learned function), "
+                u"certificate_samples (smallest N with λ<sub>min</sub> &gt; τ), and when not certified the "
+                u"null relations among the features and whether another exact fit with H = 1, 2, 4 heads "
+                u"exists; the noise prediction E‖P̂ − P*‖² ≈ σ² d<sub>out</sub> tr(Λ⁻¹)/N. auto: when "
+                u"D ≤ 300; full: always (slow for large D); none: off."));
     return keys;
 }
 
@@ -330,7 +444,6 @@ const KeyInfo* findKey(const QString& section, const QString& key) {
         if (k.section == section && k.key == key) return &k;
     return nullptr;
 }
-
 
 QString knownKeys(const QString& section) {
     QStringList names;
@@ -344,8 +457,7 @@ void setFromJson(const KeyInfo& k, const QJsonValue& v, ExperimentConfig& cfg) {
     const auto fail = [&k](const QString& msg) { throw ConfigError(str(msg), k.path()); };
     switch (k.type) {
     case T::Bool:
-        if (!v.isBool())
-            fail(where + describe(v) + q(" is not allowed; expected true or false"));
+        if (!v.isBool()) fail(where + describe(v) + q(" is not allowed; expected true or false"));
         k.set(cfg, v.toBool() ? 1.0 : 0.0);
         return;
     case T::Choice: {
@@ -353,8 +465,7 @@ void setFromJson(const KeyInfo& k, const QJsonValue& v, ExperimentConfig& cfg) {
             fail(where + describe(v) + q(" is not allowed; expected ") + k.allowed());
         const int idx = static_cast<int>(k.choices.indexOf(v.toString()));
         if (idx < 0)
-            fail(where + q("\"") + v.toString() + q("\" is not allowed; expected ") +
-                                  k.allowed());
+            fail(where + q("\"") + v.toString() + q("\" is not allowed; expected ") + k.allowed());
         k.set(cfg, idx);
         return;
     }
@@ -364,8 +475,7 @@ void setFromJson(const KeyInfo& k, const QJsonValue& v, ExperimentConfig& cfg) {
             fail(where + describe(v) + q(" is not allowed; expected ") + k.allowed());
         const double x = v.toDouble();
         if (!std::isfinite(x))
-            fail(where + q("NaN and infinite values are not allowed; expected ") +
-                                  k.allowed());
+            fail(where + q("NaN and infinite values are not allowed; expected ") + k.allowed());
         if (k.type == T::Integer && std::floor(x) != x)
             fail(where + numberText(x) + q(" is not an integer; expected ") + k.allowed());
         const bool below = k.minOpen ? x <= k.min : x < k.min;
@@ -404,7 +514,8 @@ QString Applicability::text() const {
     if (solvers == kTrainers) parts << q("trainers");
     else if (solvers != kAllSolvers) {
         QStringList t;
-        for (SolverKind k : {SolverKind::Poly, SolverKind::Mhla, SolverKind::Multilayer, SolverKind::Softmax})
+        for (SolverKind k :
+             {SolverKind::Poly, SolverKind::Mhla, SolverKind::Multilayer, SolverKind::Softmax})
             if (solvers & bit(k)) t << toString(k);
         parts << t.join(q(", "));
     }
@@ -419,8 +530,9 @@ QString Applicability::text() const {
 }
 
 QString KeyInfo::tooltipHtml() const {
-    return tooltip + q("<br><i>Allowed:</i> ") + allowed().toHtmlEscaped() + q(". <i>Read by:</i> ") +
-           applies.text().toHtmlEscaped() + q(". <i>Key:</i> <tt>") + path() + q("</tt>");
+    return tooltip + q("<br><i>Allowed:</i> ") + allowed().toHtmlEscaped() +
+           q(". <i>Read by:</i> ") + applies.text().toHtmlEscaped() + q(". <i>Key:</i> <tt>") +
+           path() + q("</tt>");
 }
 
 QString KeyInfo::allowed() const {
@@ -429,12 +541,13 @@ QString KeyInfo::allowed() const {
     case Type::Choice: return q("one of ") + choices.join(q(", "));
     case Type::Integer:
         // Wide ranges read better as two bounds (and keep both visible).
-        if (max >= 1e6) return q("an integer >= ") + numberText(min) + q(" and <= ") + numberText(max);
+        if (max >= 1e6)
+            return q("an integer >= ") + numberText(min) + q(" and <= ") + numberText(max);
         return q("an integer in [") + numberText(min) + q(", ") + numberText(max) + q("]");
     case Type::Real:
         if (max >= 1e6 && !maxOpen)
-            return q("a number ") + (minOpen ? q("> ") : q(">= ")) + numberText(min) + q(" and <= ") +
-                   numberText(max);
+            return q("a number ") + (minOpen ? q("> ") : q(">= ")) + numberText(min) +
+                   q(" and <= ") + numberText(max);
         return q("a number in ") + (minOpen ? q("(") : q("[")) + numberText(min) + q(", ") +
                numberText(max) + (maxOpen ? q(")") : q("]"));
     }
@@ -470,7 +583,6 @@ int automatonListedPairs(const TaskConfig& task) {
 
 namespace {
 
-
 /// Cross-key constraints and the memory estimate of a parsed configuration.
 std::vector<ConfigIssue> crossKeyIssues(const ExperimentConfig& cfg) {
     std::vector<ConfigIssue> out;
@@ -486,57 +598,65 @@ std::vector<ConfigIssue> crossKeyIssues(const ExperimentConfig& cfg) {
     if (!trainer) {
         const long long maxHeads = std::min<long long>(1LL * dOut * d, 1LL * d * d);
         if (cfg.solver.heads > maxHeads)
-            issue("solver.heads", QString::number(cfg.solver.heads) +
-                                      q(" heads is more than unfold(P) can have: its rank is at most "
-                                        "min(d_out*d, d^2) = ") +
-                                      QString::number(maxHeads) + q(" here; expected an integer in [0, ") +
-                                      QString::number(maxHeads) + q("] (0 = all)"));
+            issue("solver.heads",
+                  QString::number(cfg.solver.heads) +
+                      q(" heads is more than unfold(P) can have: its rank is at most "
+                        "min(d_out*d, d^2) = ") +
+                      QString::number(maxHeads) + q(" here; expected an integer in [0, ") +
+                      QString::number(maxHeads) + q("] (0 = all)"));
     }
     if (trainer && cfg.solver.batch > cfg.task.samples)
-        issue("solver.batch", QString::number(cfg.solver.batch) + q(" is larger than the data set (task.samples = ") +
+        issue("solver.batch", QString::number(cfg.solver.batch) +
+                                  q(" is larger than the data set (task.samples = ") +
                                   QString::number(cfg.task.samples) +
                                   q("); expected an integer in [1, task.samples]"));
     if (cfg.solver.kind == SolverKind::Softmax && cfg.solver.heads > d)
         issue("solver.heads", QString::number(cfg.solver.heads) +
-                                  q(" heads do not fit a softmax block of width d = ") + QString::number(d) +
-                                  q("; expected an integer in [1, d]"));
+                                  q(" heads do not fit a softmax block of width d = ") +
+                                  QString::number(d) + q("; expected an integer in [1, d]"));
     // Memory: the exact solve needs O(D^2); trainers keep their data, parameters, optimizer
     // state and history. Refuse what this machine cannot hold, with the estimate.
     const double ram = physicalMemoryBytes();
     const bool needsExact = !trainer || cfg.solver.compareExact;
-    double bytes = needsExact ? estimateSolveBytes(d, dOut, static_cast<int>(kAccumulationBlock)) : 0.0;
+    double bytes =
+        needsExact ? estimateSolveBytes(d, dOut, static_cast<int>(kAccumulationBlock)) : 0.0;
     if (trainer) {
         bytes += 8.0 * static_cast<double>(cfg.task.samples + cfg.eval.valSamples) *
                  (static_cast<double>(d) * cfg.tokenCount() + dOut);
-        const double H = cfg.solver.heads, L = cfg.solver.kind == SolverKind::Multilayer ? cfg.solver.layers : 1;
+        const double H = cfg.solver.heads,
+                     L = cfg.solver.kind == SolverKind::Multilayer ? cfg.solver.layers : 1;
         const double params = cfg.solver.kind == SolverKind::Softmax
                                   ? 4.0 * H * d * d + 4.0 * d * d + 1.0 * dOut * d
                                   : L * H * d * (1.0 * d + d) + 1.0 * dOut * d;
         // theta, gradient, two optimizer moments, a gradient and a workspace per thread
         bytes += 8.0 * params * 8.0 + 8.0 * H * L * d * cfg.tokenCount() * 4.0;
-        bytes += 400.0 * static_cast<double>(std::min<long long>(cfg.solver.epochs / cfg.solver.logEvery + 2,
-                                                                  static_cast<long long>(kMaxHistoryPoints)));
+        bytes += 400.0 * static_cast<double>(
+                             std::min<long long>(cfg.solver.epochs / cfg.solver.logEvery + 2,
+                                                 static_cast<long long>(kMaxHistoryPoints)));
     }
     if (ram > 0 && bytes > 0.8 * ram) {
         const double gib = 1024.0 * 1024.0 * 1024.0;
         const char* keyPath = cfg.task.kind == TaskKind::AssociativeMemory ? "task.pairs"
-                              : cfg.task.kind == TaskKind::Automaton      ? "task.states"
-                                                                          : "task.d";
+                              : cfg.task.kind == TaskKind::Automaton       ? "task.states"
+                                                                           : "task.d";
         if (trainer && !needsExact) keyPath = "solver.heads";
         QString what = q("d = ") + QString::number(d) + q(" (feature dimension D = ") +
                        QString::number(featureDim(d)) + q(")");
-        if (cfg.task.kind == TaskKind::AssociativeMemory) what = q("task.pairs = ") + QString::number(cfg.task.pairs) + q(", ") + what;
+        if (cfg.task.kind == TaskKind::AssociativeMemory)
+            what = q("task.pairs = ") + QString::number(cfg.task.pairs) + q(", ") + what;
         if (cfg.task.kind == TaskKind::Automaton)
-            what = q("task.states = ") + QString::number(cfg.task.states) + q(", task.alphabet = ") +
-                   QString::number(cfg.task.alphabet) + q(", ") + what;
+            what = q("task.states = ") + QString::number(cfg.task.states) +
+                   q(", task.alphabet = ") + QString::number(cfg.task.alphabet) + q(", ") + what;
         if (trainer)
-            what += q(", ") + QString::number(cfg.solver.heads) + q(" heads x ") +
-                    QString::number(cfg.solver.kind == SolverKind::Multilayer ? cfg.solver.layers : 1) +
-                    q(" layers, ") + QString::number(cfg.task.samples) + q(" samples");
-        out.push_back({q(keyPath), what + q(" needs about ") + QString::number(bytes / gib, 'f', 1) +
-                                       q(" GiB of memory; this machine has ") +
-                                       QString::number(ram / gib, 'f', 1) +
-                                       q(" GiB. Allowed: sizes whose estimate fits in 80% of RAM.")});
+            what +=
+                q(", ") + QString::number(cfg.solver.heads) + q(" heads x ") +
+                QString::number(cfg.solver.kind == SolverKind::Multilayer ? cfg.solver.layers : 1) +
+                q(" layers, ") + QString::number(cfg.task.samples) + q(" samples");
+        out.push_back(
+            {q(keyPath), what + q(" needs about ") + QString::number(bytes / gib, 'f', 1) +
+                             q(" GiB of memory; this machine has ") +
+                             QString::number(ram / gib, 'f', 1) +
+                             q(" GiB. Allowed: sizes whose estimate fits in 80% of RAM.")});
     }
     return out;
 }
@@ -548,9 +668,10 @@ void parseInto(const QJsonObject& obj, ExperimentConfig& cfg, std::vector<Config
         if (section != q("task") && section != q("solver") && section != q("eval")) {
             issues.push_back({section, q("unknown key \"") + section +
                                            q("\" at the top level; allowed: task, solver, eval") +
-                                           (section == q("sweep") ? q(" (this file describes a sweep: run it with "
-                                                                      "mhla-lab sweep --config FILE)")
-                                                                  : QString())});
+                                           (section == q("sweep")
+                                                ? q(" (this file describes a sweep: run it with "
+                                                    "mhla-lab sweep --config FILE)")
+                                                : QString())});
             continue;
         }
         if (!it.value().isObject()) {
@@ -562,9 +683,10 @@ void parseInto(const QJsonObject& obj, ExperimentConfig& cfg, std::vector<Config
         for (auto kt = sec.begin(); kt != sec.end(); ++kt) {
             const KeyInfo* k = findKey(section, kt.key());
             if (!k) {
-                issues.push_back({section + q(".") + kt.key(),
-                                  q("unknown key \"") + section + q(".") + kt.key() + q("\"; the keys of ") +
-                                      section + q(" are: ") + knownKeys(section)});
+                issues.push_back(
+                    {section + q(".") + kt.key(), q("unknown key \"") + section + q(".") +
+                                                      kt.key() + q("\"; the keys of ") + section +
+                                                      q(" are: ") + knownKeys(section)});
                 continue;
             }
             try {
@@ -598,7 +720,8 @@ QStringList unreadKeys(const QJsonObject& obj, const ExperimentConfig& cfg) {
     const ExperimentConfig defaults;
     for (const auto& k : experimentKeys()) {
         const QJsonObject sec = obj.value(k.section).toObject();
-        if (sec.contains(k.key) && !k.applies.reads(cfg) && k.get(cfg) != k.get(defaults)) out << k.path();
+        if (sec.contains(k.key) && !k.applies.reads(cfg) && k.get(cfg) != k.get(defaults))
+            out << k.path();
     }
     return out;
 }
@@ -632,7 +755,8 @@ QString firstDuplicateKey(const QByteArray& text) {
             for (++i; i < text.size() && text[i] != '"'; ++i)
                 if (text[i] == '\\') ++i;
             if (!stack.empty() && stack.back().object && stack.back().expectKey) {
-                const QJsonDocument one = QJsonDocument::fromJson("[" + text.mid(start, i - start + 1) + "]");
+                const QJsonDocument one =
+                    QJsonDocument::fromJson("[" + text.mid(start, i - start + 1) + "]");
                 const QString key = one.array().at(0).toString();
                 if (stack.back().keys.contains(key)) {
                     QStringList path;
@@ -666,8 +790,9 @@ ExperimentConfig experimentFromJsonText(const QByteArray& text) {
 QJsonObject experimentObjectFromJsonText(const QByteArray& text) {
     QJsonParseError err;
     const QJsonDocument doc = QJsonDocument::fromJson(text, &err);
-    const char* objectExpected = "the experiment must be a JSON object ({\"task\": {...}, \"solver\": "
-                                 "{...}, \"eval\": {...}}), not ";
+    const char* objectExpected =
+        "the experiment must be a JSON object ({\"task\": {...}, \"solver\": "
+        "{...}, \"eval\": {...}}), not ";
     if (err.error != QJsonParseError::NoError) {
         // Qt reads only objects and arrays at the top level: a lone number, string or null is
         // valid JSON, but not an experiment.
@@ -675,15 +800,17 @@ QJsonObject experimentObjectFromJsonText(const QByteArray& text) {
         const QJsonDocument wrapped = QJsonDocument::fromJson("[" + text + "]", &inner);
         if (inner.error == QJsonParseError::NoError && wrapped.array().size() == 1)
             throw ConfigError(str(q(objectExpected) + describe(wrapped.array().at(0))));
-        throw ConfigError(str(q("malformed JSON at offset ") + QString::number(err.offset) + q(": ") +
-                              err.errorString()));
+        throw ConfigError(str(q("malformed JSON at offset ") + QString::number(err.offset) +
+                              q(": ") + err.errorString()));
     }
     if (!doc.isObject())
-        throw ConfigError(str(q("the experiment must be a JSON object ({\"task\": {...}, \"solver\": "
-                                "{...}, \"eval\": {...}}), not ") +
-                              (doc.isArray() ? q("an array") : q("a single value"))));
+        throw ConfigError(
+            str(q("the experiment must be a JSON object ({\"task\": {...}, \"solver\": "
+                  "{...}, \"eval\": {...}}), not ") +
+                (doc.isArray() ? q("an array") : q("a single value"))));
     if (const QString dup = firstDuplicateKey(text); !dup.isEmpty())
-        throw ConfigError(str(q("the key \"") + dup + q("\" is given twice; each key may appear once")), dup);
+        throw ConfigError(
+            str(q("the key \"") + dup + q("\" is given twice; each key may appear once")), dup);
     return doc.object();
 }
 
@@ -705,19 +832,20 @@ void applyOverride(QJsonObject& obj, const QString& assignment) {
     const QString text = assignment.mid(eq + 1).trimmed();
     const QStringList parts = path.split(QLatin1Char('.'));
     if (parts.size() != 2 || parts[0].isEmpty() || parts[1].isEmpty())
-        throw ConfigError(str(q("--set \"") + assignment +
-                              q("\": the key must be section.key with section task, solver or eval")));
+        throw ConfigError(
+            str(q("--set \"") + assignment +
+                q("\": the key must be section.key with section task, solver or eval")));
     const QString lower = text.toLower();
     if (lower == q("nan") || lower == q("inf") || lower == q("-inf") || lower == q("infinity") ||
         lower == q("+inf") || lower == q("-infinity"))
-        throw ConfigError(str(path + q(": ") + text + q(" is not allowed; NaN and infinite values are never allowed")));
+        throw ConfigError(str(path + q(": ") + text +
+                              q(" is not allowed; NaN and infinite values are never allowed")));
     QJsonValue value;
     QJsonParseError err;
     const QJsonDocument doc = QJsonDocument::fromJson((q("[") + text + q("]")).toUtf8(), &err);
     if (err.error == QJsonParseError::NoError && doc.isArray() && doc.array().size() == 1)
         value = doc.array().at(0);
-    else
-        value = QJsonValue(text);
+    else value = QJsonValue(text);
     QJsonObject section = obj.value(parts[0]).toObject();
     if (obj.contains(parts[0]) && !obj.value(parts[0]).isObject())
         throw ConfigError(str(parts[0] + q(": expected an object")));
@@ -735,10 +863,12 @@ QString experimentKeysHelp() {
             out += q("\n  ") + current + q(":\n");
         }
         const QJsonValue v = k.value(defaults);
-        const QString def = v.isString() ? v.toString() : v.isBool() ? (v.toBool() ? q("true") : q("false"))
-                                                                      : numberText(v.toDouble());
-        out += q("    ") + k.path().leftJustified(22) + q(" default ") + def.leftJustified(18) + q(" ") +
-               k.allowed() + q("; read by: ") + k.applies.text() + q("\n") + q("        ") + k.help + q("\n");
+        const QString def = v.isString() ? v.toString()
+                            : v.isBool() ? (v.toBool() ? q("true") : q("false"))
+                                         : numberText(v.toDouble());
+        out += q("    ") + k.path().leftJustified(22) + q(" default ") + def.leftJustified(18) +
+               q(" ") + k.allowed() + q("; read by: ") + k.applies.text() + q("\n") +
+               q("        ") + k.help + q("\n");
     }
     return out;
 }
@@ -748,15 +878,27 @@ const KeyInfo* findExperimentKey(const QString& dottedPath) {
     return dot < 0 ? nullptr : findKey(dottedPath.left(dot), dottedPath.mid(dot + 1));
 }
 
-QString toString(TaskKind k) {
-    return experimentKeys()[0].choices.value(static_cast<int>(k));
+QString toString(TaskKind k) { return experimentKeys()[0].choices.value(static_cast<int>(k)); }
+QString toString(Embedding e) {
+    return findKey(q("task"), q("embedding"))->choices.value(static_cast<int>(e));
 }
-QString toString(Embedding e) { return findKey(q("task"), q("embedding"))->choices.value(static_cast<int>(e)); }
-QString toString(OrthogonalSampler s) { return findKey(q("task"), q("orthogonal_sampler"))->choices.value(static_cast<int>(s)); }
-QString toString(SolverKind k) { return findKey(q("solver"), q("kind"))->choices.value(static_cast<int>(k)); }
-QString toString(OptimizerKind k) { return findKey(q("solver"), q("optimizer"))->choices.value(static_cast<int>(k)); }
-QString toString(ScheduleKind k) { return findKey(q("solver"), q("schedule"))->choices.value(static_cast<int>(k)); }
-QString toString(ExploreMode m) { return findKey(q("eval"), q("identifiability"))->choices.value(static_cast<int>(m)); }
-QString toString(SpectrumMode m) { return findKey(q("eval"), q("spectrum"))->choices.value(static_cast<int>(m)); }
+QString toString(OrthogonalSampler s) {
+    return findKey(q("task"), q("orthogonal_sampler"))->choices.value(static_cast<int>(s));
+}
+QString toString(SolverKind k) {
+    return findKey(q("solver"), q("kind"))->choices.value(static_cast<int>(k));
+}
+QString toString(OptimizerKind k) {
+    return findKey(q("solver"), q("optimizer"))->choices.value(static_cast<int>(k));
+}
+QString toString(ScheduleKind k) {
+    return findKey(q("solver"), q("schedule"))->choices.value(static_cast<int>(k));
+}
+QString toString(ExploreMode m) {
+    return findKey(q("eval"), q("identifiability"))->choices.value(static_cast<int>(m));
+}
+QString toString(SpectrumMode m) {
+    return findKey(q("eval"), q("spectrum"))->choices.value(static_cast<int>(m));
+}
 
 } // namespace mhla

@@ -70,9 +70,9 @@ struct SolverConfig {
     SolverKind kind = SolverKind::Poly;
     // poly
     double ridge = 0.0;
-    int heads = 0;                 ///< poly: keep the top H heads (0 = all); trainers: H >= 1
-    double tolerance = 1e-10;      ///< certificate tolerance, relative to lambda_max
-    double rankTolerance = 1e-8;   ///< numerical rank of unfold(P), relative to sigma_1
+    int heads = 0;               ///< poly: keep the top H heads (0 = all); trainers: H >= 1
+    double tolerance = 1e-10;    ///< certificate tolerance, relative to lambda_max
+    double rankTolerance = 1e-8; ///< numerical rank of unfold(P), relative to sigma_1
     // trainers (issue: gradient-trained baselines)
     int layers = 2;
     OptimizerKind optimizer = OptimizerKind::Adam;
@@ -82,11 +82,11 @@ struct SolverConfig {
     int epochs = 50;
     ScheduleKind schedule = ScheduleKind::Cosine;
     double warmup = 0.1;
-    double clip = 5.0;             ///< gradient-norm clipping (0 = off)
-    double targetLoss = 0.0;       ///< stop when train_mse <= target_loss (0 = off)
-    long long seed = 1;            ///< initialisation and shuffling
-    int logEvery = 1;              ///< epochs between history points
-    bool compareExact = true;      ///< also run the exact solver and report the distance to it
+    double clip = 5.0;        ///< gradient-norm clipping (0 = off)
+    double targetLoss = 0.0;  ///< stop when train_mse <= target_loss (0 = off)
+    long long seed = 1;       ///< initialisation and shuffling
+    int logEvery = 1;         ///< epochs between history points
+    bool compareExact = true; ///< also run the exact solver and report the distance to it
 };
 
 struct EvalConfig {
@@ -94,7 +94,7 @@ struct EvalConfig {
     long long oodSamples = 4096;
     int words = 200;
     SpectrumMode spectrum = SpectrumMode::Auto; ///< auto: full spectrum when D <= 1024
-    int lambdaTrace = 12;          ///< checkpoints of lambda_min vs samples seen (0 = off)
+    int lambdaTrace = 12; ///< checkpoints of lambda_min vs samples seen (0 = off)
     /// Identifiability explorer (poly): auto = when D <= 300, full = always, none = off.
     ExploreMode identifiability = ExploreMode::Auto;
 };
@@ -163,17 +163,17 @@ struct Applicability {
 /// GUI form (fields, labels, tooltips, visibility) and the error messages all read it.
 struct KeyInfo {
     enum class Type { Integer, Real, Bool, Choice };
-    QString section;      ///< "task", "solver" or "eval"
-    QString key;          ///< JSON key inside the section
+    QString section; ///< "task", "solver" or "eval"
+    QString key;     ///< JSON key inside the section
     Type type;
-    double min, max;      ///< inclusive bounds for Integer/Real (unless the *Open flags)
+    double min, max; ///< inclusive bounds for Integer/Real (unless the *Open flags)
     bool minOpen = false, maxOpen = false;
-    QStringList choices;  ///< Choice: allowed strings, in enum order
+    QStringList choices; ///< Choice: allowed strings, in enum order
     Applicability applies;
-    QString label;        ///< the form's label, with its symbol ("Training samples N")
-    QString help;         ///< plain-text meaning and formula (--help)
-    QString tooltip;      ///< rich-text meaning, formula and unit (GUI); see tooltipHtml()
-    std::function<double(const ExperimentConfig&)> get;  ///< Choice: the index
+    QString label;   ///< the form's label, with its symbol ("Training samples N")
+    QString help;    ///< plain-text meaning and formula (--help)
+    QString tooltip; ///< rich-text meaning, formula and unit (GUI); see tooltipHtml()
+    std::function<double(const ExperimentConfig&)> get; ///< Choice: the index
     std::function<void(ExperimentConfig&, double)> set;
 
     QString path() const { return section + QLatin1Char('.') + key; }

@@ -34,7 +34,7 @@ constexpr double kMatVecFlopsPerSec = 2.0e9;
 constexpr double kSvdFlopsPerSec = 2.0e9;
 //   per-sample work (prompt generation, feature map, P psi): small matrix code, slow
 constexpr double kSampleFlopsPerSec = 1.0e9;
-constexpr double kSampleOverheadSec = 2e-6;  ///< allocations and RNG per generated prompt
+constexpr double kSampleOverheadSec = 2e-6; ///< allocations and RNG per generated prompt
 //   trainers: forward + backward ~ 2 * workPerSample flops per sample (workPerSample = 3 params
 //   [* tokens for the token-wise models]); evaluation ~ 1/3 of that
 constexpr double kTrainFlopsPerSec = 1.2e9;
@@ -75,7 +75,8 @@ TrainerShape trainerShape(const ExperimentConfig& cfg) {
     case SolverKind::Multilayer:
         t.params = cfg.solver.layers * 2.0 * H * d * d + dOut * d;
         t.workPerSample = 3 * t.params * n;
-        t.workspaceBytes = kBytesPerDouble * cfg.solver.layers * (H * d * n * 3 + d * n * 2 + H * d * d);
+        t.workspaceBytes =
+            kBytesPerDouble * cfg.solver.layers * (H * d * n * 3 + d * n * 2 + H * d * d);
         break;
     case SolverKind::Softmax: {
         const double dh = static_cast<int>(d) % static_cast<int>(H) == 0 ? d / H : d;
@@ -85,8 +86,7 @@ TrainerShape trainerShape(const ExperimentConfig& cfg) {
         t.workspaceBytes = kBytesPerDouble * (H * n * n * 2 + Hdh * n * 6 + d * n * 8);
         break;
     }
-    case SolverKind::Poly:
-        break;
+    case SolverKind::Poly: break;
     }
     return t;
 }
@@ -107,35 +107,39 @@ RunEstimate estimateRun(const ExperimentConfig& cfg) {
     double peak = 0;
 
     if (exact) {
-        e.phases.emplace_back("accumulate", N * D * D / 2 / kAccumulateFlopsPerSec + sampleSeconds(gen, N));
+        e.phases.emplace_back("accumulate",
+                              N * D * D / 2 / kAccumulateFlopsPerSec + sampleSeconds(gen, N));
         // lambda_min trace (dense eigenvalues at each checkpoint, only for D <= 600).
         if (cfg.eval.lambdaTrace > 0 && D <= 600)
-            e.phases.emplace_back("lambda_trace",
-                                  (cfg.eval.lambdaTrace + 1) * 4.0 / 3.0 * cube(D) / kEigenvaluesFlopsPerSec);
+            e.phases.emplace_back("lambda_trace", (cfg.eval.lambdaTrace + 1) * 4.0 / 3.0 * cube(D) /
+                                                      kEigenvaluesFlopsPerSec);
         CertifyOptions opt;
         opt.fullSpectrum = cfg.eval.spectrum == SpectrumMode::Full ||
                            (cfg.eval.spectrum == SpectrumMode::Auto && D <= 1024);
         double solve = cube(D) / 3 / kCholeskyFlopsPerSec + 2 * dOut * D * D / kMatVecFlopsPerSec;
-        if (cfg.solver.ridge > 0 || chooseCertifyPath(static_cast<Index>(D), opt) == CertifyPath::Dense)
+        if (cfg.solver.ridge > 0 ||
+            chooseCertifyPath(static_cast<Index>(D), opt) == CertifyPath::Dense)
             solve += 4.0 / 3.0 * cube(D) / kEigenvaluesFlopsPerSec;
-        else
-            solve += kLanczosProducts * 4 * D * D / kMatVecFlopsPerSec;
+        else solve += kLanczosProducts * 4 * D * D / kMatVecFlopsPerSec;
         e.phases.emplace_back("certificate+solve", solve);
         e.extraIfNotCertified = 9 * cube(D) / kEigenvectorsFlopsPerSec;
         // Accumulator blocks, Lambda and its shared copy, the factor or eigenvectors with the
         // solver's workspace, a block of samples, C and P.
-        peak = std::max(peak, estimateSolveBytes(dInt, static_cast<int>(dOut), static_cast<int>(kAccumulationBlock)) +
+        peak = std::max(peak, estimateSolveBytes(dInt, static_cast<int>(dOut),
+                                                 static_cast<int>(kAccumulationBlock)) +
                                   kBytesPerDouble * D * D);
         // Metrics of the exact solution: the runner evaluates P on N + val + OOD prompts (the
         // OOD ones twice: model and teacher).
         const double evalFlops = gen + D + 2 * dOut * D;
-        const double evalOnce = sampleSeconds(evalFlops, N + val) + sampleSeconds(evalFlops + gen, 2 * ood);
+        const double evalOnce =
+            sampleSeconds(evalFlops, N + val) + sampleSeconds(evalFlops + gen, 2 * ood);
         double evaluations = 1;
         if (poly && cfg.solver.heads > 0) evaluations += 1; // untruncated and truncated
-        if (!poly) evaluations = 1;                           // the exact reference
+        if (!poly) evaluations = 1;                         // the exact reference
         e.phases.emplace_back("evaluate", evaluations * evalOnce);
         const double W = dOut * d, Wc = d * d;
-        e.phases.emplace_back("heads", 12 * std::min(W, Wc) * std::min(W, Wc) * std::max(W, Wc) / kSvdFlopsPerSec);
+        e.phases.emplace_back("heads", 12 * std::min(W, Wc) * std::min(W, Wc) * std::max(W, Wc) /
+                                           kSvdFlopsPerSec);
     }
 
     if (!poly) {
@@ -145,15 +149,17 @@ RunEstimate estimateRun(const ExperimentConfig& cfg) {
         const double stepWork = 2 * t.workPerSample; // forward + backward + optimiser
         const double evalWork = t.workPerSample / 3 * 2;
         const double kHistoryOod = std::min(ood, 512.0);
-        double train = sampleSeconds(gen, N + val);                         // data sets
-        train += epochs * N * stepWork / kTrainFlopsPerSec;                  // minibatches
+        double train = sampleSeconds(gen, N + val);                               // data sets
+        train += epochs * N * stepWork / kTrainFlopsPerSec;                       // minibatches
         train += logged * (N + val + kHistoryOod) * evalWork / kTrainFlopsPerSec; // history points
-        train += sampleSeconds(gen + evalWork, 2 * ood);                     // final OOD error
+        train += sampleSeconds(gen + evalWork, 2 * ood);                          // final OOD error
         e.phases.emplace_back("train", train);
-        const double perPrompt = kBytesPerDouble * (d * n + dOut + (t.moments ? d * d + d : 0)) + 96;
+        const double perPrompt =
+            kBytesPerDouble * (d * n + dOut + (t.moments ? d * d + d : 0)) + 96;
         const double history = static_cast<double>(kMaxHistoryPoints) * sizeof(HistoryPoint) * 1.5;
         const double chunks = std::ceil(std::max(1, cfg.solver.batch) / 16.0);
-        const double paramBytes = kBytesPerDouble * t.params * (4 + chunks); // theta, grad, 2 moments, chunk grads
+        const double paramBytes =
+            kBytesPerDouble * t.params * (4 + chunks); // theta, grad, 2 moments, chunk grads
         const double trainerBytes = (N + val) * perPrompt + paramBytes + chunks * t.workspaceBytes +
                                     512 * kBytesPerDouble * (d * n + dOut) + history;
         peak = std::max(peak, trainerBytes + (exact ? kBytesPerDouble * dOut * D * 2 : 0));
@@ -176,8 +182,11 @@ std::string formatDuration(double s) {
     if (!std::isfinite(s)) return "forever";
     if (s < 1) std::snprintf(buf, sizeof buf, "%.0f ms", s * 1e3);
     else if (s < 60) std::snprintf(buf, sizeof buf, "%.0f s", s);
-    else if (s < 3600) std::snprintf(buf, sizeof buf, "%.0f min %02.0f s", std::floor(s / 60), std::fmod(s, 60));
-    else if (s < 86400) std::snprintf(buf, sizeof buf, "%.0f h %02.0f min", std::floor(s / 3600), std::floor(std::fmod(s, 3600) / 60));
+    else if (s < 3600)
+        std::snprintf(buf, sizeof buf, "%.0f min %02.0f s", std::floor(s / 60), std::fmod(s, 60));
+    else if (s < 86400)
+        std::snprintf(buf, sizeof buf, "%.0f h %02.0f min", std::floor(s / 3600),
+                      std::floor(std::fmod(s, 3600) / 60));
     else std::snprintf(buf, sizeof buf, "%.1f days", s / 86400);
     return buf;
 }

@@ -10,8 +10,8 @@
 namespace mhla {
 
 struct RunEstimate {
-    double seconds = 0;  ///< wall time on one core of the reference machine (threads help little)
-    double bytes = 0;    ///< peak memory
+    double seconds = 0; ///< wall time on one core of the reference machine (threads help little)
+    double bytes = 0;   ///< peak memory
     /// Seconds per phase, in run order ("accumulate", "certificate+solve", "evaluate", ...).
     std::vector<std::pair<std::string, double>> phases;
     /// Extra seconds if the certificate fails (a dense eigendecomposition with eigenvectors);

@@ -1,12 +1,11 @@
 #include "core/exact.h"
 #include "core/features.h"
 #include "core/parallel.h"
-#include <algorithm>
 #include "core/stopwatch.h"
+#include <algorithm>
 #include <cmath>
 
 namespace mhla {
-
 
 /// Sample counts at which lambda_min is recorded (geometric from D/2 to N).
 std::vector<long long> traceCheckpoints(long long D, long long N, int count) {
@@ -45,7 +44,8 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
         fillSampleBlock(task, Stream::Train, seen, b, U, Qz, Y, ctx.threads);
         acc.addBlock(U, Qz, Y, ctx.threads);
         seen = end;
-        ProgressEvent ev{"generate+accumulate", fractionEnd * 0.8 * static_cast<double>(seen) / N, seen};
+        ProgressEvent ev{"generate+accumulate", fractionEnd * 0.8 * static_cast<double>(seen) / N,
+                         seen};
         if (nextCheckpoint < checkpoints.size() && seen == checkpoints[nextCheckpoint]) {
             const double lmin = smallestEigenvalue(acc.lambda(), ctx);
             out.trace.emplace_back(seen, lmin);
@@ -63,8 +63,7 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
     opt.fullSpectrum = cfg.eval.spectrum == SpectrumMode::Full ||
                        (cfg.eval.spectrum == SpectrumMode::Auto && D <= 1024);
     out.lambda = std::make_shared<const Mat>(acc.lambda());
-    out.solution = solveCertified(out.lambda, acc.crossMoment(),
-                                  cfg.solver.ridge, opt, ctx);
+    out.solution = solveCertified(out.lambda, acc.crossMoment(), cfg.solver.ridge, opt, ctx);
     out.solveMs = msSince(t1);
     return out;
 }

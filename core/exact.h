@@ -19,7 +19,8 @@ void fillSampleBlock(const Task& task, Stream stream, long long first, long long
 /// What the exact solver's pass over the training data produces.
 struct ExactOutput {
     PolySolution solution;
-    std::shared_ptr<const Mat> lambda; ///< the second moment Lambda (for the identifiability explorer)
+    std::shared_ptr<const Mat>
+        lambda; ///< the second moment Lambda (for the identifiability explorer)
     std::vector<std::pair<long long, double>> trace; ///< [samples seen, lambda_min]
     double accumulateMs = 0, solveMs = 0;
 };

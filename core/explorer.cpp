@@ -71,13 +71,15 @@ QJsonObject toJson(const IdentifiabilityReport& report) {
     QJsonObject o;
     o.insert(QStringLiteral("min_heads"), toJson(report.minHeads));
     o.insert(QStringLiteral("certificate_samples"), toJson(report.certificateSamples));
-    if (report.nullRelations) o.insert(QStringLiteral("null_relations"), toJson(*report.nullRelations));
+    if (report.nullRelations)
+        o.insert(QStringLiteral("null_relations"), toJson(*report.nullRelations));
     if (!report.probes.empty()) {
         QJsonArray probes;
         for (const ProbeReport& p : report.probes) {
             QJsonObject j = toJson(p.probe);
-            j.insert(QStringLiteral("ood_rel_mse"),
-                     std::isfinite(p.oodRelMse) ? QJsonValue(p.oodRelMse) : QJsonValue(QJsonValue::Null));
+            j.insert(QStringLiteral("ood_rel_mse"), std::isfinite(p.oodRelMse)
+                                                        ? QJsonValue(p.oodRelMse)
+                                                        : QJsonValue(QJsonValue::Null));
             probes.append(j);
         }
         o.insert(QStringLiteral("probes"), probes);

@@ -53,15 +53,16 @@ void MomentAccumulator::addBlock(const Mat& U, const Mat& Qz, const Mat& Y, int 
             m_blocks[static_cast<size_t>(item)].triangularView<Eigen::Lower>() += U.transpose() * T;
         } else {
             const int c = static_cast<int>(item - nPairs);
-            const Mat T = Qz.col(c).asDiagonal() * U;           // B x P
-            const Mat Cc = Y.transpose() * T;                   // d_out x P
+            const Mat T = Qz.col(c).asDiagonal() * U; // B x P
+            const Mat Cc = Y.transpose() * T;         // d_out x P
             for (int p = 0; p < m_P; ++p) m_cRaw.col(static_cast<Index>(p) * m_d + c) += Cc.col(p);
         }
     });
     m_count += B;
 }
 
-void MomentAccumulator::addSamples(const std::vector<Mat>& Z, const std::vector<Vec>& y, int threads) {
+void MomentAccumulator::addSamples(const std::vector<Mat>& Z, const std::vector<Vec>& y,
+                                   int threads) {
     const Index B = static_cast<Index>(Z.size());
     Mat U(B, m_P), Qz(B, m_d), Y(B, m_dOut);
     Vec u(m_P);

@@ -49,7 +49,8 @@ bool readRegularFile(const QString& path, QByteArray* data, QString* error, qint
     }
     if (!S_ISREG(st.st_mode)) {
         *error = q("\"") + path +
-                 (S_ISDIR(st.st_mode) ? q("\" is a folder") : q("\" is not a regular file (a device, FIFO or socket)")) +
+                 (S_ISDIR(st.st_mode) ? q("\" is a folder")
+                                      : q("\" is not a regular file (a device, FIFO or socket)")) +
                  q("; expected a regular file");
         ::close(fd);
         return false;
@@ -91,7 +92,8 @@ QString writeFileAtomic(const QString& path, const QByteArray& data) {
     int fd = -1;
     for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
         tmp = dir + "/." + QFile::encodeName(info.fileName()) + ".tmp-" +
-              QByteArray::number(static_cast<qlonglong>(::getpid())) + "-" + QByteArray::number(attempt);
+              QByteArray::number(static_cast<qlonglong>(::getpid())) + "-" +
+              QByteArray::number(attempt);
         fd = ::open(tmp.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0 && errno != EEXIST)
             return q("cannot write \"") + path + q("\": ") + osError(errno);
@@ -113,7 +115,8 @@ QString prepareOutputFolder(const QString& dir) {
     struct stat st {};
     if (::lstat(local.constData(), &st) == 0) {
         if (S_ISLNK(st.st_mode))
-            return q("the output folder \"") + dir + q("\" is a symbolic link; give the real folder");
+            return q("the output folder \"") + dir +
+                   q("\" is a symbolic link; give the real folder");
         if (!S_ISDIR(st.st_mode))
             return q("the output folder \"") + dir + q("\" exists and is not a folder");
     } else if (!QDir().mkpath(dir)) {
@@ -124,7 +127,8 @@ QString prepareOutputFolder(const QString& dir) {
             missing.prepend(existing);
             existing = QFileInfo(existing).absolutePath();
         }
-        const int rc = missing.isEmpty() ? -1 : ::mkdir(QFile::encodeName(missing.first()).constData(), 0755);
+        const int rc =
+            missing.isEmpty() ? -1 : ::mkdir(QFile::encodeName(missing.first()).constData(), 0755);
         return q("cannot create the output folder \"") + dir + q("\": ") +
                (rc != 0 ? osError(errno) : q("unknown reason"));
     }

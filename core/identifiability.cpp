@@ -7,8 +7,8 @@
 #include <QJsonArray>
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <numeric>
 #include <optional>
@@ -23,7 +23,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kWeakEvidence = 1e-6;
 
 QString q(const char* s) { return QString::fromUtf8(s); }
-QJsonValue number(double v) { return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null); }
+QJsonValue number(double v) {
+    return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
+}
 
 QJsonArray matrixJson(const Mat& M) {
     QJsonArray rows;
@@ -49,7 +51,8 @@ QJsonArray headsJson(const Heads& h) {
     return a;
 }
 
-/// sym(W): each block M^{ic}_{ab} = W_{(i,a),(b,c)} replaced by (M + M^T)/2; equals unfold(fold(W)).
+/// sym(W): each block M^{ic}_{ab} = W_{(i,a),(b,c)} replaced by (M + M^T)/2; equals
+/// unfold(fold(W)).
 Mat symPart(const Mat& W, int d) {
     const Index dOut = W.rows() / d;
     Mat S(W.rows(), W.cols());
@@ -57,7 +60,8 @@ Mat symPart(const Mat& W, int d) {
         for (int a = 0; a < d; ++a)
             for (int b = 0; b < d; ++b)
                 for (int c = 0; c < d; ++c)
-                    S(i * d + a, b * d + c) = 0.5 * (W(i * d + a, b * d + c) + W(i * d + b, a * d + c));
+                    S(i * d + a, b * d + c) =
+                        0.5 * (W(i * d + a, b * d + c) + W(i * d + b, a * d + c));
     return S;
 }
 
@@ -71,7 +75,8 @@ Vec featureWeights(int d) {
     Vec w(featureDim(d));
     for (int a = 0; a < d; ++a)
         for (int b = a; b < d; ++b)
-            for (int c = 0; c < d; ++c) w(static_cast<Index>(pairIndex(a, b, d)) * d + c) = a == b ? 1.0 : 0.5;
+            for (int c = 0; c < d; ++c)
+                w(static_cast<Index>(pairIndex(a, b, d)) * d + c) = a == b ? 1.0 : 0.5;
     return w;
 }
 
@@ -246,9 +251,12 @@ Mat randomKernelElement(Index rows, Index cols, int d, double norm, Rng& rng) {
 
 Mat foldKernelPart(const Mat& W, int d) { return W - symPart(W, d); }
 
-Mat projectOntoRepresentatives(const Mat& W, const Mat& P, int d) { return W - symPart(W, d) + unfoldP(P, d); }
+Mat projectOntoRepresentatives(const Mat& W, const Mat& P, int d) {
+    return W - symPart(W, d) + unfoldP(P, d);
+}
 
-// ---- 1. min heads -----------------------------------------------------------------------------------
+// ---- 1. min heads
+// -----------------------------------------------------------------------------------
 
 int genericMinHeads(int d, int dOut, std::uint64_t seed) {
     const Index m = static_cast<Index>(dOut) * d, n = static_cast<Index>(d) * d;
@@ -286,7 +294,8 @@ int genericMinHeads(int d, int dOut, std::uint64_t seed) {
 }
 
 MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const RunContext& ctx) {
-    requireShape(d >= 1 && P.rows() >= 1 && P.cols() == featureDim(d), "minHeads: P must be d_out x D(d)");
+    requireShape(d >= 1 && P.rows() >= 1 && P.cols() == featureDim(d),
+                 "minHeads: P must be d_out x D(d)");
     MinHeadsResult out;
     const int dOut = static_cast<int>(P.rows());
     const Index m = static_cast<Index>(dOut) * d, n = static_cast<Index>(d) * d;
@@ -297,7 +306,8 @@ MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const R
     const double sigma1 = s0.s.size() ? s0.s(0) : 0.0;
     for (Index k = 0; k < s0.s.size(); ++k)
         if (sigma1 > 0 && s0.s(k) > opt.rankTol * sigma1) ++out.unfoldRank;
-    if (opt.genericHeadsMaxRows > 0 && static_cast<long long>(dOut) * featureDim(d) <= opt.genericHeadsMaxRows)
+    if (opt.genericHeadsMaxRows > 0 &&
+        static_cast<long long>(dOut) * featureDim(d) <= opt.genericHeadsMaxRows)
         out.genericHeads = genericMinHeads(d, dOut, opt.seed);
     if (pNorm == 0) {
         out.exact = true;
@@ -353,8 +363,10 @@ MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const R
             if (s == 0) start = X;
             else if (s == 1) start = W0;
             else {
-                Rng rng(opt.seed, 0x4D48, static_cast<std::uint64_t>(r) * 1000 + static_cast<std::uint64_t>(s));
-                const double scale = std::array<double, 3>{0.5, 1.0, 2.0}[static_cast<size_t>(s % 3)];
+                Rng rng(opt.seed, 0x4D48,
+                        static_cast<std::uint64_t>(r) * 1000 + static_cast<std::uint64_t>(s));
+                const double scale =
+                    std::array<double, 3>{0.5, 1.0, 2.0}[static_cast<size_t>(s % 3)];
                 start = W0 + randomKernelElement(m, n, d, scale * wNorm, rng);
             }
             const Mat Xa = alternatingProjections(reps, start, r, 200, wNorm, {}, ctx);
@@ -418,18 +430,22 @@ MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const R
         }
     out.heads = headsFromW(out.W, d, out.minHeads, &out.headSingularValues);
     if (!out.exact)
-        out.note = "no rank reproduced P to exact_tol (numerical trouble); min_heads is the best rank found";
+        out.note =
+            "no rank reproduced P to exact_tol (numerical trouble); min_heads is the best rank found";
     else if (out.minHeads <= 1)
         out.note = "one head reproduces P exactly; zero heads cannot (P != 0)";
     else {
         char err[32];
         std::snprintf(err, sizeof err, "%.2g", out.lowerRankBestErrorRel);
-        out.note = std::to_string(out.minHeads) + " heads reproduce P exactly (proven by the refit); " +
-                   std::to_string(out.minHeads - 1) + " heads failed from " + std::to_string(out.lowerRankStarts) +
-                   " starts, best relative error " + err + " (evidence, not proof)";
+        out.note = std::to_string(out.minHeads) +
+                   " heads reproduce P exactly (proven by the refit); " +
+                   std::to_string(out.minHeads - 1) + " heads failed from " +
+                   std::to_string(out.lowerRankStarts) + " starts, best relative error " + err +
+                   " (evidence, not proof)";
         if (out.lowerRankBestErrorRel < kWeakEvidence)
-            out.note += "; that error is small: P may be a limit of models with fewer heads (fold of the rank-r "
-                        "matrices is not a closed set) or the search stalled";
+            out.note +=
+                "; that error is small: P may be a limit of models with fewer heads (fold of the rank-r "
+                "matrices is not a closed set) or the search stalled";
     }
     return out;
 }
@@ -460,12 +476,14 @@ QJsonObject toJson(const MinHeadsResult& r) {
                        {q("note"), QString::fromStdString(r.note)}};
 }
 
-// ---- 2. The H-head probe ------------------------------------------------------------------------------
+// ---- 2. The H-head probe
+// ------------------------------------------------------------------------------
 
 namespace {
 
 /// Null eigenvectors of Lambda (eigenvalues <= toleranceRel * lambda_max).
-Mat nullBasisOf(const Mat& lambda, double toleranceRel, double* tau = nullptr, double* lambdaMax = nullptr) {
+Mat nullBasisOf(const Mat& lambda, double toleranceRel, double* tau = nullptr,
+                double* lambdaMax = nullptr) {
     Eigen::SelfAdjointEigenSolver<Mat> es(lambda);
     const Vec& ev = es.eigenvalues();
     const double lmax = ev.size() ? std::max(ev(ev.size() - 1), 0.0) : 0.0;
@@ -479,16 +497,21 @@ Mat nullBasisOf(const Mat& lambda, double toleranceRel, double* tau = nullptr, d
 
 } // namespace
 
-ProbeResult probeAlternativeFit(const Mat& lambda, const Mat& P, int d, int H, const ProbeOptions& opt,
-                                const RunContext& ctx) {
-    return probeAlternativeFitInNullSpace(nullBasisOf(lambda, opt.toleranceRel), P, d, H, opt, lambda, ctx);
+ProbeResult probeAlternativeFit(const Mat& lambda, const Mat& P, int d, int H,
+                                const ProbeOptions& opt, const RunContext& ctx) {
+    return probeAlternativeFitInNullSpace(nullBasisOf(lambda, opt.toleranceRel), P, d, H, opt,
+                                          lambda, ctx);
 }
 
 ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, int d, int H,
-                                           const ProbeOptions& opt, const Mat& lambda, const RunContext& ctx) {
-    requireShape(d >= 1 && P.rows() >= 1 && P.cols() == featureDim(d), "probe: P must be d_out x D(d)");
-    requireShape(nullBasis.cols() == 0 || nullBasis.rows() == P.cols(), "probe: the null basis must have D rows");
-    requireShape(lambda.size() == 0 || (lambda.rows() == P.cols() && lambda.cols() == P.cols()), "probe: Lambda must be D x D");
+                                           const ProbeOptions& opt, const Mat& lambda,
+                                           const RunContext& ctx) {
+    requireShape(d >= 1 && P.rows() >= 1 && P.cols() == featureDim(d),
+                 "probe: P must be d_out x D(d)");
+    requireShape(nullBasis.cols() == 0 || nullBasis.rows() == P.cols(),
+                 "probe: the null basis must have D rows");
+    requireShape(lambda.size() == 0 || (lambda.rows() == P.cols() && lambda.cols() == P.cols()),
+                 "probe: Lambda must be D x D");
     ProbeResult out;
     out.heads = H;
     out.minDistanceRel = opt.minDistanceRel;
@@ -496,7 +519,8 @@ ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, i
     const Index D = P.cols();
     const Index m = static_cast<Index>(dOut) * d, n = static_cast<Index>(d) * d;
     const double pNorm = P.norm();
-    // Orthonormal (Euclidean) basis B of the null space, and a w-orthonormal one Bw (B_w^T diag(w) B_w = I).
+    // Orthonormal (Euclidean) basis B of the null space, and a w-orthonormal one Bw (B_w^T diag(w)
+    // B_w = I).
     Mat B;
     if (nullBasis.cols() > 0) {
         Eigen::ColPivHouseholderQR<Mat> qr(nullBasis);
@@ -508,9 +532,10 @@ ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, i
         "\"none found\" is evidence, not proof: the search is non-convex and an alternative with at most H "
         "heads may exist that no start reached";
     if (out.nullDim == 0 || pNorm == 0 || H < 1) {
-        out.note = out.nullDim == 0
-                       ? "Lambda is certified (no null space): P is the only least-squares fit; none exists (exact)"
-                       : "nothing to search";
+        out.note =
+            out.nullDim == 0
+                ? "Lambda is certified (no null space): P is the only least-squares fit; none exists (exact)"
+                : "nothing to search";
         return out;
     }
     const Index k = B.cols();
@@ -518,8 +543,9 @@ ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, i
     const Vec sw = w.cwiseSqrt();
     Eigen::HouseholderQR<Mat> wqr(sw.asDiagonal() * B);
     const Mat Rw = wqr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
-    const Mat Bw = Rw.transpose().triangularView<Eigen::Lower>().solve(B.transpose()).transpose(); // B Rw^{-1}
-    const Mat G = w.asDiagonal() * Bw;                                                                   // D x k
+    const Mat Bw =
+        Rw.transpose().triangularView<Eigen::Lower>().solve(B.transpose()).transpose(); // B Rw^{-1}
+    const Mat G = w.asDiagonal() * Bw;                                                  // D x k
     const Mat W0 = unfoldP(P, d);
     const double wNorm = W0.norm();
     const Svd s0 = svdOf(W0);
@@ -542,7 +568,8 @@ ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, i
         ctx.report(ProgressEvent{"probe", static_cast<double>(s) / opt.starts});
         Rng rng(opt.seed, 0x5052, static_cast<std::uint64_t>(s));
         const double rho = std::array<double, 4>{0.25, 0.5, 1.0, 2.0}[static_cast<size_t>(s % 4)];
-        const double kScale = std::array<double, 3>{0.0, 0.5, 1.0}[static_cast<size_t>((s / 4) % 3)];
+        const double kScale =
+            std::array<double, 3>{0.0, 0.5, 1.0}[static_cast<size_t>((s / 4) % 3)];
         Mat A0 = rng.normalMatrix(dOut, k);
         A0 *= rho * pNorm / A0.norm();
         Mat start = unfoldP(P + A0 * Bw.transpose(), d);
@@ -554,7 +581,8 @@ ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, i
             Mat dir = a > 1e-14 * pNorm ? Mat(A / a) : Mat(A0 / A0.norm());
             X += unfoldP((push * dir - A) * Bw.transpose(), d);
         };
-        const Mat Xa = alternatingProjections(fits, start, H, opt.apIterations, wNorm, pushAway, ctx);
+        const Mat Xa =
+            alternatingProjections(fits, start, H, opt.apIterations, wNorm, pushAway, ctx);
         // Polish on the fit set with the offset's component along its direction held fixed.
         const Mat Afin = coefficients(Xa);
         const double aFin = Afin.norm();
@@ -592,8 +620,10 @@ ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, i
         bestFailed = std::min(bestFailed, residual);
     }
     if (out.found) {
-        out.note = "found: P' fits the training data as well as P (its offset lies in the null space of Lambda) "
-                   "and has a representative of rank <= " + std::to_string(H) + " (checkable)";
+        out.note =
+            "found: P' fits the training data as well as P (its offset lies in the null space of Lambda) "
+            "and has a representative of rank <= " +
+            std::to_string(H) + " (checkable)";
     } else {
         out.bestResidualRel = bestFailed;
         out.note = "none found from " + std::to_string(out.startsTried) + " starts; " + caveat;
@@ -616,7 +646,8 @@ QJsonObject toJson(const ProbeResult& r) {
     return o;
 }
 
-// ---- 3. Null relations ----------------------------------------------------------------------------
+// ---- 3. Null relations
+// ----------------------------------------------------------------------------
 
 FeatureTriple featureTriple(long long index, int d) {
     FeatureTriple t;
@@ -639,7 +670,7 @@ std::string subscript(int v) {
     s += static_cast<char>(0x80 + v);
     return s;
 }
-const char* kDot = "\xC2\xB7";      // U+00B7
+const char* kDot = "\xC2\xB7";       // U+00B7
 const char* kMinus = "\xE2\x88\x92"; // U+2212
 } // namespace
 
@@ -706,8 +737,10 @@ void renderRelation(NullRelation& rel, int d) {
 
 NullRelationsResult nullRelationsFromBasis(const Mat& basis, const Mat& lambda, int d,
                                            const NullRelationsOptions& opt) {
-    requireShape(basis.cols() == 0 || basis.rows() == featureDim(d), "nullRelations: the basis must have D rows");
-    requireShape(lambda.size() == 0 || (lambda.rows() == featureDim(d) && lambda.cols() == featureDim(d)),
+    requireShape(basis.cols() == 0 || basis.rows() == featureDim(d),
+                 "nullRelations: the basis must have D rows");
+    requireShape(lambda.size() == 0 ||
+                     (lambda.rows() == featureDim(d) && lambda.cols() == featureDim(d)),
                  "nullRelations: Lambda must be D x D");
     NullRelationsResult out;
     const Index D = basis.rows();
@@ -771,14 +804,16 @@ NullRelationsResult nullRelationsFromBasis(const Mat& basis, const Mat& lambda, 
                 g = std::gcd(g, std::llabs(std::llround(ints(j))));
             }
             if (g > 1) ints /= static_cast<double>(g);
-            const bool inNull = lambda.size() == 0 || (lambda * ints).norm() <= out.tolerance * ints.norm();
+            const bool inNull =
+                lambda.size() == 0 || (lambda * ints).norm() <= out.tolerance * ints.norm();
             if (inNull) {
                 v = ints;
                 rel.rational = true;
             }
         }
         rel.vector = v;
-        rel.residual = lambda.size() > 0 && lmax > 0 ? (lambda * v).norm() / (lmax * v.norm()) : kNaN;
+        rel.residual =
+            lambda.size() > 0 && lmax > 0 ? (lambda * v).norm() / (lmax * v.norm()) : kNaN;
         for (Index j = 0; j < D; ++j) {
             if (v(j) == 0.0) continue;
             const FeatureTriple t = featureTriple(j, d);
@@ -814,12 +849,14 @@ QJsonObject toJson(const NullRelationsResult& r) {
                        {q("relations"), rels}};
 }
 
-// ---- 4. certificate_samples -----------------------------------------------------------------------
+// ---- 4. certificate_samples
+// -----------------------------------------------------------------------
 
 namespace {
 
 /// Adds training samples [from, to) to acc in blocks of kAccumulationBlock.
-void accumulateRange(const Task& task, MomentAccumulator& acc, long long from, long long to, const RunContext& ctx) {
+void accumulateRange(const Task& task, MomentAccumulator& acc, long long from, long long to,
+                     const RunContext& ctx) {
     const int d = task.d(), P = pairCount(d), dOut = task.dOut();
     Mat U, Qz, Y;
     for (long long first = from; first < to; first += kAccumulationBlock) {
@@ -855,14 +892,16 @@ CertificateSamplesResult certificateSamples(const Task& task, const CertificateS
     const long long D = featureDim(task.d());
     out.featureDim = D;
     out.budget = opt.maxSamples > 0 ? opt.maxSamples : 64 * D;
-    const long long structuralFrom = (opt.structuralFromFactor > 0 ? opt.structuralFromFactor : 4) * D;
+    const long long structuralFrom =
+        (opt.structuralFromFactor > 0 ? opt.structuralFromFactor : 4) * D;
     MomentAccumulator acc(task.d(), task.dOut());
     std::optional<MomentAccumulator> snapshot; // at the last uncertified checkpoint
     long long lo = 0;
     std::vector<SampleCheckpoint> doubling;
     auto record = [&](const SampleCheckpoint& cp) {
         out.checkpoints.push_back(cp);
-        ProgressEvent ev{"certificate_samples", std::min(1.0, static_cast<double>(cp.samples) / out.budget), cp.samples};
+        ProgressEvent ev{"certificate_samples",
+                         std::min(1.0, static_cast<double>(cp.samples) / out.budget), cp.samples};
         ev.lambdaMinSoFar = cp.lambdaMin;
         ctx.report(ev);
     };
@@ -899,22 +938,25 @@ CertificateSamplesResult certificateSamples(const Task& task, const CertificateS
         lo = N;
         const size_t c = doubling.size();
         if (c >= 3 && doubling[c - 3].samples >= structuralFrom && doubling[c - 3].nullDim > 0 &&
-            doubling[c - 3].nullDim == doubling[c - 2].nullDim && doubling[c - 2].nullDim == doubling[c - 1].nullDim) {
+            doubling[c - 3].nullDim == doubling[c - 2].nullDim &&
+            doubling[c - 2].nullDim == doubling[c - 1].nullDim) {
             out.structural = true;
             out.structuralNullDim = cp.nullDim;
             break;
         }
     }
-    std::sort(out.checkpoints.begin(), out.checkpoints.end(),
-              [](const SampleCheckpoint& a, const SampleCheckpoint& b) { return a.samples < b.samples; });
+    std::sort(
+        out.checkpoints.begin(), out.checkpoints.end(),
+        [](const SampleCheckpoint& a, const SampleCheckpoint& b) { return a.samples < b.samples; });
     if (out.certificateSamples > 0)
-        out.note = "certified from N = " + std::to_string(out.certificateSamples) + " samples (D = " + std::to_string(D) + ")";
+        out.note = "certified from N = " + std::to_string(out.certificateSamples) +
+                   " samples (D = " + std::to_string(D) + ")";
     else if (out.structural)
-        out.note = "structural: the null dimension stayed " + std::to_string(out.structuralNullDim) +
-                   " while N doubled twice; the task's distribution ties features together and more data "
-                   "will not certify (see the null relations)";
-    else
-        out.note = "not certified within the budget of " + std::to_string(out.budget) + " samples";
+        out.note =
+            "structural: the null dimension stayed " + std::to_string(out.structuralNullDim) +
+            " while N doubled twice; the task's distribution ties features together and more data "
+            "will not certify (see the null relations)";
+    else out.note = "not certified within the budget of " + std::to_string(out.budget) + " samples";
     return out;
 }
 
@@ -926,26 +968,30 @@ QJsonObject toJson(const CertificateSamplesResult& r) {
                                {q("lambda_max"), number(c.lambdaMax)},
                                {q("null_dim"), c.nullDim},
                                {q("certified"), c.certified}});
-    return QJsonObject{{q("feature_dim"), static_cast<qint64>(r.featureDim)},
-                       {q("certificate_samples"),
-                        r.certificateSamples > 0 ? QJsonValue(static_cast<qint64>(r.certificateSamples))
-                                                 : QJsonValue(QJsonValue::Null)},
-                       {q("structural"), r.structural},
-                       {q("structural_null_dim"), r.structuralNullDim},
-                       {q("budget"), static_cast<qint64>(r.budget)},
-                       {q("samples_accumulated"), static_cast<qint64>(r.samplesAccumulated)},
-                       {q("checkpoints"), cps},
-                       {q("note"), QString::fromStdString(r.note)}};
+    return QJsonObject{
+        {q("feature_dim"), static_cast<qint64>(r.featureDim)},
+        {q("certificate_samples"), r.certificateSamples > 0
+                                       ? QJsonValue(static_cast<qint64>(r.certificateSamples))
+                                       : QJsonValue(QJsonValue::Null)},
+        {q("structural"), r.structural},
+        {q("structural_null_dim"), r.structuralNullDim},
+        {q("budget"), static_cast<qint64>(r.budget)},
+        {q("samples_accumulated"), static_cast<qint64>(r.samplesAccumulated)},
+        {q("checkpoints"), cps},
+        {q("note"), QString::fromStdString(r.note)}};
 }
 
-// ---- 5. Noise ---------------------------------------------------------------------------------------
+// ---- 5. Noise
+// ---------------------------------------------------------------------------------------
 
 Mat genericFeatureMoment(int d, int n, double variance) {
     const long long D = featureDim(d);
     const double k = n - 1;
     auto dl = [](int x, int y) { return x == y ? 1.0 : 0.0; };
-    auto e4 = [&](int a, int b, int c, int e) { return dl(a, b) * dl(c, e) + dl(a, c) * dl(b, e) + dl(a, e) * dl(b, c); };
-    auto e6 = [&](const int (&x)[6]) {
+    auto e4 = [&](int a, int b, int c, int e) {
+        return dl(a, b) * dl(c, e) + dl(a, c) * dl(b, e) + dl(a, e) * dl(b, c);
+    };
+    auto e6 = [&](const int(&x)[6]) {
         // Sum over the 15 perfect matchings: pair x0 with x_j, then E4 of the remaining four.
         double s = 0;
         for (int j = 1; j < 6; ++j) {
@@ -964,7 +1010,8 @@ Mat genericFeatureMoment(int d, int n, double variance) {
         for (long long j = i; j < D; ++j) {
             const FeatureTriple& x = t[static_cast<size_t>(i)];
             const FeatureTriple& y = t[static_cast<size_t>(j)];
-            const double ss = k * k * dl(x.a, x.b) * dl(y.a, y.b) + k * (dl(x.a, y.a) * dl(x.b, y.b) + dl(x.a, y.b) * dl(x.b, y.a));
+            const double ss = k * k * dl(x.a, x.b) * dl(y.a, y.b) +
+                              k * (dl(x.a, y.a) * dl(x.b, y.b) + dl(x.a, y.b) * dl(x.b, y.a));
             const int six[6] = {x.a, x.b, y.a, y.b, x.c, y.c};
             const double val = ss * dl(x.c, y.c) + k * dl(x.a, x.b) * e4(y.a, y.b, x.c, y.c) +
                                k * dl(y.a, y.b) * e4(x.a, x.b, x.c, y.c) + e6(six);
@@ -979,11 +1026,14 @@ double expectedOodRelMse(const Mat& P, const Mat& Pref, const Mat& M) {
     return den > 0 ? (dP * M * dP.transpose()).trace() / den : kNaN;
 }
 
-NoiseAnalysis noiseAnalysis(const Mat& lambda, const NoiseInputs& in, const NoiseOptions& opt, const RunContext& ctx) {
-    requireShape(lambda.rows() >= 1 && lambda.rows() == lambda.cols(), "noiseAnalysis: Lambda must be square");
+NoiseAnalysis noiseAnalysis(const Mat& lambda, const NoiseInputs& in, const NoiseOptions& opt,
+                            const RunContext& ctx) {
+    requireShape(lambda.rows() >= 1 && lambda.rows() == lambda.cols(),
+                 "noiseAnalysis: Lambda must be square");
     requireShape(in.referenceP.rows() >= 1 && in.referenceP.cols() == lambda.rows(),
                  "noiseAnalysis: referenceP must be d_out x D");
-    requireShape(in.oodMoment.size() == 0 || (in.oodMoment.rows() == lambda.rows() && in.oodMoment.cols() == lambda.rows()),
+    requireShape(in.oodMoment.size() == 0 ||
+                     (in.oodMoment.rows() == lambda.rows() && in.oodMoment.cols() == lambda.rows()),
                  "noiseAnalysis: oodMoment must be D x D");
     NoiseAnalysis out;
     const Index D = lambda.rows();
@@ -1026,16 +1076,18 @@ NoiseAnalysis noiseAnalysis(const Mat& lambda, const NoiseInputs& in, const Nois
                                     : out.predictedDistancePRel * out.predictedDistancePRel;
     if (out.certified && std::isfinite(predictedRel) && predictedRel > opt.warnRel) {
         char buf[256];
-        std::snprintf(buf, sizeof buf,
-                      "certified, but label noise (sigma^2 = %.3g) predicts a relative error of %.3g: the fit is "
-                      "unique, not accurate; more samples reduce it",
-                      out.sigma2, predictedRel);
+        std::snprintf(
+            buf, sizeof buf,
+            "certified, but label noise (sigma^2 = %.3g) predicts a relative error of %.3g: the fit is "
+            "unique, not accurate; more samples reduce it",
+            out.sigma2, predictedRel);
         out.warning = buf;
     }
-    out.note = out.certified
-                   ? "sigma^2 d_out tr(Lambda^-1) / N is the exact noise expectation of ||P - P*||_F^2 given the prompts"
-                   : "not certified: the prediction uses the pseudo-inverse and covers the identified directions only; "
-                     "the null directions add a bias the data cannot see";
+    out.note =
+        out.certified
+            ? "sigma^2 d_out tr(Lambda^-1) / N is the exact noise expectation of ||P - P*||_F^2 given the prompts"
+            : "not certified: the prediction uses the pseudo-inverse and covers the identified directions only; "
+              "the null directions add a bias the data cannot see";
     return out;
 }
 

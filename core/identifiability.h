@@ -24,7 +24,8 @@ namespace mhla {
 
 class Task;
 
-// ---- The geometry of fold (MATH.md §2) -----------------------------------------------------------
+// ---- The geometry of fold (MATH.md §2)
+// -----------------------------------------------------------
 //
 // Write W ((d_out d) x d^2, rows (i,a), columns (b,c)) as the d x d blocks M^{ic}_{ab} =
 // W_{(i,a),(b,c)}, one per (i, c). fold(W)_{i,(a,b),c} = M_ab + M_ba (a < b), M_aa (a = b), so
@@ -39,48 +40,57 @@ Mat foldKernelPart(const Mat& W, int d);
 /// Euclidean projection of W onto {W' : fold(W') = P}: W - sym(W) + unfold(P).
 Mat projectOntoRepresentatives(const Mat& W, const Mat& P, int d);
 
-// ---- 1. How many heads does P need? ---------------------------------------------------------------
+// ---- 1. How many heads does P need?
+// ---------------------------------------------------------------
 
 struct MinHeadsOptions {
-    double exactTol = 1e-10;     ///< a rank-r refit "reproduces P" when ||fold(W_r) - P||_F / ||P||_F <= exactTol
-    double rankTol = 1e-8;       ///< numerical rank of unfold(P), relative to sigma_1
-    double relaxationTol = 1e-9; ///< Douglas-Rachford stops when ||Y - X||_F <= relaxationTol ||unfold(P)||_F
+    double exactTol =
+        1e-10; ///< a rank-r refit "reproduces P" when ||fold(W_r) - P||_F / ||P||_F <= exactTol
+    double rankTol = 1e-8; ///< numerical rank of unfold(P), relative to sigma_1
+    double relaxationTol =
+        1e-9; ///< Douglas-Rachford stops when ||Y - X||_F <= relaxationTol ||unfold(P)||_F
     int relaxationIterations = 4000;
-    int starts = 6;              ///< refit starts per tested rank (2 deterministic + random ones)
-    std::uint64_t seed = 1;      ///< random refit starts
-    int genericHeadsMaxRows = 1000; ///< compute generic_heads only when d_out * D <= this (cost O((d_out D)^3))
+    int starts = 6;         ///< refit starts per tested rank (2 deterministic + random ones)
+    std::uint64_t seed = 1; ///< random refit starts
+    int genericHeadsMaxRows =
+        1000; ///< compute generic_heads only when d_out * D <= this (cost O((d_out D)^3))
 };
 
 /// One tested rank of the search: the best refit over `starts` starts.
 struct RankAttempt {
-    int rank = 0;              ///< json: rank
-    int starts = 0;            ///< json: starts
-    double bestErrorRel = 0;   ///< json: best_error_rel, min over starts of ||fold(W_r) - P||_F / ||P||_F
-    bool exact = false;        ///< json: exact, best_error_rel <= exact_tol
+    int rank = 0;   ///< json: rank
+    int starts = 0; ///< json: starts
+    double bestErrorRel =
+        0;              ///< json: best_error_rel, min over starts of ||fold(W_r) - P||_F / ||P||_F
+    bool exact = false; ///< json: exact, best_error_rel <= exact_tol
 };
 
 struct MinHeadsResult {
-    int minHeads = 0;          ///< json: min_heads, the smallest rank whose refit reproduced P
-    int unfoldRank = 0;        ///< json: unfold_rank, numerical rank of the symmetric representative unfold(P)
-    int maxHeads = 0;          ///< json: max_heads, min(d_out d, d^2)
-    /// json: generic_heads, the heads a generic P of this size needs (genericMinHeads), -1 if not computed.
+    int minHeads = 0; ///< json: min_heads, the smallest rank whose refit reproduced P
+    int unfoldRank =
+        0; ///< json: unfold_rank, numerical rank of the symmetric representative unfold(P)
+    int maxHeads = 0; ///< json: max_heads, min(d_out d, d^2)
+    /// json: generic_heads, the heads a generic P of this size needs (genericMinHeads), -1 if not
+    /// computed.
     int genericHeads = -1;
-    int nuclearRank = 0;       ///< json: nuclear_rank, rank of the nuclear-norm minimiser
-    double nuclearNorm = 0;    ///< json: nuclear_norm, ||W_nuc||_* (<= ||unfold(P)||_*)
-    int relaxationIterations = 0; ///< json: relaxation_iterations
+    int nuclearRank = 0;              ///< json: nuclear_rank, rank of the nuclear-norm minimiser
+    double nuclearNorm = 0;           ///< json: nuclear_norm, ||W_nuc||_* (<= ||unfold(P)||_*)
+    int relaxationIterations = 0;     ///< json: relaxation_iterations
     bool relaxationConverged = false; ///< json: relaxation_converged
     bool relaxationMinimal = false;   ///< json: relaxation_minimal, nuclear_rank == min_heads
-    double refitErrorRel = 0;  ///< json: refit_error_rel, ||fold(W_r) - P||_F / ||P||_F at r = min_heads
-    bool exact = false;        ///< json: exact, refit_error_rel <= exact_tol (false only if even max_heads failed)
+    double refitErrorRel =
+        0; ///< json: refit_error_rel, ||fold(W_r) - P||_F / ||P||_F at r = min_heads
+    bool exact =
+        false; ///< json: exact, refit_error_rel <= exact_tol (false only if even max_heads failed)
     /// json: lower_rank_best_error_rel, the best refit error at min_heads - 1 (null when
     /// min_heads <= 1: zero heads cannot fit P != 0). Evidence, not proof, that fewer heads fail.
     double lowerRankBestErrorRel = std::numeric_limits<double>::quiet_NaN();
-    int lowerRankStarts = 0;   ///< json: lower_rank_starts
+    int lowerRankStarts = 0;           ///< json: lower_rank_starts
     std::vector<RankAttempt> attempts; ///< json: attempts, every rank tested, in order
-    Heads heads;               ///< json: heads, [{"V": rows, "Q": rows}], canonical SVD form of W_r
-    Vec headSingularValues;    ///< json: head_singular_values, the r singular values of W_r
-    Mat W;                     ///< the minimal representative W_r (not in JSON)
-    std::string note;          ///< json: note
+    Heads heads;            ///< json: heads, [{"V": rows, "Q": rows}], canonical SVD form of W_r
+    Vec headSingularValues; ///< json: head_singular_values, the r singular values of W_r
+    Mat W;                  ///< the minimal representative W_r (not in JSON)
+    std::string note;       ///< json: note
 };
 
 /// The fewest heads that compute P exactly: min rank(W) over the representatives
@@ -115,7 +125,8 @@ struct MinHeadsResult {
 /// (genericMinHeads) gives e.g. 4 at d = 3 and 7 at d = 4 (d_out = d), not d^2.
 ///
 /// Cost per iteration: one SVD of a (d_out d) x d^2 matrix.
-MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt = {}, const RunContext& ctx = {});
+MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt = {},
+                        const RunContext& ctx = {});
 
 /// The number of heads a generic P (d_out x D) needs: the smallest r for which the map
 /// (U, V) -> fold(U V^T) (U: (d_out d) x r, V: d^2 x r) has a Jacobian of full row rank d_out D
@@ -126,34 +137,37 @@ int genericMinHeads(int d, int dOut, std::uint64_t seed = 1);
 
 QJsonObject toJson(const MinHeadsResult& r);
 
-// ---- 2. The H-head probe: another least-squares fit with at most H heads? -------------------------
+// ---- 2. The H-head probe: another least-squares fit with at most H heads?
+// -------------------------
 
 struct ProbeOptions {
-    int starts = 24;              ///< random starts (seeded deterministically)
-    double minDistanceRel = 0.05; ///< an alternative must satisfy ||P' - P||_F >= minDistanceRel ||P||_F
-    double exactTol = 1e-10;      ///< ... and fit_residual_rel <= exactTol
-    double toleranceRel = 1e-10;  ///< null space of Lambda: eigenvalues <= toleranceRel * lambda_max
-    int apIterations = 400;       ///< alternating-projection iterations per start
+    int starts = 24; ///< random starts (seeded deterministically)
+    double minDistanceRel =
+        0.05;                ///< an alternative must satisfy ||P' - P||_F >= minDistanceRel ||P||_F
+    double exactTol = 1e-10; ///< ... and fit_residual_rel <= exactTol
+    double toleranceRel = 1e-10; ///< null space of Lambda: eigenvalues <= toleranceRel * lambda_max
+    int apIterations = 400;      ///< alternating-projection iterations per start
     std::uint64_t seed = 1;
 };
 
 struct ProbeResult {
-    int heads = 0;              ///< json: heads, H
-    int nullDim = 0;            ///< json: null_dim, dimension of the null space searched
-    bool found = false;         ///< json: found
-    double distanceRel = 0;     ///< json: distance_rel, ||P' - P||_F / ||P||_F (0 when none found)
-    double fitResidualRel = 0;  ///< json: fit_residual_rel, ||(P' - P)(I - B B^T)||_F / ||P||_F (B: null basis)
+    int heads = 0;          ///< json: heads, H
+    int nullDim = 0;        ///< json: null_dim, dimension of the null space searched
+    bool found = false;     ///< json: found
+    double distanceRel = 0; ///< json: distance_rel, ||P' - P||_F / ||P||_F (0 when none found)
+    double fitResidualRel =
+        0; ///< json: fit_residual_rel, ||(P' - P)(I - B B^T)||_F / ||P||_F (B: null basis)
     /// json: loss_change_rel, tr(N Lambda N^T) / tr(P Lambda P^T) with N = P' - P: the increase of
     /// the training loss (exact for a least-squares P); null when Lambda was not given.
     double lossChangeRel = std::numeric_limits<double>::quiet_NaN();
     /// json: best_residual_rel, when none found: the smallest fit residual reached by a start that
     /// kept distance_rel >= min_distance_rel (how close the search came).
     double bestResidualRel = std::numeric_limits<double>::quiet_NaN();
-    int startsTried = 0;        ///< json: starts_tried
-    double minDistanceRel = 0;  ///< json: min_distance_rel
-    Mat alternativeP;           ///< P' (d_out x D), empty when none found; its OOD error is the caller's
-    Heads alternativeHeads;     ///< json: alternative_heads, canonical heads of P' (at most H)
-    std::string note;           ///< json: note, says that "none found" is evidence, not proof
+    int startsTried = 0;       ///< json: starts_tried
+    double minDistanceRel = 0; ///< json: min_distance_rel
+    Mat alternativeP; ///< P' (d_out x D), empty when none found; its OOD error is the caller's
+    Heads alternativeHeads; ///< json: alternative_heads, canonical heads of P' (at most H)
+    std::string note;       ///< json: note, says that "none found" is evidence, not proof
 };
 
 /// Searches for another least-squares fit P' = P + N, the rows of N in the null space of Lambda
@@ -172,8 +186,8 @@ struct ProbeResult {
 /// proof: the search is non-convex and a fit with <= H heads may exist that no start reached.
 /// With a certified Lambda (empty null space) there is nothing to search: found = false,
 /// distance 0, and that answer is exact.
-ProbeResult probeAlternativeFit(const Mat& lambda, const Mat& P, int d, int H, const ProbeOptions& opt = {},
-                                const RunContext& ctx = {});
+ProbeResult probeAlternativeFit(const Mat& lambda, const Mat& P, int d, int H,
+                                const ProbeOptions& opt = {}, const RunContext& ctx = {});
 /// The same from a null-space basis (D x k, any basis: it is orthonormalised). lambda may be
 /// empty (then loss_change_rel is null).
 ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, int d, int H,
@@ -182,7 +196,8 @@ ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, i
 
 QJsonObject toJson(const ProbeResult& r);
 
-// ---- 3. What exactly is left free: the null relations ----------------------------------------------
+// ---- 3. What exactly is left free: the null relations
+// ----------------------------------------------
 
 /// Feature index k = pairIndex(a,b,d) * d + c of features.h, decoded (0-based, a <= b).
 struct FeatureTriple {
@@ -195,32 +210,34 @@ std::string featureName(long long index, int d);
 std::string featureNameAscii(long long index, int d);
 
 struct NullRelationTerm {
-    long long feature = 0;     ///< json: feature, index into psi
-    int a = 0, b = 0, c = 0;   ///< json: a, b, c (1-based in JSON)
-    double coefficient = 0;    ///< json: coefficient (integers when the relation is rational)
+    long long feature = 0;   ///< json: feature, index into psi
+    int a = 0, b = 0, c = 0; ///< json: a, b, c (1-based in JSON)
+    double coefficient = 0;  ///< json: coefficient (integers when the relation is rational)
 };
 
 struct NullRelation {
     std::vector<NullRelationTerm> terms; ///< json: terms, by feature index
-    Vec vector;                ///< the relation v (length D, coefficients as in terms)
-    bool rational = false;     ///< json: rational, coefficients snapped to p/q (q <= 12) and scaled to integers
-    long long pivot = 0;       ///< json: pivot, the feature this relation solves for (RREF pivot)
-    double residual = 0;       ///< json: residual, ||Lambda v|| / (lambda_max ||v||)
-    std::string text;          ///< json: text, "S₁₁·z₁ + S₂₂·z₁ − S₃₃·z₁ = 0"
-    std::string textAscii;     ///< json: text_ascii
+    Vec vector;                          ///< the relation v (length D, coefficients as in terms)
+    bool rational =
+        false; ///< json: rational, coefficients snapped to p/q (q <= 12) and scaled to integers
+    long long pivot = 0;   ///< json: pivot, the feature this relation solves for (RREF pivot)
+    double residual = 0;   ///< json: residual, ||Lambda v|| / (lambda_max ||v||)
+    std::string text;      ///< json: text, "S₁₁·z₁ + S₂₂·z₁ − S₃₃·z₁ = 0"
+    std::string textAscii; ///< json: text_ascii
 };
 
 struct NullRelationsOptions {
-    double toleranceRel = 1e-10; ///< null space: eigenvalues <= toleranceRel * lambda_max; snapped v accepted if ||Lambda v|| <= tau ||v||
+    double toleranceRel = 1e-10; ///< null space: eigenvalues <= toleranceRel * lambda_max; snapped
+                                 ///< v accepted if ||Lambda v|| <= tau ||v||
     double pivotTol = 1e-6;      ///< RREF pivots must exceed this times the largest entry
     double snapTol = 1e-8;       ///< an entry snaps to p/q when |x - p/q| <= snapTol max(1, |x|)
     int maxDenominator = 12;
 };
 
 struct NullRelationsResult {
-    int nullDim = 0;             ///< json: null_dim
-    double tolerance = 0;        ///< json: tolerance, tau
-    int rationalCount = 0;       ///< json: rational_count
+    int nullDim = 0;                     ///< json: null_dim
+    double tolerance = 0;                ///< json: tolerance, tau
+    int rationalCount = 0;               ///< json: rational_count
     std::vector<NullRelation> relations; ///< json: relations
 };
 
@@ -237,7 +254,8 @@ NullRelationsResult nullRelationsFromBasis(const Mat& basis, const Mat& lambda, 
 
 QJsonObject toJson(const NullRelationsResult& r);
 
-// ---- 4. How many samples until the certificate holds? ---------------------------------------------
+// ---- 4. How many samples until the certificate holds?
+// ---------------------------------------------
 
 struct CertificateSamplesOptions {
     double toleranceRel = 1e-10; ///< tau = toleranceRel * lambda_max, as the certificate
@@ -247,22 +265,24 @@ struct CertificateSamplesOptions {
 };
 
 struct SampleCheckpoint {
-    long long samples = 0;     ///< json: samples
-    double lambdaMin = 0;      ///< json: lambda_min
-    double lambdaMax = 0;      ///< json: lambda_max
-    int nullDim = 0;           ///< json: null_dim
-    bool certified = false;    ///< json: certified
+    long long samples = 0;  ///< json: samples
+    double lambdaMin = 0;   ///< json: lambda_min
+    double lambdaMax = 0;   ///< json: lambda_max
+    int nullDim = 0;        ///< json: null_dim
+    bool certified = false; ///< json: certified
 };
 
 struct CertificateSamplesResult {
-    long long featureDim = 0;          ///< json: feature_dim, D
-    long long certificateSamples = -1; ///< json: certificate_samples, smallest certified N (null if none within budget)
-    bool structural = false;           ///< json: structural
-    int structuralNullDim = 0;         ///< json: structural_null_dim
-    long long budget = 0;              ///< json: budget
-    long long samplesAccumulated = 0;  ///< json: samples_accumulated, work done (bisection re-accumulates)
+    long long featureDim = 0; ///< json: feature_dim, D
+    long long certificateSamples =
+        -1; ///< json: certificate_samples, smallest certified N (null if none within budget)
+    bool structural = false;   ///< json: structural
+    int structuralNullDim = 0; ///< json: structural_null_dim
+    long long budget = 0;      ///< json: budget
+    long long samplesAccumulated =
+        0; ///< json: samples_accumulated, work done (bisection re-accumulates)
     std::vector<SampleCheckpoint> checkpoints; ///< json: checkpoints, sorted by samples
-    std::string note;                  ///< json: note
+    std::string note;                          ///< json: note
 };
 
 /// The smallest N for which Lambda_N of the first N training samples (Stream::Train, the prefix
@@ -281,18 +301,21 @@ struct CertificateSamplesResult {
 /// distribution (exact relations among the features, see nullRelations): structural = true and
 /// the search stops. This is a heuristic: a rare event that would eventually fill a direction
 /// looks structural until it occurs.
-CertificateSamplesResult certificateSamples(const Task& task, const CertificateSamplesOptions& opt = {},
+CertificateSamplesResult certificateSamples(const Task& task,
+                                            const CertificateSamplesOptions& opt = {},
                                             const RunContext& ctx = {});
 
 QJsonObject toJson(const CertificateSamplesResult& r);
 
-// ---- 5. How much does noise blur what was identified? ---------------------------------------------
+// ---- 5. How much does noise blur what was identified?
+// ---------------------------------------------
 
 /// Lambda_ood = E psi psi^T for generic prompts (MATH.md §6: i.i.d. N(0, variance) entries, d x n),
 /// in closed form by Isserlis' theorem: with S = S' + z z^T, S' = sum of the n - 1 context tokens
 /// (E S'_ab = k delta_ab, E S'_ab S'_a'b' = k^2 delta_ab delta_a'b' + k(delta_aa' delta_bb' +
 /// delta_ab' delta_ba'), k = n - 1) and z the query,
-///   E S_ab S_a'b' z_c z_c' = v^3 [E S'S' delta_cc' + k delta_ab E4(a'b'cc') + k delta_a'b' E4(abcc') + E6(aba'b'cc')]
+///   E S_ab S_a'b' z_c z_c' = v^3 [E S'S' delta_cc' + k delta_ab E4(a'b'cc') + k delta_a'b'
+///   E4(abcc') + E6(aba'b'cc')]
 /// with E4, E6 the Gaussian moments (sums over pairings). For d = 1: (n + 2)(n + 4) v^3.
 Mat genericFeatureMoment(int d, int n, double variance = 1.0);
 
@@ -302,37 +325,51 @@ Mat genericFeatureMoment(int d, int n, double variance = 1.0);
 double expectedOodRelMse(const Mat& P, const Mat& Pref, const Mat& oodMoment);
 
 struct NoiseInputs {
-    long long samples = 0;       ///< N of the training set
-    /// mean over samples and outputs of (P psi - y)^2 of the least-squares fit (train_mse); NaN = unknown
+    long long samples = 0; ///< N of the training set
+    /// mean over samples and outputs of (P psi - y)^2 of the least-squares fit (train_mse); NaN =
+    /// unknown
     double trainMse = std::numeric_limits<double>::quiet_NaN();
-    double configuredNoise = 0;  ///< sigma from the configuration (used when N <= D or train_mse unknown)
-    Mat referenceP;              ///< P* when known, else the fit: defines ||P|| and E||P psi||^2
-    Mat oodMoment;               ///< Lambda_ood (genericFeatureMoment); empty = no OOD prediction
+    double configuredNoise =
+        0;          ///< sigma from the configuration (used when N <= D or train_mse unknown)
+    Mat referenceP; ///< P* when known, else the fit: defines ||P|| and E||P psi||^2
+    Mat oodMoment;  ///< Lambda_ood (genericFeatureMoment); empty = no OOD prediction
     double measuredDistanceP2 = std::numeric_limits<double>::quiet_NaN(); ///< optional, echoed
     double measuredOodRelMse = std::numeric_limits<double>::quiet_NaN();  ///< optional, echoed
 };
 
 struct NoiseOptions {
-    double toleranceRel = 1e-10; ///< eigenvalues <= tau are left out of Lambda^{-1} (then not certified)
-    double warnRel = 1e-2;       ///< warn when certified and predicted_ood_rel_mse (or distance_p_rel^2) exceeds this
+    double toleranceRel =
+        1e-10; ///< eigenvalues <= tau are left out of Lambda^{-1} (then not certified)
+    double warnRel =
+        1e-2; ///< warn when certified and predicted_ood_rel_mse (or distance_p_rel^2) exceeds this
 };
 
 struct NoiseAnalysis {
-    double sigma2 = 0;              ///< json: sigma2, per-output noise variance used
-    std::string sigmaSource;        ///< json: sigma_source, "residual" (train_mse N / (N - D)) or "configured"
+    double sigma2 = 0; ///< json: sigma2, per-output noise variance used
+    std::string
+        sigmaSource; ///< json: sigma_source, "residual" (train_mse N / (N - D)) or "configured"
     bool certified = false;         ///< json: certified
     int nullDim = 0;                ///< json: null_dim
     double traceLambdaInv = 0;      ///< json: trace_lambda_inv, tr(Lambda^+)
     double predictedDistanceP2 = 0; ///< json: predicted_distance_p2, sigma^2 d_out tr(Lambda^+) / N
-    double predictedDistancePRel = 0; ///< json: predicted_distance_p_rel, sqrt(predicted_distance_p2) / ||Pref||_F
-    double traceLambdaInvOod = std::numeric_limits<double>::quiet_NaN(); ///< json: trace_lambda_inv_ood, tr(Lambda^+ Lambda_ood)
-    double predictedOodExcess = std::numeric_limits<double>::quiet_NaN(); ///< json: predicted_ood_excess, sigma^2 d_out tr(Lambda^+ Lambda_ood) / N
-    double oodSignal = std::numeric_limits<double>::quiet_NaN();          ///< json: ood_signal, tr(Pref Lambda_ood Pref^T) = E||f*||^2
-    double predictedOodRelMse = std::numeric_limits<double>::quiet_NaN(); ///< json: predicted_ood_rel_mse
-    double measuredDistanceP2 = std::numeric_limits<double>::quiet_NaN(); ///< json: measured_distance_p2
-    double measuredOodRelMse = std::numeric_limits<double>::quiet_NaN();  ///< json: measured_ood_rel_mse
-    std::string warning;            ///< json: warning (omitted when empty)
-    std::string note;               ///< json: note
+    double predictedDistancePRel =
+        0; ///< json: predicted_distance_p_rel, sqrt(predicted_distance_p2) / ||Pref||_F
+    double traceLambdaInvOod =
+        std::numeric_limits<double>::quiet_NaN(); ///< json: trace_lambda_inv_ood, tr(Lambda^+
+                                                  ///< Lambda_ood)
+    double predictedOodExcess =
+        std::numeric_limits<double>::quiet_NaN(); ///< json: predicted_ood_excess, sigma^2 d_out
+                                                  ///< tr(Lambda^+ Lambda_ood) / N
+    double oodSignal = std::numeric_limits<double>::quiet_NaN(); ///< json: ood_signal, tr(Pref
+                                                                 ///< Lambda_ood Pref^T) = E||f*||^2
+    double predictedOodRelMse =
+        std::numeric_limits<double>::quiet_NaN(); ///< json: predicted_ood_rel_mse
+    double measuredDistanceP2 =
+        std::numeric_limits<double>::quiet_NaN(); ///< json: measured_distance_p2
+    double measuredOodRelMse =
+        std::numeric_limits<double>::quiet_NaN(); ///< json: measured_ood_rel_mse
+    std::string warning;                          ///< json: warning (omitted when empty)
+    std::string note;                             ///< json: note
 };
 
 /// The statistical side of identifiability. For y = P* psi + sigma eps and P = C Lambda^{-1}:

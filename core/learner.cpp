@@ -2,14 +2,13 @@
 #include "core/exact.h"
 #include "core/explorer.h"
 #include "core/metrics.h"
-#include "core/training/training.h"
 #include "core/stopwatch.h"
+#include "core/training/training.h"
 #include <cmath>
 
 namespace mhla {
 
 namespace {
-
 
 /// Scales a callee's progress fractions [0, 1] into [start, end] of the whole run.
 RunContext scaledContext(const RunContext& ctx, double start, double end) {
@@ -27,8 +26,8 @@ RunContext scaledContext(const RunContext& ctx, double start, double end) {
 /// certificate, heads by SVD, and a null witness when not certified.
 class PolyLearner final : public Learner {
 public:
-    void learn(const Task& task, const ExperimentConfig& cfg, const RunContext& ctx, double fractionEnd,
-               ExperimentResult& r) const override {
+    void learn(const Task& task, const ExperimentConfig& cfg, const RunContext& ctx,
+               double fractionEnd, ExperimentResult& r) const override {
         ExactOutput exact = runExact(task, cfg, ctx, fractionEnd);
         r.timingsMs.emplace_back("generate_accumulate", exact.accumulateMs);
         r.timingsMs.emplace_back("certificate_solve", exact.solveMs);
@@ -60,7 +59,8 @@ public:
             const auto t2 = Clock::now();
             const Metrics& fit = r.untruncatedMetrics ? *r.untruncatedMetrics : r.metrics;
             r.identifiability = exploreIdentifiability(task, cfg, *exact.lambda, fitP, fit, r, ctx);
-            if (!r.identifiability->noise.warning.empty()) r.warnings.push_back(r.identifiability->noise.warning);
+            if (!r.identifiability->noise.warning.empty())
+                r.warnings.push_back(r.identifiability->noise.warning);
             r.timingsMs.emplace_back("explore", msSince(t2));
         }
     }
@@ -70,8 +70,8 @@ public:
 /// data as a reference.
 class TrainerLearner final : public Learner {
 public:
-    void learn(const Task& task, const ExperimentConfig& cfg, const RunContext& ctx, double fractionEnd,
-               ExperimentResult& r) const override {
+    void learn(const Task& task, const ExperimentConfig& cfg, const RunContext& ctx,
+               double fractionEnd, ExperimentResult& r) const override {
         Mat exactP;
         const double start = cfg.solver.compareExact ? 0.3 * fractionEnd : 0.0;
         if (cfg.solver.compareExact) {
@@ -87,11 +87,13 @@ public:
         ctx.report(ProgressEvent{"generate", start});
         const Dataset train = makeDataset(task, Stream::Train, cfg.task.samples, ctx);
         const Dataset val = makeDataset(task, Stream::Validation, cfg.eval.valSamples, ctx);
-        trainBaseline(cfg, task, train, val, exactP, r, scaledContext(ctx, start, 0.95 * fractionEnd));
+        trainBaseline(cfg, task, train, val, exactP, r,
+                      scaledContext(ctx, start, 0.95 * fractionEnd));
         if (r.stopReason == "diverged") {
             const int epoch = r.history.empty() ? 0 : r.history.back().epoch;
             r.warnings.push_back("training diverged (the loss became NaN or infinite); the model "
-                                 "and its metrics are those of epoch " + std::to_string(epoch) +
+                                 "and its metrics are those of epoch " +
+                                 std::to_string(epoch) +
                                  ", the last finite point. Lower solver.lr or set solver.clip.");
         }
         if (cfg.solver.kind == SolverKind::Multilayer || cfg.solver.kind == SolverKind::Softmax)

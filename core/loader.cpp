@@ -27,8 +27,9 @@ LoadedExperiment loadExperimentObject(QJsonObject obj, const QStringList& overri
     for (const QString& path : overridden) {
         const KeyInfo* k = findExperimentKey(path);
         if (k && !k->applies.reads(out.config))
-            throw ConfigError((q("--set ") + path + q(": this run (task.kind ") + toString(out.config.task.kind) +
-                               q(", solver.kind ") + toString(out.config.solver.kind) +
+            throw ConfigError((q("--set ") + path + q(": this run (task.kind ") +
+                               toString(out.config.task.kind) + q(", solver.kind ") +
+                               toString(out.config.solver.kind) +
                                q(") does not read this key; it applies to ") + k->applies.text() +
                                q(". Keys this run reads: ") + keysReadBy(out.config).join(q(", ")))
                                   .toStdString(),

@@ -10,9 +10,9 @@ namespace mhla {
 
 /// An experiment as read from a file (and overrides), validated.
 struct LoadedExperiment {
-    ExperimentConfig config;  ///< every default filled in
-    QJsonObject json;         ///< the object as read, overrides applied (for round trips)
-    QStringList warnings;     ///< e.g. keys in the file that this run does not read
+    ExperimentConfig config; ///< every default filled in
+    QJsonObject json;        ///< the object as read, overrides applied (for round trips)
+    QStringList warnings;    ///< e.g. keys in the file that this run does not read
 };
 
 /// Reads an experiment file (a regular file of at most 1 MiB, a JSON object with sections

@@ -31,7 +31,8 @@ Metrics evaluateFolded(const Task& task, const Mat& P, const ExperimentConfig& c
         };
     };
     const double outDim = task.dOut();
-    m.trainMse = chunkedSum(cfg.task.samples, ctx, residual(Stream::Train)) / (cfg.task.samples * outDim);
+    m.trainMse =
+        chunkedSum(cfg.task.samples, ctx, residual(Stream::Train)) / (cfg.task.samples * outDim);
     m.valMse = chunkedSum(cfg.eval.valSamples, ctx, residual(Stream::Validation)) /
                (cfg.eval.valSamples * outDim);
     m.oodRelMse = oodRelMse(

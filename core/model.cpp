@@ -56,7 +56,9 @@ Mat headsToW(const Heads& heads, int d, int dOut) {
     return W;
 }
 
-Mat foldHeads(const Heads& heads, int d, int dOut) { return foldW(headsToW(heads, d, dOut), d, dOut); }
+Mat foldHeads(const Heads& heads, int d, int dOut) {
+    return foldW(headsToW(heads, d, dOut), d, dOut);
+}
 
 Mat unfoldP(const Mat& P, int d) {
     const Index dOut = P.rows();
@@ -72,12 +74,14 @@ Mat unfoldP(const Mat& P, int d) {
     return W;
 }
 
-HeadDecomposition headsFromP(const Mat& P, int d, int maxHeads, double rankTol, const RunContext& ctx) {
+HeadDecomposition headsFromP(const Mat& P, int d, int maxHeads, double rankTol,
+                             const RunContext& ctx) {
     HeadDecomposition out;
     const Index dOut = P.rows();
     auto W = std::make_shared<const Mat>(unfoldP(P, d));
     const auto svdPtr = runAbandonable(ctx, [W] {
-        return std::make_shared<const Eigen::BDCSVD<Mat>>(*W, Eigen::ComputeThinU | Eigen::ComputeThinV);
+        return std::make_shared<const Eigen::BDCSVD<Mat>>(*W, Eigen::ComputeThinU |
+                                                                  Eigen::ComputeThinV);
     });
     ctx.checkCancel();
     const Eigen::BDCSVD<Mat>& svd = *svdPtr;
@@ -85,8 +89,8 @@ HeadDecomposition headsFromP(const Mat& P, int d, int maxHeads, double rankTol, 
     const double s1 = out.singularValues.size() ? out.singularValues(0) : 0.0;
     for (Index r = 0; r < out.singularValues.size(); ++r)
         if (s1 > 0 && out.singularValues(r) > rankTol * s1) ++out.rank;
-    const int keep = maxHeads > 0 ? std::min(maxHeads, static_cast<int>(out.singularValues.size()))
-                                  : out.rank;
+    const int keep =
+        maxHeads > 0 ? std::min(maxHeads, static_cast<int>(out.singularValues.size())) : out.rank;
     for (int r = 0; r < keep; ++r) {
         const double s = std::sqrt(out.singularValues(r));
         Vec u = svd.matrixU().col(r) * s;

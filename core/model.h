@@ -38,9 +38,9 @@ Mat headsToW(const Heads& heads, int d, int dOut);
 
 /// Canonical heads of a folded solution: SVD of unfold(P), sorted by singular value.
 struct HeadDecomposition {
-    Heads heads;          ///< canonical heads (all numerical-rank heads, or the top `maxHeads`)
-    Vec singularValues;   ///< every singular value of unfold(P), descending
-    int rank = 0;         ///< number of singular values > rankTol * sigma_1
+    Heads heads;        ///< canonical heads (all numerical-rank heads, or the top `maxHeads`)
+    Vec singularValues; ///< every singular value of unfold(P), descending
+    int rank = 0;       ///< number of singular values > rankTol * sigma_1
 };
 /// Heads from the SVD of unfold(P). maxHeads = 0 keeps every head of the numerical rank.
 /// Each head's sign is fixed so that the largest-magnitude entry of its V is positive, which

@@ -19,7 +19,8 @@ void parallelFor(long long n, int threads, const std::function<void(long long)>&
 /// sums one block (in any way, e.g. with a per-block workspace), and the block sums are added
 /// in block order. The result is the same for any thread count. The one reduction used by the
 /// metrics and the trainers.
-template <typename F> double blockedSum(long long count, long long block, int threads, F&& blockSum) {
+template <typename F>
+double blockedSum(long long count, long long block, int threads, F&& blockSum) {
     if (count <= 0) return 0.0;
     const long long blocks = (count + block - 1) / block;
     std::vector<double> partial(static_cast<size_t>(blocks), 0.0);

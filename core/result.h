@@ -29,7 +29,7 @@ struct IdentifiabilityReport {
     MinHeadsResult minHeads;
     CertificateSamplesResult certificateSamples;
     std::optional<NullRelationsResult> nullRelations; ///< not certified only
-    std::vector<ProbeReport> probes;                   ///< not certified only: H = 1, 2, 4
+    std::vector<ProbeReport> probes;                  ///< not certified only: H = 1, 2, 4
     NoiseAnalysis noise;
 };
 
@@ -39,11 +39,11 @@ struct ExperimentResult {
     long long featureDim = 0;
     long long samples = 0;
 
-    Certificate certificate;      ///< certificate of Lambda of the training data
-    std::string solveMethod;      ///< "cholesky", "min-norm", "ridge", or the trainer's name
-    Mat P;                        ///< learned folded coefficients (d_out x D); empty if undefined
-    Mat teacherP;                 ///< P*
-    HeadDecomposition heads;      ///< canonical learned heads (SVD of unfold(P))
+    Certificate certificate;        ///< certificate of Lambda of the training data
+    std::string solveMethod;        ///< "cholesky", "min-norm", "ridge", or the trainer's name
+    Mat P;                          ///< learned folded coefficients (d_out x D); empty if undefined
+    Mat teacherP;                   ///< P*
+    HeadDecomposition heads;        ///< canonical learned heads (SVD of unfold(P))
     HeadDecomposition teacherHeads; ///< canonical teacher heads
     Metrics metrics;
     std::optional<Metrics> untruncatedMetrics; ///< poly with heads > 0: metrics before truncation
@@ -58,8 +58,8 @@ struct ExperimentResult {
     /// Training baselines: one point per logged step.
     std::vector<HistoryPoint> history;
     std::optional<Metrics> exactMetrics; ///< trainers: metrics of the exact solver on the same data
-    std::string stopReason;            ///< trainers: "epochs", "target_loss", "diverged"
-    std::vector<std::string> warnings; ///< things the user must know about these numbers
+    std::string stopReason;              ///< trainers: "epochs", "target_loss", "diverged"
+    std::vector<std::string> warnings;   ///< things the user must know about these numbers
     std::vector<std::pair<std::string, double>> timingsMs; ///< per phase, then "total"
     /// Poly runs with eval.identifiability (core/explorer.h): min heads, certificate samples,
     /// null relations, H-head probes, noise prediction.

@@ -1,6 +1,6 @@
 #include "core/resultio.h"
-#include "core/fileio.h"
 #include "core/explorer.h"
+#include "core/fileio.h"
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -76,7 +76,8 @@ QJsonObject resultToJson(const ExperimentResult& r) {
                                              {q("word_length"), e.wordLength}});
     }
     QJsonArray trace;
-    for (const auto& [n, l] : r.lambdaTrace) trace.append(QJsonArray{static_cast<qint64>(n), number(l)});
+    for (const auto& [n, l] : r.lambdaTrace)
+        trace.append(QJsonArray{static_cast<qint64>(n), number(l)});
     o.insert(q("lambda_trace"), trace);
     if (r.config.solver.kind != SolverKind::Poly) {
         o.insert(q("stop_reason"), QString::fromStdString(r.stopReason));
@@ -111,9 +112,10 @@ std::vector<ExperimentConfig> seedVariants(const ExperimentConfig& cfg, int coun
     if (count < 1) throw ConfigError("--seeds: expected an integer >= 1");
     // Run k uses seed + k, k < count: the last one must stay within [0, 2^53].
     if (cfg.task.seed > kMaxSeed - (count - 1) || cfg.solver.seed > kMaxSeed - (count - 1))
-        throw ConfigError("--seeds: task.seed or solver.seed + " + std::to_string(count - 1) +
-                          " would exceed 2^53 (9007199254740992); choose smaller seeds or fewer runs",
-                          QStringLiteral("task.seed"));
+        throw ConfigError(
+            "--seeds: task.seed or solver.seed + " + std::to_string(count - 1) +
+                " would exceed 2^53 (9007199254740992); choose smaller seeds or fewer runs",
+            QStringLiteral("task.seed"));
     std::vector<ExperimentConfig> out;
     for (int k = 0; k < count; ++k) {
         ExperimentConfig c = cfg;
@@ -132,16 +134,21 @@ struct Scalar {
 std::vector<Scalar> scalarMetrics() {
     return {
         {"lambda_min", [](const ExperimentResult& r) { return r.certificate.lambdaMin; }},
-        {"null_dim", [](const ExperimentResult& r) { return static_cast<double>(r.certificate.nullDim); }},
+        {"null_dim",
+         [](const ExperimentResult& r) { return static_cast<double>(r.certificate.nullDim); }},
         {"train_mse", [](const ExperimentResult& r) { return r.metrics.trainMse; }},
         {"val_mse", [](const ExperimentResult& r) { return r.metrics.valMse; }},
         {"ood_rel_mse", [](const ExperimentResult& r) { return r.metrics.oodRelMse; }},
         {"distance_p_rel", [](const ExperimentResult& r) { return r.metrics.distancePRel; }},
-        {"step_accuracy", [](const ExperimentResult& r) {
-             return r.execution ? r.execution->stepAccuracy : std::numeric_limits<double>::quiet_NaN();
+        {"step_accuracy",
+         [](const ExperimentResult& r) {
+             return r.execution ? r.execution->stepAccuracy
+                                : std::numeric_limits<double>::quiet_NaN();
          }},
-        {"word_accuracy", [](const ExperimentResult& r) {
-             return r.execution ? r.execution->wordAccuracy : std::numeric_limits<double>::quiet_NaN();
+        {"word_accuracy",
+         [](const ExperimentResult& r) {
+             return r.execution ? r.execution->wordAccuracy
+                                : std::numeric_limits<double>::quiet_NaN();
          }},
     };
 }
@@ -168,7 +175,8 @@ QJsonObject seedSummaryJson(const std::vector<ExperimentResult>& runs) {
     }
     int certified = 0;
     for (const auto& r : runs) certified += r.certificate.certified ? 1 : 0;
-    out.insert(q("certified_fraction"), runs.empty() ? 0.0 : static_cast<double>(certified) / runs.size());
+    out.insert(q("certified_fraction"),
+               runs.empty() ? 0.0 : static_cast<double>(certified) / runs.size());
     return out;
 }
 
@@ -177,8 +185,8 @@ QString CsvTable::number(double v) {
 }
 
 QString CsvTable::text(const QString& s) {
-    if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) && !s.contains(QLatin1Char('\n')) &&
-        !s.contains(QLatin1Char('\r')))
+    if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) &&
+        !s.contains(QLatin1Char('\n')) && !s.contains(QLatin1Char('\r')))
         return s;
     QString e = s;
     e.replace(q("\""), q("\"\""));
@@ -201,7 +209,8 @@ CsvTable seedsTable(const std::vector<ExperimentResult>& runs) {
     for (const Scalar& m : scalarMetrics()) cols << q(m.name);
     CsvTable t(cols);
     for (const auto& r : runs) {
-        QStringList row{CsvTable::integer(r.config.task.seed), CsvTable::integer(r.config.solver.seed),
+        QStringList row{CsvTable::integer(r.config.task.seed),
+                        CsvTable::integer(r.config.solver.seed),
                         r.certificate.certified ? q("true") : q("false")};
         for (const Scalar& m : scalarMetrics()) row << CsvTable::number(m.get(r));
         t.addRow(row);
@@ -245,14 +254,18 @@ CsvTable historyTable(const ExperimentResult& r) {
                 q("distance_p"), q("distance_p_rel"), q("distance_exact_rel")});
     for (const HistoryPoint& p : r.history)
         t.addRow({CsvTable::integer(p.epoch), CsvTable::integer(p.step), CsvTable::number(p.lr),
-                  CsvTable::number(p.trainMse), CsvTable::number(p.valMse), CsvTable::number(p.oodRelMse),
-                  CsvTable::number(p.distanceP), CsvTable::number(p.distancePRel),
-                  CsvTable::number(p.distanceExactRel)});
+                  CsvTable::number(p.trainMse), CsvTable::number(p.valMse),
+                  CsvTable::number(p.oodRelMse), CsvTable::number(p.distanceP),
+                  CsvTable::number(p.distancePRel), CsvTable::number(p.distanceExactRel)});
     return t;
 }
 
-QString seedsCsv(const std::vector<ExperimentResult>& runs) { return QString::fromUtf8(seedsTable(runs).bytes()); }
-QString spectrumCsv(const ExperimentResult& r) { return QString::fromUtf8(spectrumTable(r).bytes()); }
+QString seedsCsv(const std::vector<ExperimentResult>& runs) {
+    return QString::fromUtf8(seedsTable(runs).bytes());
+}
+QString spectrumCsv(const ExperimentResult& r) {
+    return QString::fromUtf8(spectrumTable(r).bytes());
+}
 QString headsCsv(const ExperimentResult& r) { return QString::fromUtf8(headsTable(r).bytes()); }
 QString historyCsv(const ExperimentResult& r) { return QString::fromUtf8(historyTable(r).bytes()); }
 
@@ -264,7 +277,8 @@ std::vector<std::pair<QString, QByteArray>> resultFiles(const ExperimentResult& 
         {q("spectrum.csv"), spectrumTable(r).bytes()},
         {q("heads.csv"), headsTable(r).bytes()},
         {q("lambda_trace.csv"), lambdaTraceTable(r).bytes()}};
-    if (r.config.solver.kind != SolverKind::Poly) files.emplace_back(q("history.csv"), historyTable(r).bytes());
+    if (r.config.solver.kind != SolverKind::Poly)
+        files.emplace_back(q("history.csv"), historyTable(r).bytes());
     return files;
 }
 

@@ -52,7 +52,9 @@ public:
     /// Uniform in [0, 1).
     double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
     /// Uniform integer in [0, n).
-    std::uint64_t below(std::uint64_t n) { return static_cast<std::uint64_t>(uniform() * static_cast<double>(n)) % n; }
+    std::uint64_t below(std::uint64_t n) {
+        return static_cast<std::uint64_t>(uniform() * static_cast<double>(n)) % n;
+    }
     /// Standard normal.
     double normal() {
         if (m_hasSpare) {

@@ -5,7 +5,6 @@
 
 namespace mhla {
 
-
 ExperimentResult runExperiment(const ExperimentConfig& cfg, const RunContext& ctx) {
     validate(cfg);
     const auto tStart = Clock::now();

@@ -1,10 +1,10 @@
 #pragma once
 // The experiment runner: config in, result value out (MATH.md §4-§7). Thread-agnostic: the
 // GUI calls it on a worker thread, the command line on the main thread.
-#include "core/result.h"
-#include "core/resultio.h"
 #include "core/exact.h"
 #include "core/metrics.h"
+#include "core/result.h"
+#include "core/resultio.h"
 #include <QJsonObject>
 #include <optional>
 #include <utility>
@@ -16,4 +16,3 @@ namespace mhla {
 ExperimentResult runExperiment(const ExperimentConfig& cfg, const RunContext& ctx = {});
 
 } // namespace mhla
-

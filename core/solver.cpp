@@ -3,7 +3,6 @@
 
 namespace mhla {
 
-
 PolySolution solveCertified(const std::shared_ptr<const Mat>& lambda, const Mat& C, double ridge,
                             const CertifyOptions& opt, const RunContext& ctx) {
     PolySolution out;
@@ -39,7 +38,9 @@ PolySolution solveCertified(const std::shared_ptr<const Mat>& lambda, const Mat&
         out.method = "ridge";
     } else if (out.certificate.certified) {
         std::shared_ptr<const Eigen::LLT<Mat>> llt = by.cholesky;
-        if (!llt) llt = runAbandonable(ctx, [lambda] { return std::make_shared<const Eigen::LLT<Mat>>(*lambda); });
+        if (!llt)
+            llt = runAbandonable(
+                ctx, [lambda] { return std::make_shared<const Eigen::LLT<Mat>>(*lambda); });
         ctx.checkCancel();
         if (llt->info() == Eigen::Success) {
             out.P = llt->solve(C.transpose()).transpose();
@@ -52,7 +53,8 @@ PolySolution solveCertified(const std::shared_ptr<const Mat>& lambda, const Mat&
         const Vec& ev = es.values;
         const Mat& V = es.vectors;
         Vec inv(D);
-        for (Index i = 0; i < D; ++i) inv(i) = ev(i) > out.certificate.tolerance ? 1.0 / ev(i) : 0.0;
+        for (Index i = 0; i < D; ++i)
+            inv(i) = ev(i) > out.certificate.tolerance ? 1.0 / ev(i) : 0.0;
         out.P = ((C * V) * inv.asDiagonal()) * V.transpose();
         out.method = out.certificate.certified ? "eigen" : "min-norm";
     }
@@ -60,8 +62,8 @@ PolySolution solveCertified(const std::shared_ptr<const Mat>& lambda, const Mat&
     return out;
 }
 
-PolySolution solveCertified(const Mat& lambda, const Mat& C, double ridge, const CertifyOptions& opt,
-                            const RunContext& ctx) {
+PolySolution solveCertified(const Mat& lambda, const Mat& C, double ridge,
+                            const CertifyOptions& opt, const RunContext& ctx) {
     return solveCertified(shareMatrix(lambda, ctx), C, ridge, opt, ctx);
 }
 

@@ -9,8 +9,8 @@ namespace mhla {
 /// The solution of P Lambda = C.
 struct PolySolution {
     Certificate certificate;
-    Mat P;               ///< d_out x D
-    std::string method;  ///< "cholesky", "min-norm", "ridge" ("eigen": certified, Cholesky failed)
+    Mat P;              ///< d_out x D
+    std::string method; ///< "cholesky", "min-norm", "ridge" ("eigen": certified, Cholesky failed)
     /// When not certified: a unit eigenvector of Lambda with eigenvalue <= tau (a direction
     /// the training data never sees), else empty.
     Vec nullVector;

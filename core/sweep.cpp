@@ -5,8 +5,8 @@
 #include <QRegularExpression>
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <functional>
+#include <limits>
 
 namespace mhla {
 
@@ -16,13 +16,16 @@ QString q(const char* s) { return QString::fromUtf8(s); }
 constexpr int kMaxValues = 100000;
 constexpr long long kMaxPoints = 1000000;
 
-[[noreturn]] void fail(const QString& msg, const QString& key) { throw ConfigError(msg.toStdString(), key); }
+[[noreturn]] void fail(const QString& msg, const QString& key) {
+    throw ConfigError(msg.toStdString(), key);
+}
 
 double round15(double v) { return QString::number(v, 'g', 15).toDouble(); }
 
 QJsonValue numberValue(double v) {
     // Integral values stay integers in the JSON (1, not 1.0), so integer keys accept them.
-    if (std::abs(v) < 9007199254740992.0 && v == std::floor(v)) return QJsonValue(static_cast<qint64>(v));
+    if (std::abs(v) < 9007199254740992.0 && v == std::floor(v))
+        return QJsonValue(static_cast<qint64>(v));
     return QJsonValue(v);
 }
 
@@ -68,25 +71,29 @@ QJsonArray parseSweepValues(const QString& key, const QJsonValue& values, const 
                      where);
         return a;
     }
-    if (!values.isString()) fail(where + q(": ") + jsonText(values) + q(" is not allowed") + grammar, where);
+    if (!values.isString())
+        fail(where + q(": ") + jsonText(values) + q(" is not allowed") + grammar, where);
     const QString s = values.toString().trimmed();
     static const QRegularExpression logRe(
         q("^logspace\\(\\s*([^,()]+?)\\s*,\\s*([^,()]+?)\\s*,\\s*([^,()]+?)\\s*\\)$"));
     QJsonArray out;
     if (const auto m = logRe.match(s); m.hasMatch()) {
         double a = 0, b = 0, nd = 0;
-        if (!parseNumber(m.captured(1), &a) || !parseNumber(m.captured(2), &b) || !parseNumber(m.captured(3), &nd) ||
-            nd != std::floor(nd) || nd < 1 || nd > kMaxValues)
-            fail(where + q(": \"") + s +
-                     q("\" is not allowed; expected logspace(a,b,n) with finite exponents a, b and an "
-                       "integer n in [1, 100000]"),
-                 where);
+        if (!parseNumber(m.captured(1), &a) || !parseNumber(m.captured(2), &b) ||
+            !parseNumber(m.captured(3), &nd) || nd != std::floor(nd) || nd < 1 || nd > kMaxValues)
+            fail(
+                where + q(": \"") + s +
+                    q("\" is not allowed; expected logspace(a,b,n) with finite exponents a, b and an "
+                      "integer n in [1, 100000]"),
+                where);
         const int n = static_cast<int>(nd);
         for (int k = 0; k < n; ++k) {
             const double e = n == 1 ? a : a + k * (b - a) / (n - 1);
             const double v = round15(std::pow(10.0, e));
             if (!std::isfinite(v) || v == 0)
-                fail(where + q(": \"") + s + q("\" gives 10^") + numberText(e) + q(", outside the doubles"), where);
+                fail(where + q(": \"") + s + q("\" gives 10^") + numberText(e) +
+                         q(", outside the doubles"),
+                     where);
             out.append(numberValue(v));
         }
         return out;
@@ -94,15 +101,20 @@ QJsonArray parseSweepValues(const QString& key, const QJsonValue& values, const 
     const QStringList parts = s.split(QLatin1Char(':'));
     if (parts.size() == 3) {
         double a = 0, b = 0, step = 0;
-        if (!parseNumber(parts[0], &a) || !parseNumber(parts[1], &b) || !parseNumber(parts[2], &step))
-            fail(where + q(": \"") + s + q("\" is not allowed; expected a:b:step with finite numbers"), where);
+        if (!parseNumber(parts[0], &a) || !parseNumber(parts[1], &b) ||
+            !parseNumber(parts[2], &step))
+            fail(where + q(": \"") + s +
+                     q("\" is not allowed; expected a:b:step with finite numbers"),
+                 where);
         if (a != b && (step == 0 || (b - a) / step < 0))
-            fail(where + q(": \"") + s + q("\" is not allowed; the step must be non-zero and go from a towards b"),
+            fail(where + q(": \"") + s +
+                     q("\" is not allowed; the step must be non-zero and go from a towards b"),
                  where);
         const double count = a == b ? 0 : std::floor((b - a) / step + 1e-9);
         if (count + 1 > kMaxValues)
             fail(where + q(": \"") + s + q("\" gives more than 100000 values"), where);
-        for (long long k = 0; k <= static_cast<long long>(count); ++k) out.append(numberValue(round15(a + k * step)));
+        for (long long k = 0; k <= static_cast<long long>(count); ++k)
+            out.append(numberValue(round15(a + k * step)));
         return out;
     }
     fail(where + q(": \"") + s + q("\" is not allowed") + grammar, where);
@@ -111,7 +123,8 @@ QJsonArray parseSweepValues(const QString& key, const QJsonValue& values, const 
 SweepAxis parseGridAssignment(const QString& assignment) {
     const qsizetype eq = assignment.indexOf(QLatin1Char('='));
     if (eq <= 0)
-        fail(q("--grid \"") + assignment + q("\": expected KEY=VALUES (e.g. solver.heads=1,2,4,8)"), {});
+        fail(q("--grid \"") + assignment + q("\": expected KEY=VALUES (e.g. solver.heads=1,2,4,8)"),
+             {});
     const QString key = assignment.left(eq).trimmed();
     const QString text = assignment.mid(eq + 1).trimmed();
     const QString where = q("--grid ") + key;
@@ -135,8 +148,7 @@ SweepAxis parseGridAssignment(const QString& assignment) {
             const QJsonDocument doc = QJsonDocument::fromJson((q("[") + t + q("]")).toUtf8(), &pe);
             if (pe.error == QJsonParseError::NoError && doc.array().size() == 1)
                 a.append(doc.array().first());
-            else
-                a.append(t);
+            else a.append(t);
         }
         axis.values = parseSweepValues(key, a, where);
     }
@@ -150,7 +162,8 @@ void SweepSpec::setAxis(SweepAxis axis) {
             return;
         }
     axes.push_back(std::move(axis));
-    std::sort(axes.begin(), axes.end(), [](const SweepAxis& x, const SweepAxis& y) { return x.key < y.key; });
+    std::sort(axes.begin(), axes.end(),
+              [](const SweepAxis& x, const SweepAxis& y) { return x.key < y.key; });
 }
 
 QJsonObject SweepSpec::toJson() const {
@@ -168,18 +181,23 @@ SweepFile parseSweep(const QJsonObject& file) {
     out.base.remove(q("sweep"));
     out.hasSweep = true;
     const QJsonValue sv = file.value(q("sweep"));
-    if (!sv.isObject()) fail(q("sweep: expected an object {\"grid\": {...}, \"mode\": ..., \"seeds\": K}"), q("sweep"));
+    if (!sv.isObject())
+        fail(q("sweep: expected an object {\"grid\": {...}, \"mode\": ..., \"seeds\": K}"),
+             q("sweep"));
     QJsonObject s = sv.toObject();
     // The presets' legacy form: {"key": K, "values": [...]}.
     if (s.contains(q("key")) || s.contains(q("values"))) {
         if (s.size() != 2 || !s.value(q("key")).isString() || !s.contains(q("values")))
-            fail(q("sweep: the short form is {\"key\": \"section.key\", \"values\": [...]} and nothing else"),
-                 q("sweep"));
-        s = QJsonObject{{q("grid"), QJsonObject{{s.value(q("key")).toString(), s.value(q("values"))}}}};
+            fail(
+                q("sweep: the short form is {\"key\": \"section.key\", \"values\": [...]} and nothing else"),
+                q("sweep"));
+        s = QJsonObject{
+            {q("grid"), QJsonObject{{s.value(q("key")).toString(), s.value(q("values"))}}}};
     }
     for (auto it = s.begin(); it != s.end(); ++it)
         if (it.key() != q("grid") && it.key() != q("mode") && it.key() != q("seeds"))
-            fail(q("sweep.") + it.key() + q(": unknown key; allowed: grid, mode, seeds"), q("sweep.") + it.key());
+            fail(q("sweep.") + it.key() + q(": unknown key; allowed: grid, mode, seeds"),
+                 q("sweep.") + it.key());
     if (!s.value(q("grid")).isObject())
         fail(q("sweep.grid: expected an object {\"section.key\": values, ...}"), q("sweep.grid"));
     const QJsonObject grid = s.value(q("grid")).toObject();
@@ -193,14 +211,17 @@ SweepFile parseSweep(const QJsonObject& file) {
         const QString m = s.value(q("mode")).toString();
         if (m == q("product")) out.spec.mode = SweepSpec::Mode::Product;
         else if (m == q("zip")) out.spec.mode = SweepSpec::Mode::Zip;
-        else fail(q("sweep.mode: ") + jsonText(s.value(q("mode"))) + q(" is not allowed; allowed: \"product\", \"zip\""),
-                  q("sweep.mode"));
+        else
+            fail(q("sweep.mode: ") + jsonText(s.value(q("mode"))) +
+                     q(" is not allowed; allowed: \"product\", \"zip\""),
+                 q("sweep.mode"));
     }
     if (s.contains(q("seeds"))) {
         const QJsonValue v = s.value(q("seeds"));
         const double k = v.toDouble(-1);
         if (!v.isDouble() || k != std::floor(k) || k < 1 || k > 1000)
-            fail(q("sweep.seeds: ") + jsonText(v) + q(" is not allowed; allowed: an integer in [1, 1000]"),
+            fail(q("sweep.seeds: ") + jsonText(v) +
+                     q(" is not allowed; allowed: an integer in [1, 1000]"),
                  q("sweep.seeds"));
         out.spec.seeds = static_cast<int>(k);
     }
@@ -221,11 +242,13 @@ QString SweepPoint::label() const {
 
 QString SweepPoint::slug() const {
     QStringList parts;
-    for (const auto& [key, v] : values) parts << key.section(QLatin1Char('.'), -1) + QLatin1Char('=') + valueText(v);
+    for (const auto& [key, v] : values)
+        parts << key.section(QLatin1Char('.'), -1) + QLatin1Char('=') + valueText(v);
     QString s = parts.join(QLatin1Char('_'));
     for (QChar& c : s)
-        if (!(c.isLetterOrNumber() && c.unicode() < 128) && c != QLatin1Char('=') && c != QLatin1Char('.') &&
-            c != QLatin1Char('-') && c != QLatin1Char('_') && c != QLatin1Char('+'))
+        if (!(c.isLetterOrNumber() && c.unicode() < 128) && c != QLatin1Char('=') &&
+            c != QLatin1Char('.') && c != QLatin1Char('-') && c != QLatin1Char('_') &&
+            c != QLatin1Char('+'))
             c = QLatin1Char('_');
     if (s.isEmpty()) s = q("base");
     return s.left(80);
@@ -242,8 +265,8 @@ std::vector<SweepPoint> sweepPoints(const SweepSpec& spec) {
         for (const SweepAxis& a : spec.axes)
             if (a.values.size() != n)
                 fail(q("sweep.mode zip: ") + a.key + q(" has ") + QString::number(a.values.size()) +
-                         q(" values but ") + spec.axes.front().key + q(" has ") + QString::number(n) +
-                         q("; zip needs lists of the same length"),
+                         q(" values but ") + spec.axes.front().key + q(" has ") +
+                         QString::number(n) + q("; zip needs lists of the same length"),
                      q("sweep.grid.") + a.key);
         for (qsizetype i = 0; i < n; ++i) {
             SweepPoint p;
@@ -262,7 +285,8 @@ std::vector<SweepPoint> sweepPoints(const SweepSpec& spec) {
     for (long long i = 0; i < total; ++i) {
         SweepPoint p;
         p.index = static_cast<int>(i);
-        for (size_t k = 0; k < spec.axes.size(); ++k) p.values.emplace_back(spec.axes[k].key, spec.axes[k].values.at(idx[k]));
+        for (size_t k = 0; k < spec.axes.size(); ++k)
+            p.values.emplace_back(spec.axes[k].key, spec.axes[k].values.at(idx[k]));
         out.push_back(std::move(p));
         for (size_t k = spec.axes.size(); k-- > 0;) {
             if (++idx[k] < spec.axes[k].values.size()) break;
@@ -301,8 +325,8 @@ SweepPlan planSweep(const QJsonObject& base, const SweepSpec& spec, const QStrin
             r.seed = k;
             r.index = p.index * spec.seeds + k;
             r.config = variants[static_cast<size_t>(k)];
-            r.folder = QString::number(r.index).rightJustified(4, QLatin1Char('0')) + QLatin1Char('-') + p.slug() +
-                       q("-s") + QString::number(r.config.task.seed);
+            r.folder = QString::number(r.index).rightJustified(4, QLatin1Char('0')) +
+                       QLatin1Char('-') + p.slug() + q("-s") + QString::number(r.config.task.seed);
             plan.runs.push_back(std::move(r));
         }
     }
@@ -339,25 +363,32 @@ std::vector<Column> metricColumns() {
     auto num = [&cols](const QString& name, const QString& where) {
         cols.push_back({name, true, [where](const QJsonObject& r) { return path(r, where); }});
     };
-    cols.push_back({q("task_seed"), true, [](const QJsonObject& r) { return path(r, q("config.task.seed")); }});
-    cols.push_back({q("solver_seed"), true, [](const QJsonObject& r) { return path(r, q("config.solver.seed")); }});
-    cols.push_back({q("certified"), true, [](const QJsonObject& r) { return r.value(q("certified")); }});
-    for (const char* n : {"lambda_min", "lambda_max", "null_dim", "train_mse", "val_mse", "ood_rel_mse",
-                          "distance_p", "distance_p_rel", "rank", "heads"})
+    cols.push_back({q("task_seed"), true,
+                    [](const QJsonObject& r) { return path(r, q("config.task.seed")); }});
+    cols.push_back({q("solver_seed"), true,
+                    [](const QJsonObject& r) { return path(r, q("config.solver.seed")); }});
+    cols.push_back(
+        {q("certified"), true, [](const QJsonObject& r) { return r.value(q("certified")); }});
+    for (const char* n : {"lambda_min", "lambda_max", "null_dim", "train_mse", "val_mse",
+                          "ood_rel_mse", "distance_p", "distance_p_rel", "rank", "heads"})
         num(q(n), q(n));
     for (const char* group : {"exact", "null_witness"})
-        for (const char* n : {"train_mse", "val_mse", "ood_rel_mse", "distance_p", "distance_p_rel"})
+        for (const char* n :
+             {"train_mse", "val_mse", "ood_rel_mse", "distance_p", "distance_p_rel"})
             num(q(group) + QLatin1Char('.') + q(n), q(group) + QLatin1Char('.') + q(n));
-    for (const char* n : {"step_accuracy", "word_accuracy", "teacher_step_accuracy", "teacher_word_accuracy"})
+    for (const char* n :
+         {"step_accuracy", "word_accuracy", "teacher_step_accuracy", "teacher_word_accuracy"})
         num(q("execution.") + q(n), q("execution.") + q(n));
-    cols.push_back({q("stop_reason"), false, [](const QJsonObject& r) { return r.value(q("stop_reason")); }});
+    cols.push_back(
+        {q("stop_reason"), false, [](const QJsonObject& r) { return r.value(q("stop_reason")); }});
     cols.push_back({q("epochs_run"), true, [](const QJsonObject& r) {
                         const QJsonArray h = r.value(q("history")).toArray();
                         return h.isEmpty() ? QJsonValue() : h.last().toObject().value(q("epoch"));
                     }});
     cols.push_back({q("teacher_norm"), true, [](const QJsonObject& r) {
                         // ||P*||_F = distance_p / distance_p_rel: the scale of distance_p.
-                        const double a = r.value(q("distance_p")).toDouble(NAN), b = r.value(q("distance_p_rel")).toDouble(NAN);
+                        const double a = r.value(q("distance_p")).toDouble(NAN),
+                                     b = r.value(q("distance_p_rel")).toDouble(NAN);
                         return b > 0 && std::isfinite(a) ? QJsonValue(a / b) : QJsonValue();
                     }});
     return cols;
@@ -425,27 +456,32 @@ double sortedQuantile(const std::vector<double>& v, double qq) {
 QByteArray sweepSummaryCsv(const SweepPlan& plan, const std::vector<QJsonObject>& results) {
     const auto cols = metricColumns();
     CsvTable t(QStringList{q("point")} + sweptNames(plan) +
-               QStringList{q("metric"), q("mean"), q("std"), q("median"), q("q10"), q("q90"), q("min"), q("max"), q("runs")});
+               QStringList{q("metric"), q("mean"), q("std"), q("median"), q("q10"), q("q90"),
+                           q("min"), q("max"), q("runs")});
     for (const SweepPoint& p : plan.points) {
         for (const Column& c : cols) {
             if (!c.numeric || c.name == q("task_seed") || c.name == q("solver_seed")) continue;
             std::vector<double> v;
             for (size_t i = 0; i < plan.runs.size() && i < results.size(); ++i)
                 if (plan.runs[i].point == p.index && !results[i].isEmpty())
-                    if (const double x = asNumber(c.get(results[i])); std::isfinite(x)) v.push_back(x);
+                    if (const double x = asNumber(c.get(results[i])); std::isfinite(x))
+                        v.push_back(x);
             if (v.empty()) continue;
             double mean = 0;
             for (double x : v) mean += x;
             mean /= static_cast<double>(v.size());
             double ss = 0;
             for (double x : v) ss += (x - mean) * (x - mean);
-            const double sd = v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0;
+            const double sd =
+                v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0;
             std::sort(v.begin(), v.end());
             QStringList row{CsvTable::integer(p.index)};
             row += sweptCells(plan, p.index);
-            row << c.name << CsvTable::number(mean) << CsvTable::number(sd) << CsvTable::number(sortedQuantile(v, 0.5))
-                << CsvTable::number(sortedQuantile(v, 0.1)) << CsvTable::number(sortedQuantile(v, 0.9))
-                << CsvTable::number(v.front()) << CsvTable::number(v.back())
+            row << c.name << CsvTable::number(mean) << CsvTable::number(sd)
+                << CsvTable::number(sortedQuantile(v, 0.5))
+                << CsvTable::number(sortedQuantile(v, 0.1))
+                << CsvTable::number(sortedQuantile(v, 0.9)) << CsvTable::number(v.front())
+                << CsvTable::number(v.back())
                 << CsvTable::integer(static_cast<long long>(v.size()));
             t.addRow(row);
         }

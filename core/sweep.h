@@ -42,8 +42,8 @@ namespace mhla {
 
 /// One swept key and its values in order.
 struct SweepAxis {
-    QString key;        ///< dotted key ("task.orthogonal_prob")
-    QJsonArray values;  ///< resolved values
+    QString key;       ///< dotted key ("task.orthogonal_prob")
+    QJsonArray values; ///< resolved values
 };
 
 struct SweepSpec {
@@ -60,8 +60,8 @@ struct SweepSpec {
 
 /// An experiment file split into its base experiment and its sweep.
 struct SweepFile {
-    QJsonObject base;    ///< the file without "sweep"
-    SweepSpec spec;      ///< empty axes and seeds 1 when the file has no "sweep"
+    QJsonObject base; ///< the file without "sweep"
+    SweepSpec spec;   ///< empty axes and seeds 1 when the file has no "sweep"
     bool hasSweep = false;
 };
 
@@ -89,16 +89,16 @@ std::vector<SweepPoint> sweepPoints(const SweepSpec& spec);
 
 /// One run of a sweep: a point and a seed.
 struct SweepRun {
-    int index = 0;        ///< point * seeds + seed
+    int index = 0; ///< point * seeds + seed
     int point = 0;
-    int seed = 0;         ///< k in 0..seeds-1
+    int seed = 0; ///< k in 0..seeds-1
     ExperimentConfig config;
-    QString folder;       ///< "0007-orthogonal_prob=0.25-s8" (index, slug, task seed)
+    QString folder; ///< "0007-orthogonal_prob=0.25-s8" (index, slug, task seed)
 };
 
 /// A planned sweep: every run, validated before anything runs.
 struct SweepPlan {
-    QJsonObject base;     ///< base experiment object, overrides applied
+    QJsonObject base; ///< base experiment object, overrides applied
     SweepSpec spec;
     std::vector<SweepPoint> points;
     std::vector<SweepRun> runs;
@@ -108,7 +108,8 @@ struct SweepPlan {
 };
 /// Applies `overrides` to the base, then each point through the same override mechanism, and
 /// validates every run. A point invalid for the task is a ConfigError naming the point.
-SweepPlan planSweep(const QJsonObject& base, const SweepSpec& spec, const QStringList& overrides = {});
+SweepPlan planSweep(const QJsonObject& base, const SweepSpec& spec,
+                    const QStringList& overrides = {});
 
 /// Column names of runs.csv after the run, point and swept-key columns.
 QStringList sweepMetricColumns();

@@ -80,10 +80,12 @@ private:
 
 class AssociativeMemoryTask : public Task {
 public:
-    static TaskDims dims(const TaskConfig& cfg) { return {2 * cfg.pairs, cfg.pairs + 1, cfg.pairs}; }
+    static TaskDims dims(const TaskConfig& cfg) {
+        return {2 * cfg.pairs, cfg.pairs + 1, cfg.pairs};
+    }
     explicit AssociativeMemoryTask(const TaskConfig& cfg)
-        : Task(cfg.seed, dims(cfg)), m_m(cfg.pairs),
-          m_p(cfg.orthogonalProb), m_sampler(cfg.orthogonalSampler) {
+        : Task(cfg.seed, dims(cfg)), m_m(cfg.pairs), m_p(cfg.orthogonalProb),
+          m_sampler(cfg.orthogonalSampler) {
         setTeacher(lookupTeacher(m_m, m_m));
     }
     Sample sample(Stream stream, long long index) const override {
@@ -129,9 +131,7 @@ TaskDims AutomatonTask::dims(const TaskConfig& cfg) {
     return {cfg.states * cfg.alphabet + cfg.states, automatonListedPairs(cfg) + 1, cfg.states};
 }
 
-AutomatonTask::AutomatonTask(const TaskConfig& cfg)
-    : Task(cfg.seed, dims(cfg)),
-      m_cfg(cfg) {
+AutomatonTask::AutomatonTask(const TaskConfig& cfg) : Task(cfg.seed, dims(cfg)), m_cfg(cfg) {
     setTeacher(lookupTeacher(keyDim(), valueDim()));
 }
 
@@ -140,7 +140,8 @@ Dfa AutomatonTask::randomDfa(Rng& rng) const {
     dfa.states = m_cfg.states;
     dfa.alphabet = m_cfg.alphabet;
     dfa.next.resize(static_cast<size_t>(dfa.states * dfa.alphabet));
-    for (auto& t : dfa.next) t = static_cast<int>(rng.below(static_cast<std::uint64_t>(dfa.states)));
+    for (auto& t : dfa.next)
+        t = static_cast<int>(rng.below(static_cast<std::uint64_t>(dfa.states)));
     return dfa;
 }
 
@@ -276,7 +277,9 @@ ExecutionResult executeWords(const AutomatonTask& task, const Mat& P, int words,
 }
 
 namespace {
-template <typename T> std::unique_ptr<Task> make(const TaskConfig& cfg) { return std::make_unique<T>(cfg); }
+template <typename T> std::unique_ptr<Task> make(const TaskConfig& cfg) {
+    return std::make_unique<T>(cfg);
+}
 } // namespace
 
 const std::vector<TaskKindInfo>& taskRegistry() {
@@ -296,6 +299,7 @@ const TaskKindInfo& taskKindInfo(TaskKind kind) {
 
 std::unique_ptr<Task> makeTask(const TaskConfig& cfg) { return taskKindInfo(cfg.kind).make(cfg); }
 
-Task::Task(long long seed, TaskDims dims) : m_seed(seed), m_d(dims.d), m_dOut(dims.dOut), m_n(dims.n) {}
+Task::Task(long long seed, TaskDims dims)
+    : m_seed(seed), m_d(dims.d), m_dOut(dims.dOut), m_n(dims.n) {}
 
 } // namespace mhla

@@ -39,8 +39,8 @@ private:
 /// control (not paused, scale 1) changes nothing, so runs stay reproducible.
 struct TrainingControl {
     std::atomic<bool> paused{false};
-    std::atomic<int> stepEpochs{0};    ///< epochs still to run while paused
-    std::atomic<double> lrScale{1.0};  ///< multiplies the scheduled learning rate
+    std::atomic<int> stepEpochs{0};   ///< epochs still to run while paused
+    std::atomic<double> lrScale{1.0}; ///< multiplies the scheduled learning rate
 };
 
 /// A trainer's history keeps at most this many points: beyond it, every second point is
@@ -64,12 +64,12 @@ struct HistoryPoint {
 
 /// What a running computation reports. `fraction` is in [0,1] for the current phase.
 struct ProgressEvent {
-    std::string phase;        ///< "generate+accumulate", "certificate+solve", "evaluate", "generate",
-                              ///< "train", "paused", "execute" or "done"
-    double fraction = 0;      ///< progress of the whole run, 0..1
-    long long samplesSeen = -1;              ///< accumulation: samples added so far
+    std::string phase;   ///< "generate+accumulate", "certificate+solve", "evaluate", "generate",
+                         ///< "train", "paused", "execute" or "done"
+    double fraction = 0; ///< progress of the whole run, 0..1
+    long long samplesSeen = -1; ///< accumulation: samples added so far
     double lambdaMinSoFar = std::numeric_limits<double>::quiet_NaN(); ///< certificate trace
-    const HistoryPoint* point = nullptr;     ///< training: the point just logged (or null)
+    const HistoryPoint* point = nullptr; ///< training: the point just logged (or null)
 };
 
 using ProgressFn = std::function<void(const ProgressEvent&)>;

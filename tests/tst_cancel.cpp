@@ -31,9 +31,9 @@ double msBetween(Clock::time_point a, Clock::time_point b) {
 }
 
 struct CancelSample {
-    bool cancelled = false;  ///< false: the work finished before the token was set
-    double latencyMs = 0;    ///< cancel() -> Cancelled
-    std::string phase;       ///< runner phase at cancel time (runExperiment cases)
+    bool cancelled = false; ///< false: the work finished before the token was set
+    double latencyMs = 0;   ///< cancel() -> Cancelled
+    std::string phase;      ///< runner phase at cancel time (runExperiment cases)
 };
 
 /// Runs work(ctx) on a thread, cancels after delayMs, returns the latency.
@@ -115,15 +115,20 @@ private Q_SLOTS:
         const Mat L = randomSymmetric(featureDim(16), 1, false);
         std::vector<CancelSample> s;
         for (int delay : {100, 400})
-            s.push_back(measure([&](const RunContext& ctx) { certify(L, CertifyOptions{}, "dense", ctx); }, delay));
+            s.push_back(measure(
+                [&](const RunContext& ctx) { certify(L, CertifyOptions{}, "dense", ctx); }, delay));
         record("dense eigenvalues (D=2176)", s);
         std::vector<CancelSample> v;
         const Mat C = Mat::Ones(4, L.cols());
         for (int delay : {150, 600})
-            v.push_back(measure([&](const RunContext& ctx) { solveCertified(L, C, 0.0, CertifyOptions{}, ctx); }, delay));
+            v.push_back(measure(
+                [&](const RunContext& ctx) { solveCertified(L, C, 0.0, CertifyOptions{}, ctx); },
+                delay));
         record("solve, not certified: eigenvectors (D=2176)", v);
-        for (const CancelSample& x : s) QVERIFY2(!x.cancelled || x.latencyMs < kGenerousBoundMs, "dense eigen");
-        for (const CancelSample& x : v) QVERIFY2(!x.cancelled || x.latencyMs < kGenerousBoundMs, "eigenvectors");
+        for (const CancelSample& x : s)
+            QVERIFY2(!x.cancelled || x.latencyMs < kGenerousBoundMs, "dense eigen");
+        for (const CancelSample& x : v)
+            QVERIFY2(!x.cancelled || x.latencyMs < kGenerousBoundMs, "eigenvectors");
     }
 
     void choleskyAndLanczos() {
@@ -140,11 +145,13 @@ private Q_SLOTS:
         std::printf("  (D=2176: Cholesky %.0f ms, Cholesky + Lanczos %.0f ms)\n", tChol, tAll);
         std::vector<CancelSample> chol, lan;
         for (double f : {0.2, 0.6})
-            chol.push_back(measure([&](const RunContext& ctx) { certify(L, CertifyOptions{}, "lanczos", ctx); },
-                                   static_cast<int>(f * tChol)));
+            chol.push_back(measure(
+                [&](const RunContext& ctx) { certify(L, CertifyOptions{}, "lanczos", ctx); },
+                static_cast<int>(f * tChol)));
         for (double f : {0.3, 0.7})
-            lan.push_back(measure([&](const RunContext& ctx) { certify(L, CertifyOptions{}, "lanczos", ctx); },
-                                  static_cast<int>(tChol + f * std::max(1.0, tAll - tChol))));
+            lan.push_back(measure(
+                [&](const RunContext& ctx) { certify(L, CertifyOptions{}, "lanczos", ctx); },
+                static_cast<int>(tChol + f * std::max(1.0, tAll - tChol))));
         record("Cholesky (D=2176)", chol);
         record("Lanczos iterations (D=2176)", lan);
         for (const CancelSample& x : chol) QVERIFY(!x.cancelled || x.latencyMs < kGenerousBoundMs);
@@ -157,7 +164,8 @@ private Q_SLOTS:
         const Mat P = rng.normalMatrix(32, featureDim(32));
         std::vector<CancelSample> s;
         for (int delay : {100, 400})
-            s.push_back(measure([&](const RunContext& ctx) { headsFromP(P, 32, 0, 1e-8, ctx); }, delay));
+            s.push_back(
+                measure([&](const RunContext& ctx) { headsFromP(P, 32, 0, 1e-8, ctx); }, delay));
         record("SVD of unfold(P) (1024 x 1024)", s);
         for (const CancelSample& x : s) QVERIFY(!x.cancelled || x.latencyMs < kGenerousBoundMs);
     }
@@ -176,17 +184,25 @@ private Q_SLOTS:
         QTest::addColumn<QString>("label");
         QTest::addColumn<QString>("json");
         QTest::addColumn<QList<int>>("delays");
-        QTest::newRow("accumulate d=12") << QStringLiteral("accumulation (d=12, D=936)")
-            << QStringLiteral(R"({"task":{"kind":"random_mhla","d":12,"d_out":12,"samples":200000},"eval":{"lambda_trace":0}})")
+        QTest::newRow("accumulate d=12")
+            << QStringLiteral("accumulation (d=12, D=936)")
+            << QStringLiteral(
+                   R"({"task":{"kind":"random_mhla","d":12,"d_out":12,"samples":200000},"eval":{"lambda_trace":0}})")
             << QList<int>{300, 900};
-        QTest::newRow("evaluate") << QStringLiteral("evaluation (d=4, 2e6 OOD prompts)")
-            << QStringLiteral(R"({"task":{"kind":"random_mhla","samples":4000},"eval":{"ood_samples":2000000,"val_samples":100}})")
+        QTest::newRow("evaluate")
+            << QStringLiteral("evaluation (d=4, 2e6 OOD prompts)")
+            << QStringLiteral(
+                   R"({"task":{"kind":"random_mhla","samples":4000},"eval":{"ood_samples":2000000,"val_samples":100}})")
             << QList<int>{700, 1500};
-        QTest::newRow("trainer") << QStringLiteral("trainer epochs + evaluation (mhla, N=40000)")
-            << QStringLiteral(R"({"task":{"kind":"random_mhla","samples":40000},"solver":{"kind":"mhla","heads":1,"epochs":100000,"batch":4096,"compare_exact":false},"eval":{"val_samples":40000}})")
+        QTest::newRow("trainer")
+            << QStringLiteral("trainer epochs + evaluation (mhla, N=40000)")
+            << QStringLiteral(
+                   R"({"task":{"kind":"random_mhla","samples":40000},"solver":{"kind":"mhla","heads":1,"epochs":100000,"batch":4096,"compare_exact":false},"eval":{"val_samples":40000}})")
             << QList<int>{400, 1000, 1700};
-        QTest::newRow("automaton") << QStringLiteral("automaton execution (1e6 words x 200)")
-            << QStringLiteral(R"({"task":{"kind":"automaton","samples":3000,"word_length":200},"eval":{"words":1000000,"ood_samples":200,"val_samples":200}})")
+        QTest::newRow("automaton")
+            << QStringLiteral("automaton execution (1e6 words x 200)")
+            << QStringLiteral(
+                   R"({"task":{"kind":"automaton","samples":3000,"word_length":200},"eval":{"words":1000000,"ood_samples":200,"val_samples":200}})")
             << QList<int>{1500, 2500};
     }
     void runnerPhases() {
@@ -197,8 +213,9 @@ private Q_SLOTS:
         std::vector<CancelSample> s;
         for (int delay : delays) {
             s.push_back(measure([&](const RunContext& ctx) { runExperiment(cfg, ctx); }, delay));
-            std::printf("  %s: cancel at %d ms in phase '%s': %s %.1f ms\n", qPrintable(label), delay,
-                        s.back().phase.c_str(), s.back().cancelled ? "stopped after" : "finished first,",
+            std::printf("  %s: cancel at %d ms in phase '%s': %s %.1f ms\n", qPrintable(label),
+                        delay, s.back().phase.c_str(),
+                        s.back().cancelled ? "stopped after" : "finished first,",
                         s.back().latencyMs);
         }
         record(label.toStdString(), s);
@@ -208,16 +225,20 @@ private Q_SLOTS:
             // is one block (~N_block D^2 / 2 flops: ~0.5-1.5 s at D = 936, ~10 s at D = 7200).
             for (const CancelSample& x : s)
                 if (x.cancelled && x.latencyMs >= kGenerousBoundMs)
-                    qWarning("accumulation: cancel latency %.0f ms (one accumulation block; see issue 12)", x.latencyMs);
+                    qWarning(
+                        "accumulation: cancel latency %.0f ms (one accumulation block; see issue 12)",
+                        x.latencyMs);
             return;
         }
-        for (const CancelSample& x : s) QVERIFY2(!x.cancelled || x.latencyMs < kGenerousBoundMs, qPrintable(label));
+        for (const CancelSample& x : s)
+            QVERIFY2(!x.cancelled || x.latencyMs < kGenerousBoundMs, qPrintable(label));
     }
 
     void cleanupTestCase() {
         std::printf("\n%-48s %10s\n", "phase", "worst ms");
         for (const Row& r : g_rows)
-            std::printf("%-48s %10.1f%s\n", r.phase.c_str(), r.worst, r.hits ? "" : "  (no cancel landed)");
+            std::printf("%-48s %10.1f%s\n", r.phase.c_str(), r.worst,
+                        r.hits ? "" : "  (no cancel landed)");
     }
 };
 

@@ -41,9 +41,10 @@ private Q_SLOTS:
         const Outcome o = run({s("solve"), s("--set"), s("task.samples=4000")});
         QCOMPARE(o.code, 0);
         const QJsonObject r = json(o.out);
-        for (const char* key : {"feature_dim", "samples", "lambda_min", "lambda_max", "null_dim", "certified",
-                                "tolerance", "train_mse", "val_mse", "ood_rel_mse", "distance_p",
-                                "distance_p_rel", "heads", "singular_values", "timings_ms", "config"})
+        for (const char* key :
+             {"feature_dim", "samples", "lambda_min", "lambda_max", "null_dim", "certified",
+              "tolerance", "train_mse", "val_mse", "ood_rel_mse", "distance_p", "distance_p_rel",
+              "heads", "singular_values", "timings_ms", "config"})
             QVERIFY2(r.contains(s(key)), key);
         QCOMPARE(r[s("feature_dim")].toInt(), 40);
         QCOMPARE(r[s("samples")].toInt(), 4000);
@@ -52,10 +53,13 @@ private Q_SLOTS:
         QCOMPARE(r[s("config")][s("task")][s("kind")].toString(), s("associative_memory"));
     }
 
-    // The demo of the README: the certificate holds for Gaussian keys and fails for orthogonal keys.
+    // The demo of the README: the certificate holds for Gaussian keys and fails for orthogonal
+    // keys.
     void associativeMemoryDemo() {
-        const QJsonObject good = json(run({s("solve"), s("--set"), s("task.orthogonal_prob=0")}).out);
-        const QJsonObject bad = json(run({s("solve"), s("--set"), s("task.orthogonal_prob=1")}).out);
+        const QJsonObject good =
+            json(run({s("solve"), s("--set"), s("task.orthogonal_prob=0")}).out);
+        const QJsonObject bad =
+            json(run({s("solve"), s("--set"), s("task.orthogonal_prob=1")}).out);
         QCOMPARE(good[s("certified")].toBool(), true);
         QCOMPARE(good[s("null_dim")].toInt(), 0);
         QVERIFY(good[s("distance_p_rel")].toDouble() <= 1e-9);
@@ -66,11 +70,12 @@ private Q_SLOTS:
     }
 
     void automatonReportsExecution() {
-        const Outcome o = run({s("solve"), s("--set"), s("task.kind=automaton"), s("--set"), s("task.samples=3000"),
-                               s("--set"), s("eval.words=20")});
+        const Outcome o = run({s("solve"), s("--set"), s("task.kind=automaton"), s("--set"),
+                               s("task.samples=3000"), s("--set"), s("eval.words=20")});
         QCOMPARE(o.code, 0);
         const QJsonObject e = json(o.out)[s("execution")].toObject();
-        for (const char* key : {"step_accuracy", "word_accuracy", "teacher_step_accuracy", "teacher_word_accuracy"})
+        for (const char* key :
+             {"step_accuracy", "word_accuracy", "teacher_step_accuracy", "teacher_word_accuracy"})
             QVERIFY2(e.contains(s(key)), key);
         QCOMPARE(e[s("teacher_word_accuracy")].toDouble(), 1.0);
     }
@@ -79,7 +84,8 @@ private Q_SLOTS:
         const QString dir = m_tmp.filePath(s("run1"));
         const Outcome o = run({s("solve"), s("--set"), s("task.samples=2000"), s("--out"), dir});
         QCOMPARE(o.code, 0);
-        for (const char* f : {"result.json", "experiment.json", "spectrum.csv", "heads.csv", "lambda_trace.csv"})
+        for (const char* f :
+             {"result.json", "experiment.json", "spectrum.csv", "heads.csv", "lambda_trace.csv"})
             QVERIFY2(QFile::exists(QDir(dir).filePath(s(f))), f);
         QFile spec(QDir(dir).filePath(s("spectrum.csv")));
         QVERIFY(spec.open(QIODevice::ReadOnly));
@@ -88,18 +94,24 @@ private Q_SLOTS:
         const QByteArray before = QFile(QDir(dir).filePath(s("result.json"))).exists()
                                       ? [&] { QFile f(QDir(dir).filePath(s("result.json"))); f.open(QIODevice::ReadOnly); return f.readAll(); }()
                                       : QByteArray();
-        const Outcome again = run({s("solve"), s("--config"), QDir(dir).filePath(s("experiment.json"))});
+        const Outcome again =
+            run({s("solve"), s("--config"), QDir(dir).filePath(s("experiment.json"))});
         QCOMPARE(again.code, 0);
-        QCOMPARE(json(again.out)[s("lambda_min")].toDouble(), json(before)[s("lambda_min")].toDouble());
-        QCOMPARE(json(again.out)[s("train_mse")].toDouble(), json(before)[s("train_mse")].toDouble());
+        QCOMPARE(json(again.out)[s("lambda_min")].toDouble(),
+                 json(before)[s("lambda_min")].toDouble());
+        QCOMPARE(json(again.out)[s("train_mse")].toDouble(),
+                 json(before)[s("train_mse")].toDouble());
         // A second run into the same folder is refused and leaves the files alone.
-        const Outcome refused = run({s("solve"), s("--set"), s("task.samples=999"), s("--out"), dir});
+        const Outcome refused =
+            run({s("solve"), s("--set"), s("task.samples=999"), s("--out"), dir});
         QCOMPARE(refused.code, 2);
         QVERIFY(refused.err.contains("--force"));
         QFile f(QDir(dir).filePath(s("result.json")));
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), before);
-        QCOMPARE(run({s("solve"), s("--set"), s("task.samples=999"), s("--out"), dir, s("--force")}).code, 0);
+        QCOMPARE(run({s("solve"), s("--set"), s("task.samples=999"), s("--out"), dir, s("--force")})
+                     .code,
+                 0);
     }
 
     // --seeds K: K runs with consecutive seeds and a mean / sample-std summary of each metric.
@@ -123,14 +135,16 @@ private Q_SLOTS:
         for (double x : lmin) ss += (x - mean) * (x - mean);
         const QJsonObject sum = r[s("summary")][s("lambda_min")].toObject();
         QVERIFY(std::abs(sum[s("mean")].toDouble() - mean) <= 1e-15 * std::abs(mean));
-        QVERIFY(std::abs(sum[s("std")].toDouble() - std::sqrt(ss / 2.0)) <= 1e-12 * std::sqrt(ss / 2.0));
+        QVERIFY(std::abs(sum[s("std")].toDouble() - std::sqrt(ss / 2.0)) <=
+                1e-12 * std::sqrt(ss / 2.0));
         QCOMPARE(sum[s("min")].toDouble(), *std::min_element(lmin.begin(), lmin.end()));
         QCOMPARE(r[s("summary")][s("certified_fraction")].toDouble(), 1.0);
         QFile csv(QDir(dir).filePath(s("seeds.csv")));
         QVERIFY(csv.open(QIODevice::ReadOnly));
         QCOMPARE(csv.readAll().count('\n'), 4); // header + 3 runs
         // Seeds must stay exact in JSON: task.seed + K beyond 2^53 is refused.
-        const Outcome big = run({s("solve"), s("--seeds"), s("2"), s("--set"), s("task.seed=9007199254740992")});
+        const Outcome big =
+            run({s("solve"), s("--seeds"), s("2"), s("--set"), s("task.seed=9007199254740992")});
         QCOMPARE(big.code, 2);
         QVERIFY(big.err.contains("2^53"));
     }
@@ -147,24 +161,45 @@ private Q_SLOTS:
         QFile b(blocker);
         b.open(QIODevice::WriteOnly);
         b.close();
-        QTest::newRow("malformed file") << QStringList{s("solve"), s("--config"), bad} << s("malformed JSON");
-        QTest::newRow("missing file") << QStringList{s("solve"), s("--config"), m_tmp.filePath(s("nope.json"))} << s("cannot read");
-        QTest::newRow("unknown key") << QStringList{s("solve"), s("--set"), s("task.foo=1")} << s("task.foo");
-        QTest::newRow("wrong type") << QStringList{s("solve"), s("--set"), s("task.samples=lots")} << s("task.samples");
-        QTest::newRow("negative size") << QStringList{s("solve"), s("--set"), s("task.samples=-5")} << s("task.samples");
-        QTest::newRow("pairs out of range") << QStringList{s("solve"), s("--set"), s("task.pairs=0")} << s("task.pairs");
-        QTest::newRow("states out of range") << QStringList{s("solve"), s("--set"), s("task.states=1")} << s("task.states");
-        QTest::newRow("alphabet out of range") << QStringList{s("solve"), s("--set"), s("task.alphabet=99")} << s("task.alphabet");
-        QTest::newRow("probability") << QStringList{s("solve"), s("--set"), s("task.orthogonal_prob=2")} << s("task.orthogonal_prob");
-        QTest::newRow("NaN") << QStringList{s("solve"), s("--set"), s("task.noise=NaN")} << s("NaN");
-        QTest::newRow("infinite") << QStringList{s("solve"), s("--set"), s("task.query_filler=-inf")} << s("infinite");
-        QTest::newRow("memory") << QStringList{s("solve"), s("--set"), s("task.kind=random_mhla"), s("--set"), s("task.d=60")} << s("GiB");
-        QTest::newRow("unwritable out") << QStringList{s("solve"), s("--out"), blocker + s("/sub")} << s("--out");
-        QTest::newRow("unknown option") << QStringList{s("solve"), s("--frobnicate")} << s("frobnicate");
-        QTest::newRow("bad threads") << QStringList{s("solve"), s("--threads"), s("0")} << s("--threads");
-        QTest::newRow("bad seeds") << QStringList{s("solve"), s("--seeds"), s("-2")} << s("--seeds");
+        QTest::newRow("malformed file")
+            << QStringList{s("solve"), s("--config"), bad} << s("malformed JSON");
+        QTest::newRow("missing file")
+            << QStringList{s("solve"), s("--config"), m_tmp.filePath(s("nope.json"))}
+            << s("cannot read");
+        QTest::newRow("unknown key")
+            << QStringList{s("solve"), s("--set"), s("task.foo=1")} << s("task.foo");
+        QTest::newRow("wrong type")
+            << QStringList{s("solve"), s("--set"), s("task.samples=lots")} << s("task.samples");
+        QTest::newRow("negative size")
+            << QStringList{s("solve"), s("--set"), s("task.samples=-5")} << s("task.samples");
+        QTest::newRow("pairs out of range")
+            << QStringList{s("solve"), s("--set"), s("task.pairs=0")} << s("task.pairs");
+        QTest::newRow("states out of range")
+            << QStringList{s("solve"), s("--set"), s("task.states=1")} << s("task.states");
+        QTest::newRow("alphabet out of range")
+            << QStringList{s("solve"), s("--set"), s("task.alphabet=99")} << s("task.alphabet");
+        QTest::newRow("probability")
+            << QStringList{s("solve"), s("--set"), s("task.orthogonal_prob=2")}
+            << s("task.orthogonal_prob");
+        QTest::newRow("NaN") << QStringList{s("solve"), s("--set"), s("task.noise=NaN")}
+                             << s("NaN");
+        QTest::newRow("infinite") << QStringList{s("solve"), s("--set"),
+                                                 s("task.query_filler=-inf")}
+                                  << s("infinite");
+        QTest::newRow("memory") << QStringList{s("solve"), s("--set"), s("task.kind=random_mhla"),
+                                               s("--set"), s("task.d=60")}
+                                << s("GiB");
+        QTest::newRow("unwritable out")
+            << QStringList{s("solve"), s("--out"), blocker + s("/sub")} << s("--out");
+        QTest::newRow("unknown option")
+            << QStringList{s("solve"), s("--frobnicate")} << s("frobnicate");
+        QTest::newRow("bad threads")
+            << QStringList{s("solve"), s("--threads"), s("0")} << s("--threads");
+        QTest::newRow("bad seeds")
+            << QStringList{s("solve"), s("--seeds"), s("-2")} << s("--seeds");
         QTest::newRow("unknown command") << QStringList{s("sovle")} << s("unknown command");
-        QTest::newRow("bench option") << QStringList{s("bench"), s("--repeats"), s("x")} << s("--repeats");
+        QTest::newRow("bench option")
+            << QStringList{s("bench"), s("--repeats"), s("x")} << s("--repeats");
     }
     void badInputExitsWithTwo() {
         QFETCH(QStringList, args);

@@ -39,8 +39,8 @@ QString s(const char* t) { return QString::fromUtf8(t); }
 struct Row {
     QStringList args;
     QStringList setup;
-    QString codes;          ///< "2", "0", "0|2", "nonzero", "nosignal"
-    QStringList contains;   ///< in stderr, or "out:WORD" in stdout
+    QString codes;        ///< "2", "0", "0|2", "nonzero", "nosignal"
+    QStringList contains; ///< in stderr, or "out:WORD" in stdout
     QStringList notContains = {};
     QStringList checks = {};
     int timeoutMs = 120000;
@@ -64,7 +64,8 @@ bool fillDisk(const QString& dir) {
     QFile f(QDir(dir).filePath(s("filler")));
     if (!f.open(QIODevice::WriteOnly)) return false;
     const QByteArray block(4096, 'f');
-    while (f.write(block) == block.size() && f.flush()) {}
+    while (f.write(block) == block.size() && f.flush()) {
+    }
     f.close();
     return true;
 }
@@ -86,82 +87,307 @@ private Q_SLOTS:
 
     void badInput_data() {
         QTest::addColumn<Row>("row");
-        const QString bigPoly = s("--set task.kind=random_mhla --set task.d=8 --set task.d_out=8 --set task.samples=3000000");
+        const QString bigPoly = s(
+            "--set task.kind=random_mhla --set task.d=8 --set task.d_out=8 --set task.samples=3000000");
         const QStringList big = bigPoly.split(QLatin1Char(' '));
         // Existing cases (tests/tst_cli.cpp), kept here so the whole campaign is one table.
-        add("malformed file", {{s("solve"), s("--config"), s("@T@/bad.json")}, {s("file:bad.json={\"task\": {\"samples\": 10,}")}, s("2"), {s("malformed JSON")}});
-        add("missing file", {{s("solve"), s("--config"), s("@T@/nope.json")}, {}, s("2"), {s("cannot read"), s("No such file")}});
-        add("unknown key", {{s("solve"), s("--set"), s("task.foo=1")}, {}, s("2"), {s("task.foo")}});
-        add("wrong type", {{s("solve"), s("--set"), s("task.samples=lots")}, {}, s("2"), {s("task.samples")}});
-        add("negative size", {{s("solve"), s("--set"), s("task.samples=-5")}, {}, s("2"), {s("task.samples")}});
-        add("pairs out of range", {{s("solve"), s("--set"), s("task.pairs=0")}, {}, s("2"), {s("task.pairs")}});
-        add("states out of range", {{s("solve"), s("--set"), s("task.kind=automaton"), s("--set"), s("task.states=1")}, {}, s("2"), {s("task.states")}});
-        add("alphabet out of range", {{s("solve"), s("--set"), s("task.kind=automaton"), s("--set"), s("task.alphabet=99")}, {}, s("2"), {s("task.alphabet")}});
-        add("probability", {{s("solve"), s("--set"), s("task.orthogonal_prob=2")}, {}, s("2"), {s("task.orthogonal_prob")}});
+        add("malformed file", {{s("solve"), s("--config"), s("@T@/bad.json")},
+                               {s("file:bad.json={\"task\": {\"samples\": 10,}")},
+                               s("2"),
+                               {s("malformed JSON")}});
+        add("missing file", {{s("solve"), s("--config"), s("@T@/nope.json")},
+                             {},
+                             s("2"),
+                             {s("cannot read"), s("No such file")}});
+        add("unknown key",
+            {{s("solve"), s("--set"), s("task.foo=1")}, {}, s("2"), {s("task.foo")}});
+        add("wrong type",
+            {{s("solve"), s("--set"), s("task.samples=lots")}, {}, s("2"), {s("task.samples")}});
+        add("negative size",
+            {{s("solve"), s("--set"), s("task.samples=-5")}, {}, s("2"), {s("task.samples")}});
+        add("pairs out of range",
+            {{s("solve"), s("--set"), s("task.pairs=0")}, {}, s("2"), {s("task.pairs")}});
+        add("states out of range",
+            {{s("solve"), s("--set"), s("task.kind=automaton"), s("--set"), s("task.states=1")},
+             {},
+             s("2"),
+             {s("task.states")}});
+        add("alphabet out of range",
+            {{s("solve"), s("--set"), s("task.kind=automaton"), s("--set"), s("task.alphabet=99")},
+             {},
+             s("2"),
+             {s("task.alphabet")}});
+        add("probability", {{s("solve"), s("--set"), s("task.orthogonal_prob=2")},
+                            {},
+                            s("2"),
+                            {s("task.orthogonal_prob")}});
         add("NaN", {{s("solve"), s("--set"), s("task.noise=NaN")}, {}, s("2"), {s("NaN")}});
-        add("infinite", {{s("solve"), s("--set"), s("task.kind=automaton"), s("--set"), s("task.query_filler=-inf")}, {}, s("2"), {s("infinite")}});
-        add("memory d=60", {{s("solve"), s("--set"), s("task.kind=random_mhla"), s("--set"), s("task.d=60")}, {}, s("2"), {s("GiB")}, {s("bad_alloc")}, {s("within:5000")}});
-        add("unwritable out (file in the way of a parent)", {{s("solve"), s("--out"), s("@T@/a-file/sub")}, {s("file:a-file=")}, s("2"), {s("--out"), s("Not a directory")}});
+        add("infinite", {{s("solve"), s("--set"), s("task.kind=automaton"), s("--set"),
+                          s("task.query_filler=-inf")},
+                         {},
+                         s("2"),
+                         {s("infinite")}});
+        add("memory d=60",
+            {{s("solve"), s("--set"), s("task.kind=random_mhla"), s("--set"), s("task.d=60")},
+             {},
+             s("2"),
+             {s("GiB")},
+             {s("bad_alloc")},
+             {s("within:5000")}});
+        add("unwritable out (file in the way of a parent)",
+            {{s("solve"), s("--out"), s("@T@/a-file/sub")},
+             {s("file:a-file=")},
+             s("2"),
+             {s("--out"), s("Not a directory")}});
         add("unknown option", {{s("solve"), s("--frobnicate")}, {}, s("2"), {s("frobnicate")}});
         add("threads 0", {{s("solve"), s("--threads"), s("0")}, {}, s("2"), {s("--threads")}});
         add("threads abc", {{s("solve"), s("--threads"), s("abc")}, {}, s("2"), {s("--threads")}});
-        add("threads 1024", {{s("solve"), s("--threads"), s("1024")}, {}, s("2"), {s("--threads")}, {s("terminate")}});
+        add("threads 1024", {{s("solve"), s("--threads"), s("1024")},
+                             {},
+                             s("2"),
+                             {s("--threads")},
+                             {s("terminate")}});
         add("bad seeds", {{s("solve"), s("--seeds"), s("-2")}, {}, s("2"), {s("--seeds")}});
         add("unknown command", {{s("sovle")}, {}, s("2"), {s("unknown command")}});
         add("bench option", {{s("bench"), s("--repeats"), s("x")}, {}, s("2"), {s("--repeats")}});
 
         // Crashes.
-        add("solve --config /dev/zero", {{s("solve"), s("--config"), s("/dev/zero")}, {}, s("2"), {s("not a regular file")}, {s("bad_alloc")}, {s("within:5000")}});
-        add("figures --config /dev/zero", {{s("figures"), s("--config"), s("/dev/zero"), s("--out"), s("@T@/f")}, {}, s("2"), {s("not a regular file")}, {s("bad_alloc")}});
-        add("solve --config FIFO", {{s("solve"), s("--config"), s("@T@/pipe")}, {s("fifo:pipe")}, s("2"), {s("not a regular file")}, {}, {}, 10000});
-        add("figures --config FIFO", {{s("figures"), s("--config"), s("@T@/pipe"), s("--out"), s("@T@/f")}, {s("fifo:pipe")}, s("2"), {s("not a regular file")}, {}, {}, 10000});
-        add("--bogus without display", {{s("--bogus")}, {s("env-nodisplay")}, s("2"), {s("--bogus")}, {s("platform plugin")}});
-        add("--verison without display", {{s("--verison")}, {s("env-nodisplay")}, s("2"), {s("did you mean --version")}, {s("platform plugin")}});
-        add("layers 64 heads 1048576", {{s("solve"), s("--set"), s("task.kind=random_mhla"), s("--set"), s("solver.kind=multilayer"), s("--set"), s("solver.layers=64"), s("--set"), s("solver.heads=1048576")}, {}, s("2"), {s("GiB")}, {s("bad_alloc")}, {s("within:5000")}});
+        add("solve --config /dev/zero", {{s("solve"), s("--config"), s("/dev/zero")},
+                                         {},
+                                         s("2"),
+                                         {s("not a regular file")},
+                                         {s("bad_alloc")},
+                                         {s("within:5000")}});
+        add("figures --config /dev/zero",
+            {{s("figures"), s("--config"), s("/dev/zero"), s("--out"), s("@T@/f")},
+             {},
+             s("2"),
+             {s("not a regular file")},
+             {s("bad_alloc")}});
+        add("solve --config FIFO", {{s("solve"), s("--config"), s("@T@/pipe")},
+                                    {s("fifo:pipe")},
+                                    s("2"),
+                                    {s("not a regular file")},
+                                    {},
+                                    {},
+                                    10000});
+        add("figures --config FIFO",
+            {{s("figures"), s("--config"), s("@T@/pipe"), s("--out"), s("@T@/f")},
+             {s("fifo:pipe")},
+             s("2"),
+             {s("not a regular file")},
+             {},
+             {},
+             10000});
+        add("--bogus without display",
+            {{s("--bogus")}, {s("env-nodisplay")}, s("2"), {s("--bogus")}, {s("platform plugin")}});
+        add("--verison without display", {{s("--verison")},
+                                          {s("env-nodisplay")},
+                                          s("2"),
+                                          {s("did you mean --version")},
+                                          {s("platform plugin")}});
+        add("layers 64 heads 1048576",
+            {{s("solve"), s("--set"), s("task.kind=random_mhla"), s("--set"),
+              s("solver.kind=multilayer"), s("--set"), s("solver.layers=64"), s("--set"),
+              s("solver.heads=1048576")},
+             {},
+             s("2"),
+             {s("GiB")},
+             {s("bad_alloc")},
+             {s("within:5000")}});
 
         // Data loss and writes where they must not go.
-        add("solve > /dev/full", {{s("solve"), s("--set"), s("task.samples=2000")}, {s("stdout:/dev/full")}, s("nonzero"), {s("No space left on device")}});
-        add("disk full: solve --out", {{s("solve"), s("--set"), s("task.samples=2000"), s("--out"), s("@T@/full/out")}, {s("tmpfs:full"), s("file:e.json={}")}, s("nonzero"), {s("No space left on device")}, {}, {s("complete:full/out")}});
-        add("disk full: figures --out", {{s("figures"), s("--config"), s("@T@/e.json"), s("--set"), s("task.samples=2000"), s("--out"), s("@T@/full/out")}, {s("tmpfs:full"), s("file:e.json={}")}, s("nonzero"), {s("No space left on device")}, {}, {s("complete:full/out")}});
-        add("planted symlink in --out", {{s("solve"), s("--set"), s("task.samples=2000"), s("--out"), s("@T@/out"), s("--force")},
-                                         {s("file:outside.txt=precious"), s("dir:out"), s("link:out/spectrum.csv->../outside.txt")}, s("0|2"), {}, {},
+        add("solve > /dev/full", {{s("solve"), s("--set"), s("task.samples=2000")},
+                                  {s("stdout:/dev/full")},
+                                  s("nonzero"),
+                                  {s("No space left on device")}});
+        add("disk full: solve --out",
+            {{s("solve"), s("--set"), s("task.samples=2000"), s("--out"), s("@T@/full/out")},
+             {s("tmpfs:full"), s("file:e.json={}")},
+             s("nonzero"),
+             {s("No space left on device")},
+             {},
+             {s("complete:full/out")}});
+        add("disk full: figures --out", {{s("figures"), s("--config"), s("@T@/e.json"), s("--set"),
+                                          s("task.samples=2000"), s("--out"), s("@T@/full/out")},
+                                         {s("tmpfs:full"), s("file:e.json={}")},
+                                         s("nonzero"),
+                                         {s("No space left on device")},
+                                         {},
+                                         {s("complete:full/out")}});
+        add("planted symlink in --out", {{s("solve"), s("--set"), s("task.samples=2000"),
+                                          s("--out"), s("@T@/out"), s("--force")},
+                                         {s("file:outside.txt=precious"), s("dir:out"),
+                                          s("link:out/spectrum.csv->../outside.txt")},
+                                         s("0|2"),
+                                         {},
+                                         {},
                                          {s("same:outside.txt=precious")}});
-        add("dangling symlink in --out", {{s("solve"), s("--set"), s("task.samples=2000"), s("--out"), s("@T@/out"), s("--force")},
-                                          {s("dir:out"), s("link:out/heads.csv->../elsewhere.csv")}, s("0|2"), {}, {}, {s("absent:elsewhere.csv")}});
-        add("non-UTF-8 --out", {{s("cd \"$T\" && exec \"$BIN\" solve --set task.samples=2000 --out \"$(printf 'od\\377')\"")}, {s("shell")}, s("0|2"), {}, {},
-                                {s("only:od%FF")}});
-        add("non-UTF-8 --config", {{s("cd \"$T\" && printf '{\"task\":{\"samples\":2000}}' > \"$(printf 'c\\377.json')\" && exec \"$BIN\" solve --config \"$(printf 'c\\377.json')\"")},
-                                   {s("shell")}, s("0|2"), {}, {s("No such file")}, {}});
-        add("solve --out DIR | head -3", {{s("set -o pipefail; \"$BIN\" solve --set task.kind=random_mhla --set task.samples=2000 --set solver.kind=mhla --set solver.heads=1 --set solver.epochs=400 --out \"$T/out\" | head -3 > /dev/null")},
-                                          {s("shell")}, s("nosignal"), {}, {}, {s("complete:out")}});
-        add("figures: unwritable --out fails first", {(QStringList{s("figures"), s("--config"), s("@T@/e.json"), s("--out"), s("/proc/x")} + big), {s("file:e.json={}")}, s("2"), {s("/proc/x")}, {}, {s("within:2000")}});
-        add("figures: file in the way fails first", {(QStringList{s("figures"), s("--config"), s("@T@/e.json"), s("--out"), s("@T@/plain")} + big), {s("file:plain=x"), s("file:e.json={}")}, s("2"), {s("plain")}, {}, {s("within:2000")}});
+        add("dangling symlink in --out", {{s("solve"), s("--set"), s("task.samples=2000"),
+                                           s("--out"), s("@T@/out"), s("--force")},
+                                          {s("dir:out"), s("link:out/heads.csv->../elsewhere.csv")},
+                                          s("0|2"),
+                                          {},
+                                          {},
+                                          {s("absent:elsewhere.csv")}});
+        add("non-UTF-8 --out",
+            {{s("cd \"$T\" && exec \"$BIN\" solve --set task.samples=2000 --out \"$(printf 'od\\377')\"")},
+             {s("shell")},
+             s("0|2"),
+             {},
+             {},
+             {s("only:od%FF")}});
+        add("non-UTF-8 --config",
+            {{s("cd \"$T\" && printf '{\"task\":{\"samples\":2000}}' > \"$(printf 'c\\377.json')\" && exec \"$BIN\" solve --config \"$(printf 'c\\377.json')\"")},
+             {s("shell")},
+             s("0|2"),
+             {},
+             {s("No such file")},
+             {}});
+        add("solve --out DIR | head -3",
+            {{s("set -o pipefail; \"$BIN\" solve --set task.kind=random_mhla --set task.samples=2000 --set solver.kind=mhla --set solver.heads=1 --set solver.epochs=400 --out \"$T/out\" | head -3 > /dev/null")},
+             {s("shell")},
+             s("nosignal"),
+             {},
+             {},
+             {s("complete:out")}});
+        add("figures: unwritable --out fails first",
+            {(QStringList{s("figures"), s("--config"), s("@T@/e.json"), s("--out"), s("/proc/x")} +
+              big),
+             {s("file:e.json={}")},
+             s("2"),
+             {s("/proc/x")},
+             {},
+             {s("within:2000")}});
+        add("figures: file in the way fails first",
+            {(QStringList{s("figures"), s("--config"), s("@T@/e.json"), s("--out"),
+                          s("@T@/plain")} +
+              big),
+             {s("file:plain=x"), s("file:e.json={}")},
+             s("2"),
+             {s("plain")},
+             {},
+             {s("within:2000")}});
 
         // Input that is accepted and should not be.
-        add("duplicate key", {{s("solve"), s("--config"), s("@T@/dup.json")}, {s("file:dup.json={\"task\": {\"d\": 4, \"d\": 6}}")}, s("2"), {s("task.d")}});
-        add("duplicate section", {{s("solve"), s("--config"), s("@T@/dup.json")}, {s("file:dup.json={\"task\": {\"samples\": 100}, \"task\": {\"samples\": 200}}")}, s("2"), {s("task")}});
-        add("heads 17 at d=4", {{s("solve"), s("--set"), s("task.kind=random_mhla"), s("--set"), s("solver.heads=17")}, {}, s("2"), {s("solver.heads")}});
-        add("heads 1048576", {{s("solve"), s("--set"), s("task.kind=random_mhla"), s("--set"), s("solver.heads=1048576")}, {}, s("2"), {s("solver.heads")}});
-        add("task.d with associative memory", {{s("solve"), s("--set"), s("task.d=8")}, {}, s("2"), {s("task.d"), s("task.pairs")}});
-        add("seed 2^53 single solve", {{s("solve"), s("--set"), s("task.seed=9007199254740992"), s("--set"), s("task.samples=2000")}, {}, s("0|2"), {}, {s("--seeds")}});
-        add("solve --help joins words", {{s("solve"), s("--help")}, {}, s("0"), {s("out:associative_memory")}, {s("out:associative_memoryone of")}});
-        add("integer shown as given", {{s("solve"), s("--set"), s("task.samples=1000.0000000000001")}, {}, s("2"), {s("1000.0000000000001")}});
-        add("whole file a number", {{s("solve"), s("--config"), s("@T@/n.json")}, {s("file:n.json=42")}, s("2"), {s("must be a JSON object"), s("n.json")}});
-        add("whole file null", {{s("solve"), s("--config"), s("@T@/n.json")}, {s("file:n.json=null")}, s("2"), {s("must be a JSON object")}});
-        add("whole file a string", {{s("solve"), s("--config"), s("@T@/n.json")}, {s("file:n.json=\"task\"")}, s("2"), {s("must be a JSON object")}});
-        add("figures: whole file a number names it", {{s("figures"), s("--config"), s("@T@/n.json"), s("--out"), s("@T@/f")}, {s("file:n.json=42")}, s("2"), {s("must be a JSON object"), s("n.json")}});
-        add("solve --out read-only folder", {{s("solve"), s("--out"), s("@T@/ro/x")}, {s("dir:ro"), s("readonly:ro")}, s("2"), {s("Permission denied")}});
-        add("solve --out plain file", {{s("solve"), s("--out"), s("@T@/plain")}, {s("file:plain=x")}, s("2"), {s("plain"), s("not a folder")}});
-        add("solve --out /proc/x", {{s("solve"), s("--out"), s("/proc/x")}, {}, s("2"), {s("/proc/x"), s("No such file or directory")}});
-        add("figures --out read-only folder", {{s("figures"), s("--config"), s("@T@/e.json"), s("--out"), s("@T@/ro/x")}, {s("dir:ro"), s("readonly:ro"), s("file:e.json={}")}, s("2"), {s("Permission denied")}});
-        add("figures --out /proc/x", {{s("figures"), s("--config"), s("@T@/e.json"), s("--out"), s("/proc/x")}, {s("file:e.json={}")}, s("2"), {s("/proc/x"), s("No such file or directory")}});
+        add("duplicate key", {{s("solve"), s("--config"), s("@T@/dup.json")},
+                              {s("file:dup.json={\"task\": {\"d\": 4, \"d\": 6}}")},
+                              s("2"),
+                              {s("task.d")}});
+        add("duplicate section",
+            {{s("solve"), s("--config"), s("@T@/dup.json")},
+             {s("file:dup.json={\"task\": {\"samples\": 100}, \"task\": {\"samples\": 200}}")},
+             s("2"),
+             {s("task")}});
+        add("heads 17 at d=4",
+            {{s("solve"), s("--set"), s("task.kind=random_mhla"), s("--set"), s("solver.heads=17")},
+             {},
+             s("2"),
+             {s("solver.heads")}});
+        add("heads 1048576", {{s("solve"), s("--set"), s("task.kind=random_mhla"), s("--set"),
+                               s("solver.heads=1048576")},
+                              {},
+                              s("2"),
+                              {s("solver.heads")}});
+        add("task.d with associative memory",
+            {{s("solve"), s("--set"), s("task.d=8")}, {}, s("2"), {s("task.d"), s("task.pairs")}});
+        add("seed 2^53 single solve", {{s("solve"), s("--set"), s("task.seed=9007199254740992"),
+                                        s("--set"), s("task.samples=2000")},
+                                       {},
+                                       s("0|2"),
+                                       {},
+                                       {s("--seeds")}});
+        add("solve --help joins words", {{s("solve"), s("--help")},
+                                         {},
+                                         s("0"),
+                                         {s("out:associative_memory")},
+                                         {s("out:associative_memoryone of")}});
+        add("integer shown as given",
+            {{s("solve"), s("--set"), s("task.samples=1000.0000000000001")},
+             {},
+             s("2"),
+             {s("1000.0000000000001")}});
+        add("whole file a number", {{s("solve"), s("--config"), s("@T@/n.json")},
+                                    {s("file:n.json=42")},
+                                    s("2"),
+                                    {s("must be a JSON object"), s("n.json")}});
+        add("whole file null", {{s("solve"), s("--config"), s("@T@/n.json")},
+                                {s("file:n.json=null")},
+                                s("2"),
+                                {s("must be a JSON object")}});
+        add("whole file a string", {{s("solve"), s("--config"), s("@T@/n.json")},
+                                    {s("file:n.json=\"task\"")},
+                                    s("2"),
+                                    {s("must be a JSON object")}});
+        add("figures: whole file a number names it",
+            {{s("figures"), s("--config"), s("@T@/n.json"), s("--out"), s("@T@/f")},
+             {s("file:n.json=42")},
+             s("2"),
+             {s("must be a JSON object"), s("n.json")}});
+        add("solve --out read-only folder", {{s("solve"), s("--out"), s("@T@/ro/x")},
+                                             {s("dir:ro"), s("readonly:ro")},
+                                             s("2"),
+                                             {s("Permission denied")}});
+        add("solve --out plain file", {{s("solve"), s("--out"), s("@T@/plain")},
+                                       {s("file:plain=x")},
+                                       s("2"),
+                                       {s("plain"), s("not a folder")}});
+        add("solve --out /proc/x", {{s("solve"), s("--out"), s("/proc/x")},
+                                    {},
+                                    s("2"),
+                                    {s("/proc/x"), s("No such file or directory")}});
+        add("figures --out read-only folder",
+            {{s("figures"), s("--config"), s("@T@/e.json"), s("--out"), s("@T@/ro/x")},
+             {s("dir:ro"), s("readonly:ro"), s("file:e.json={}")},
+             s("2"),
+             {s("Permission denied")}});
+        add("figures --out /proc/x",
+            {{s("figures"), s("--config"), s("@T@/e.json"), s("--out"), s("/proc/x")},
+             {s("file:e.json={}")},
+             s("2"),
+             {s("/proc/x"), s("No such file or directory")}});
 
         // Runs that take hours without a word: refused with an estimate unless --yes.
-        add("ood_samples 1e9", {{s("solve"), s("--set"), s("eval.ood_samples=1e9")}, {}, s("2"), {s("estimate"), s("--yes")}, {}, {s("within:2000")}, 10000});
-        add("epochs 1e7", {{s("solve"), s("--set"), s("solver.kind=mhla"), s("--set"), s("solver.heads=1"), s("--set"), s("solver.epochs=1e7")}, {}, s("2"), {s("estimate"), s("--yes")}, {}, {s("within:2000")}, 10000});
-        add("words 1e7 x 1e5", {{s("solve"), s("--set"), s("task.kind=automaton"), s("--set"), s("eval.words=1e7"), s("--set"), s("task.word_length=1e5")}, {}, s("2"), {s("estimate"), s("--yes")}, {}, {s("within:2000")}, 10000});
-        add("d=36 with 4096 samples", {{s("solve"), s("--set"), s("task.kind=random_mhla"), s("--set"), s("task.d=36"), s("--set"), s("task.samples=4096")}, {}, s("2"), {s("estimate")}, {}, {s("within:2000")}, 10000});
-        add("seeds 1000 with huge samples", {{s("solve"), s("--seeds"), s("1000"), s("--set"), s("task.samples=10000000")}, {}, s("2"), {s("estimate"), s("--yes")}, {}, {s("within:2000")}, 10000});
+        add("ood_samples 1e9", {{s("solve"), s("--set"), s("eval.ood_samples=1e9")},
+                                {},
+                                s("2"),
+                                {s("estimate"), s("--yes")},
+                                {},
+                                {s("within:2000")},
+                                10000});
+        add("epochs 1e7", {{s("solve"), s("--set"), s("solver.kind=mhla"), s("--set"),
+                            s("solver.heads=1"), s("--set"), s("solver.epochs=1e7")},
+                           {},
+                           s("2"),
+                           {s("estimate"), s("--yes")},
+                           {},
+                           {s("within:2000")},
+                           10000});
+        add("words 1e7 x 1e5", {{s("solve"), s("--set"), s("task.kind=automaton"), s("--set"),
+                                 s("eval.words=1e7"), s("--set"), s("task.word_length=1e5")},
+                                {},
+                                s("2"),
+                                {s("estimate"), s("--yes")},
+                                {},
+                                {s("within:2000")},
+                                10000});
+        add("d=36 with 4096 samples",
+            {{s("solve"), s("--set"), s("task.kind=random_mhla"), s("--set"), s("task.d=36"),
+              s("--set"), s("task.samples=4096")},
+             {},
+             s("2"),
+             {s("estimate")},
+             {},
+             {s("within:2000")},
+             10000});
+        add("seeds 1000 with huge samples",
+            {{s("solve"), s("--seeds"), s("1000"), s("--set"), s("task.samples=10000000")},
+             {},
+             s("2"),
+             {s("estimate"), s("--yes")},
+             {},
+             {s("within:2000")},
+             10000});
     }
 
     void badInput() {
@@ -184,16 +410,21 @@ private Q_SLOTS:
             } else if (verb == s("fifo")) {
                 QCOMPARE(::mkfifo(QFile::encodeName(QDir(T).filePath(arg)).constData(), 0600), 0);
             } else if (verb == s("link")) {
-                QVERIFY(QFile::link(arg.section(s("->"), 1), QDir(T).filePath(arg.section(s("->"), 0, 0))));
+                QVERIFY(QFile::link(arg.section(s("->"), 1),
+                                    QDir(T).filePath(arg.section(s("->"), 0, 0))));
             } else if (verb == s("readonly")) {
                 if (::geteuid() == 0) QSKIP("root ignores folder permissions");
-                QVERIFY(QFile::setPermissions(QDir(T).filePath(arg), QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+                QVERIFY(QFile::setPermissions(QDir(T).filePath(arg),
+                                              QFileDevice::ReadOwner | QFileDevice::ExeOwner));
             } else if (verb == s("tmpfs")) {
                 const QString dir = QDir(T).filePath(arg);
                 QVERIFY(QDir().mkpath(dir));
-                if (::geteuid() != 0) QSKIP("not root: cannot mount a 64 KiB tmpfs to fill the disk");
-                if (::mount("tmpfs", QFile::encodeName(dir).constData(), "tmpfs", 0, "size=64k") != 0)
-                    QSKIP(qPrintable(s("mount -t tmpfs -o size=64k failed: ") + QString::fromLocal8Bit(strerror(errno))));
+                if (::geteuid() != 0)
+                    QSKIP("not root: cannot mount a 64 KiB tmpfs to fill the disk");
+                if (::mount("tmpfs", QFile::encodeName(dir).constData(), "tmpfs", 0, "size=64k") !=
+                    0)
+                    QSKIP(qPrintable(s("mount -t tmpfs -o size=64k failed: ") +
+                                     QString::fromLocal8Bit(strerror(errno))));
                 m_mounts << dir;
                 QVERIFY(fillDisk(dir));
                 QVERIFY(QDir(dir).mkpath(s("out"))); // a folder still fits in the inode table
@@ -217,10 +448,8 @@ private Q_SLOTS:
         p.setWorkingDirectory(T);
         QElapsedTimer clock;
         clock.start();
-        if (shell)
-            p.start(s("/bin/bash"), {s("-c"), args.join(QLatin1Char(' '))});
-        else
-            p.start(s(MHLA_BINARY), args);
+        if (shell) p.start(s("/bin/bash"), {s("-c"), args.join(QLatin1Char(' '))});
+        else p.start(s(MHLA_BINARY), args);
         QVERIFY2(p.waitForStarted(), "cannot start the binary");
         const bool finished = p.waitForFinished(row.timeoutMs);
         const qint64 ms = clock.elapsed();
@@ -236,21 +465,33 @@ private Q_SLOTS:
         const bool crashed = p.exitStatus() != QProcess::NormalExit;
         const int code = p.exitCode();
         const QString got = crashed ? s("a crash (signal)") : QString::number(code);
-        const QByteArray ctx = (s("exit ") + got + s(" after ") + QString::number(ms) + s(" ms; stderr: ") + err.left(1500)).toUtf8();
+        const QByteArray ctx = (s("exit ") + got + s(" after ") + QString::number(ms) +
+                                s(" ms; stderr: ") + err.left(1500))
+                                   .toUtf8();
         if (row.codes == s("nonzero")) {
             QVERIFY2(!crashed && code != 0, ctx.constData());
         } else if (row.codes == s("nosignal")) {
-            QVERIFY2(!crashed && code != 141 && code < 128, ctx.constData()); // 141: killed by SIGPIPE (bash)
+            QVERIFY2(!crashed && code != 141 && code < 128,
+                     ctx.constData()); // 141: killed by SIGPIPE (bash)
         } else {
-            QVERIFY2(!crashed && row.codes.split(QLatin1Char('|')).contains(QString::number(code)), ctx.constData());
+            QVERIFY2(!crashed && row.codes.split(QLatin1Char('|')).contains(QString::number(code)),
+                     ctx.constData());
         }
         for (const QString& w : row.contains) {
-            if (w.startsWith(s("out:"))) QVERIFY2(out.contains(w.mid(4)), qPrintable(s("stdout lacks \"") + w.mid(4) + s("\"")));
-            else QVERIFY2(err.contains(w), qPrintable(s("stderr lacks \"") + w + s("\"; ") + QString::fromUtf8(ctx)));
+            if (w.startsWith(s("out:")))
+                QVERIFY2(out.contains(w.mid(4)),
+                         qPrintable(s("stdout lacks \"") + w.mid(4) + s("\"")));
+            else
+                QVERIFY2(err.contains(w),
+                         qPrintable(s("stderr lacks \"") + w + s("\"; ") + QString::fromUtf8(ctx)));
         }
         for (const QString& w : row.notContains) {
-            if (w.startsWith(s("out:"))) QVERIFY2(!out.contains(w.mid(4)), qPrintable(s("stdout has \"") + w.mid(4) + s("\"")));
-            else QVERIFY2(!err.contains(w), qPrintable(s("stderr has \"") + w + s("\"; ") + QString::fromUtf8(ctx)));
+            if (w.startsWith(s("out:")))
+                QVERIFY2(!out.contains(w.mid(4)),
+                         qPrintable(s("stdout has \"") + w.mid(4) + s("\"")));
+            else
+                QVERIFY2(!err.contains(w),
+                         qPrintable(s("stderr has \"") + w + s("\"; ") + QString::fromUtf8(ctx)));
         }
         for (const QString& check : row.checks) {
             const QString verb = check.section(QLatin1Char(':'), 0, 0);
@@ -265,7 +506,8 @@ private Q_SLOTS:
                          qPrintable(arg + s(" was created")));
             } else if (verb == s("complete")) {
                 const QString dir = QDir(T).filePath(arg);
-                for (const QString& name : QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::System)) {
+                for (const QString& name :
+                     QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::System)) {
                     const QString path = QDir(dir).filePath(name);
                     QVERIFY2(!name.startsWith(QLatin1Char('.')) && !name.contains(s("tmp")),
                              qPrintable(s("temporary file left: ") + name));
@@ -276,15 +518,18 @@ private Q_SLOTS:
                     if (name.endsWith(s(".json"))) {
                         QJsonParseError pe{};
                         QJsonDocument::fromJson(data, &pe);
-                        QVERIFY2(pe.error == QJsonParseError::NoError, qPrintable(s("truncated JSON: ") + name));
+                        QVERIFY2(pe.error == QJsonParseError::NoError,
+                                 qPrintable(s("truncated JSON: ") + name));
                     } else if (name.endsWith(s(".csv"))) {
                         QVERIFY2(data.endsWith('\n'), qPrintable(s("truncated CSV: ") + name));
                     } else if (name.endsWith(s(".svg"))) {
-                        QVERIFY2(data.trimmed().endsWith("</svg>"), qPrintable(s("truncated SVG: ") + name));
+                        QVERIFY2(data.trimmed().endsWith("</svg>"),
+                                 qPrintable(s("truncated SVG: ") + name));
                     }
                 }
                 if (args.join(QLatin1Char(' ')).contains(s("head -3")))
-                    QVERIFY2(QFile::exists(QDir(dir).filePath(s("result.json"))), "result.json missing");
+                    QVERIFY2(QFile::exists(QDir(dir).filePath(s("result.json"))),
+                             "result.json missing");
             } else if (verb == s("only")) {
                 QStringList want = arg.split(QLatin1Char(','));
                 const QStringList have = rawEntries(T);
@@ -292,7 +537,8 @@ private Q_SLOTS:
                 for (const QString& h : have)
                     QVERIFY2(want.contains(h), qPrintable(s("unexpected entry written: ") + h));
             } else if (verb == s("within")) {
-                QVERIFY2(ms < arg.toLongLong(), qPrintable(QStringLiteral("took %1 ms, limit %2 ms").arg(ms).arg(arg)));
+                QVERIFY2(ms < arg.toLongLong(),
+                         qPrintable(QStringLiteral("took %1 ms, limit %2 ms").arg(ms).arg(arg)));
             } else {
                 QFAIL(qPrintable(s("unknown check ") + check));
             }

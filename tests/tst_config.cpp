@@ -58,7 +58,8 @@ private Q_SLOTS:
         const QJsonObject j = experimentToJson(c);
         QCOMPARE(experimentToJson(experimentFromJson(j)), j);
         int keys = 0;
-        for (const QString& sec : {s("task"), s("solver"), s("eval")}) keys += j.value(sec).toObject().size();
+        for (const QString& sec : {s("task"), s("solver"), s("eval")})
+            keys += j.value(sec).toObject().size();
         QCOMPARE(keys, static_cast<int>(experimentKeys().size()));
         QCOMPARE(j[s("task")][s("embedding")].toString(), s("gaussian"));
         QCOMPARE(j[s("task")][s("seed")].toInteger(), 9007199254740991LL);
@@ -83,36 +84,73 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("overrides");
         QTest::addColumn<QStringList>("mustContain");
         const QStringList none;
-        QTest::newRow("malformed") << QByteArray("{\"task\": {") << none << QStringList{s("malformed JSON")};
-        QTest::newRow("not an object") << QByteArray("[1, 2]") << none << QStringList{s("JSON object")};
-        QTest::newRow("unknown section") << QByteArray(R"({"model": {}})") << none << QStringList{s("model"), s("task, solver, eval")};
-        QTest::newRow("unknown key") << QByteArray(R"({"task": {"smaples": 10}})") << none << QStringList{s("task.smaples"), s("samples")};
-        QTest::newRow("section not object") << QByteArray(R"({"task": 3})") << none << QStringList{s("task"), s("object")};
-        QTest::newRow("wrong type") << QByteArray(R"({"task": {"samples": "many"}})") << none << QStringList{s("task.samples"), s("many"), s("integer")};
-        QTest::newRow("bool for int") << QByteArray(R"({"task": {"d": true}})") << none << QStringList{s("task.d"), s("true")};
-        QTest::newRow("zero samples") << QByteArray(R"({"task": {"samples": 0}})") << none << QStringList{s("task.samples"), s("0"), s(">= 1")};
-        QTest::newRow("negative d") << QByteArray(R"({"task": {"d": -3}})") << none << QStringList{s("task.d"), s("-3"), s("[1, 64]")};
-        QTest::newRow("fractional") << QByteArray(R"({"task": {"samples": 1.5}})") << none << QStringList{s("task.samples"), s("1.5"), s("integer")};
-        QTest::newRow("pairs 0") << QByteArray(R"({"task": {"pairs": 0}})") << none << QStringList{s("task.pairs"), s("[1, 32]")};
-        QTest::newRow("pairs 33") << QByteArray(R"({"task": {"pairs": 33}})") << none << QStringList{s("task.pairs"), s("33")};
-        QTest::newRow("states 1") << QByteArray(R"({"task": {"states": 1}})") << none << QStringList{s("task.states"), s("[2, 32]")};
-        QTest::newRow("alphabet 0") << QByteArray(R"({"task": {"alphabet": 0}})") << none << QStringList{s("task.alphabet")};
-        QTest::newRow("prob > 1") << QByteArray(R"({"task": {"orthogonal_prob": 1.5}})") << none << QStringList{s("task.orthogonal_prob"), s("1.5"), s("[0, 1]")};
-        QTest::newRow("prob < 0") << QByteArray(R"({"task": {"orthogonal_prob": -0.1}})") << none << QStringList{s("task.orthogonal_prob"), s("-0.1")};
-        QTest::newRow("coverage 0") << QByteArray(R"({"task": {"coverage": 0}})") << none << QStringList{s("task.coverage"), s("(0, 1]")};
-        QTest::newRow("embedding") << QByteArray(R"({"task": {"embedding": "binary"}})") << none << QStringList{s("task.embedding"), s("binary"), s("onehot, orthogonal, gaussian")};
-        QTest::newRow("NaN override") << QByteArray() << QStringList{s("task.noise=nan")} << QStringList{s("task.noise"), s("NaN")};
-        QTest::newRow("inf override") << QByteArray() << QStringList{s("task.noise=inf")} << QStringList{s("task.noise"), s("infinite")};
-        QTest::newRow("huge number") << QByteArray(R"({"task": {"noise": 1e999}})") << none << QStringList{s("malformed JSON"), s("illegal number")};
-        QTest::newRow("malformed override") << QByteArray() << QStringList{s("samples")} << QStringList{s("dotted.key=value")};
-        QTest::newRow("override without section") << QByteArray() << QStringList{s("samples=3")} << QStringList{s("section.key")};
-        QTest::newRow("tolerance 0") << QByteArray(R"({"solver": {"tolerance": 0}})") << none << QStringList{s("solver.tolerance"), s("(0, 1)")};
-        QTest::newRow("negative lr") << QByteArray(R"({"solver": {"kind": "mhla", "heads": 2, "lr": -1}})") << none << QStringList{s("solver.lr"), s("-1")};
-        QTest::newRow("zero heads trainer") << QByteArray(R"({"solver": {"kind": "mhla", "heads": 0}})") << none << QStringList{s("solver.heads"), s(">= 1")};
-        QTest::newRow("batch > samples") << QByteArray(R"({"task": {"samples": 10}, "solver": {"kind": "mhla", "heads": 1, "batch": 64}})") << none << QStringList{s("solver.batch"), s("64"), s("task.samples = 10")};
-        QTest::newRow("memory d=64") << QByteArray(R"({"task": {"kind": "random_mhla", "d": 64}})") << none << QStringList{s("d = 64"), s("GiB"), s("this machine has")};
-        QTest::newRow("memory pairs=32") << QByteArray(R"({"task": {"pairs": 32}})") << none << QStringList{s("task.pairs = 32"), s("GiB")};
-        QTest::newRow("memory automaton") << QByteArray(R"({"task": {"kind": "automaton", "states": 32, "alphabet": 32}})") << none << QStringList{s("task.states = 32"), s("GiB")};
+        QTest::newRow("malformed")
+            << QByteArray("{\"task\": {") << none << QStringList{s("malformed JSON")};
+        QTest::newRow("not an object")
+            << QByteArray("[1, 2]") << none << QStringList{s("JSON object")};
+        QTest::newRow("unknown section") << QByteArray(R"({"model": {}})") << none
+                                         << QStringList{s("model"), s("task, solver, eval")};
+        QTest::newRow("unknown key") << QByteArray(R"({"task": {"smaples": 10}})") << none
+                                     << QStringList{s("task.smaples"), s("samples")};
+        QTest::newRow("section not object")
+            << QByteArray(R"({"task": 3})") << none << QStringList{s("task"), s("object")};
+        QTest::newRow("wrong type") << QByteArray(R"({"task": {"samples": "many"}})") << none
+                                    << QStringList{s("task.samples"), s("many"), s("integer")};
+        QTest::newRow("bool for int") << QByteArray(R"({"task": {"d": true}})") << none
+                                      << QStringList{s("task.d"), s("true")};
+        QTest::newRow("zero samples") << QByteArray(R"({"task": {"samples": 0}})") << none
+                                      << QStringList{s("task.samples"), s("0"), s(">= 1")};
+        QTest::newRow("negative d") << QByteArray(R"({"task": {"d": -3}})") << none
+                                    << QStringList{s("task.d"), s("-3"), s("[1, 64]")};
+        QTest::newRow("fractional") << QByteArray(R"({"task": {"samples": 1.5}})") << none
+                                    << QStringList{s("task.samples"), s("1.5"), s("integer")};
+        QTest::newRow("pairs 0") << QByteArray(R"({"task": {"pairs": 0}})") << none
+                                 << QStringList{s("task.pairs"), s("[1, 32]")};
+        QTest::newRow("pairs 33") << QByteArray(R"({"task": {"pairs": 33}})") << none
+                                  << QStringList{s("task.pairs"), s("33")};
+        QTest::newRow("states 1") << QByteArray(R"({"task": {"states": 1}})") << none
+                                  << QStringList{s("task.states"), s("[2, 32]")};
+        QTest::newRow("alphabet 0") << QByteArray(R"({"task": {"alphabet": 0}})") << none
+                                    << QStringList{s("task.alphabet")};
+        QTest::newRow("prob > 1") << QByteArray(R"({"task": {"orthogonal_prob": 1.5}})") << none
+                                  << QStringList{s("task.orthogonal_prob"), s("1.5"), s("[0, 1]")};
+        QTest::newRow("prob < 0") << QByteArray(R"({"task": {"orthogonal_prob": -0.1}})") << none
+                                  << QStringList{s("task.orthogonal_prob"), s("-0.1")};
+        QTest::newRow("coverage 0") << QByteArray(R"({"task": {"coverage": 0}})") << none
+                                    << QStringList{s("task.coverage"), s("(0, 1]")};
+        QTest::newRow("embedding")
+            << QByteArray(R"({"task": {"embedding": "binary"}})") << none
+            << QStringList{s("task.embedding"), s("binary"), s("onehot, orthogonal, gaussian")};
+        QTest::newRow("NaN override") << QByteArray() << QStringList{s("task.noise=nan")}
+                                      << QStringList{s("task.noise"), s("NaN")};
+        QTest::newRow("inf override") << QByteArray() << QStringList{s("task.noise=inf")}
+                                      << QStringList{s("task.noise"), s("infinite")};
+        QTest::newRow("huge number") << QByteArray(R"({"task": {"noise": 1e999}})") << none
+                                     << QStringList{s("malformed JSON"), s("illegal number")};
+        QTest::newRow("malformed override")
+            << QByteArray() << QStringList{s("samples")} << QStringList{s("dotted.key=value")};
+        QTest::newRow("override without section")
+            << QByteArray() << QStringList{s("samples=3")} << QStringList{s("section.key")};
+        QTest::newRow("tolerance 0") << QByteArray(R"({"solver": {"tolerance": 0}})") << none
+                                     << QStringList{s("solver.tolerance"), s("(0, 1)")};
+        QTest::newRow("negative lr")
+            << QByteArray(R"({"solver": {"kind": "mhla", "heads": 2, "lr": -1}})") << none
+            << QStringList{s("solver.lr"), s("-1")};
+        QTest::newRow("zero heads trainer")
+            << QByteArray(R"({"solver": {"kind": "mhla", "heads": 0}})") << none
+            << QStringList{s("solver.heads"), s(">= 1")};
+        QTest::newRow("batch > samples")
+            << QByteArray(
+                   R"({"task": {"samples": 10}, "solver": {"kind": "mhla", "heads": 1, "batch": 64}})")
+            << none << QStringList{s("solver.batch"), s("64"), s("task.samples = 10")};
+        QTest::newRow("memory d=64")
+            << QByteArray(R"({"task": {"kind": "random_mhla", "d": 64}})") << none
+            << QStringList{s("d = 64"), s("GiB"), s("this machine has")};
+        QTest::newRow("memory pairs=32") << QByteArray(R"({"task": {"pairs": 32}})") << none
+                                         << QStringList{s("task.pairs = 32"), s("GiB")};
+        QTest::newRow("memory automaton")
+            << QByteArray(R"({"task": {"kind": "automaton", "states": 32, "alphabet": 32}})")
+            << none << QStringList{s("task.states = 32"), s("GiB")};
     }
     void badInputIsRefused() {
         QFETCH(QByteArray, json);
@@ -121,7 +159,8 @@ private Q_SLOTS:
         const QString err = errorOf(json, overrides);
         QVERIFY2(!err.isEmpty(), "the input was accepted");
         for (const QString& m : mustContain)
-            QVERIFY2(err.contains(m), qPrintable(s("message \"") + err + s("\" lacks \"") + m + s("\"")));
+            QVERIFY2(err.contains(m),
+                     qPrintable(s("message \"") + err + s("\" lacks \"") + m + s("\"")));
     }
 
     void helpListsEveryKey() {

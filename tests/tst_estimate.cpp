@@ -12,16 +12,17 @@ using namespace mhla;
 
 namespace {
 ExperimentConfig parse(const char* json) { return experimentFromJsonText(QByteArray(json)); }
-}
+} // namespace
 
 class TestEstimate : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void matchesMeasuredTimes_data() {
         QTest::addColumn<QString>("json");
-        QTest::newRow("assoc memory default, D=40") << QStringLiteral(R"({"task":{"kind":"associative_memory"}})");
-        QTest::newRow("random_mhla d=8, D=288, dense") << QStringLiteral(
-            R"({"task":{"kind":"random_mhla","d":8,"d_out":8,"samples":30000}})");
+        QTest::newRow("assoc memory default, D=40")
+            << QStringLiteral(R"({"task":{"kind":"associative_memory"}})");
+        QTest::newRow("random_mhla d=8, D=288, dense")
+            << QStringLiteral(R"({"task":{"kind":"random_mhla","d":8,"d_out":8,"samples":30000}})");
         QTest::newRow("random_mhla d=12, D=936, dense") << QStringLiteral(
             R"({"task":{"kind":"random_mhla","d":12,"d_out":12,"samples":8000},"eval":{"lambda_trace":0}})");
         QTest::newRow("random_mhla d=13, D=1183, lanczos") << QStringLiteral(
@@ -41,7 +42,8 @@ private Q_SLOTS:
         ctx.threads = 1;
         const auto t0 = std::chrono::steady_clock::now();
         const ExperimentResult r = runExperiment(cfg, ctx);
-        const double measured = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double measured =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const double ratio = e.seconds / measured;
         std::printf("ESTIMATE %-36s estimated %8.3f s measured %8.3f s ratio %5.2f | %s\n",
                     QTest::currentDataTag(), e.seconds, measured, ratio, e.describe().c_str());
@@ -59,11 +61,14 @@ private Q_SLOTS:
     void hugeRunsAreFlagged() {
         const RunEstimate ood = estimateRun(parse(R"({"eval":{"ood_samples":1000000000}})"));
         QVERIFY2(ood.seconds > 600, ood.describe().c_str());
-        const RunEstimate epochs = estimateRun(parse(R"({"solver":{"kind":"mhla","heads":2,"epochs":10000000}})"));
+        const RunEstimate epochs =
+            estimateRun(parse(R"({"solver":{"kind":"mhla","heads":2,"epochs":10000000}})"));
         QVERIFY2(epochs.seconds > 3600, epochs.describe().c_str());
-        const RunEstimate words = estimateRun(parse(R"({"task":{"kind":"automaton","word_length":100000},"eval":{"words":10000000}})"));
+        const RunEstimate words = estimateRun(parse(
+            R"({"task":{"kind":"automaton","word_length":100000},"eval":{"words":10000000}})"));
         QVERIFY2(words.seconds > 3600, words.describe().c_str());
-        const RunEstimate big = estimateRun(parse(R"({"task":{"kind":"random_mhla","d":36,"d_out":36,"samples":4096}})"));
+        const RunEstimate big = estimateRun(
+            parse(R"({"task":{"kind":"random_mhla","d":36,"d_out":36,"samples":4096}})"));
         QVERIFY2(big.seconds > 60, big.describe().c_str());
         QVERIFY2(big.extraIfNotCertified > 600, big.describe().c_str());
         ExperimentConfig wide; // not validated: validate() itself refuses it for its memory

@@ -25,13 +25,17 @@ private Q_SLOTS:
         QVERIFY(r.certificate.certified);
         QVERIFY(r.identifiability.has_value());
         const IdentifiabilityReport& x = *r.identifiability;
-        QCOMPARE(x.minHeads.minHeads, 1);          // one head: V* = [0|I], Q* = [[I,0],[0,0]]
-        QVERIFY(x.minHeads.unfoldRank > 1);        // while unfold(P) has a larger rank
+        QCOMPARE(x.minHeads.minHeads, 1);   // one head: V* = [0|I], Q* = [[I,0],[0,0]]
+        QVERIFY(x.minHeads.unfoldRank > 1); // while unfold(P) has a larger rank
         QCOMPARE(x.certificateSamples.certificateSamples, r.featureDim); // exactly D = 40
         QVERIFY(!x.nullRelations.has_value());
         QVERIFY(x.probes.empty());
         const QJsonObject j = resultToJson(r).value(QStringLiteral("identifiability")).toObject();
-        QCOMPARE(j.value(QStringLiteral("min_heads")).toObject().value(QStringLiteral("min_heads")).toInt(), 1);
+        QCOMPARE(j.value(QStringLiteral("min_heads"))
+                     .toObject()
+                     .value(QStringLiteral("min_heads"))
+                     .toInt(),
+                 1);
     }
     void orthonormalKeysLeaveFourRelationsFree() {
         const ExperimentResult r = runExperiment(small(1.0));

@@ -63,12 +63,14 @@ private Q_SLOTS:
         MomentAccumulator acc(d, dOut);
         for (int s0 = 0; s0 < N; s0 += block) {
             const int e = std::min(N, s0 + block);
-            acc.addSamples({data.Z.begin() + s0, data.Z.begin() + e}, {data.y.begin() + s0, data.y.begin() + e}, 2);
+            acc.addSamples({data.Z.begin() + s0, data.Z.begin() + e},
+                           {data.y.begin() + s0, data.y.begin() + e}, 2);
         }
         QCOMPARE(acc.count(), 300LL);
         const Mat La = acc.lambda();
         QVERIFY((La - La.transpose()).norm() == 0.0);
-        QVERIFY2((La - L).norm() <= 1e-13 * L.norm(), qPrintable(QString::number((La - L).norm() / L.norm())));
+        QVERIFY2((La - L).norm() <= 1e-13 * L.norm(),
+                 qPrintable(QString::number((La - L).norm() / L.norm())));
         QVERIFY((acc.crossMoment() - C).norm() <= 1e-13 * C.norm());
     }
 
@@ -93,10 +95,10 @@ private Q_SLOTS:
     void experimentIsBitIdenticalAcrossThreads() {
         QFETCH(QString, kind);
         QJsonObject obj{{QStringLiteral("task"), QJsonObject{{QStringLiteral("kind"), kind},
-                                                              {QStringLiteral("samples"), 3000}}},
+                                                             {QStringLiteral("samples"), 3000}}},
                         {QStringLiteral("eval"), QJsonObject{{QStringLiteral("val_samples"), 700},
-                                                              {QStringLiteral("ood_samples"), 700},
-                                                              {QStringLiteral("words"), 20}}}};
+                                                             {QStringLiteral("ood_samples"), 700},
+                                                             {QStringLiteral("words"), 20}}}};
         const ExperimentConfig cfg = experimentFromJson(obj);
         RunContext c1, c2;
         c1.threads = 1;

@@ -26,7 +26,8 @@ void writePlain(const QString& path, const QByteArray& data) {
 /// Names in dir other than the expected ones (temporary leftovers).
 QStringList leftovers(const QString& dir, const QStringList& expected) {
     QStringList out;
-    for (const QString& n : QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot | QDir::System))
+    for (const QString& n :
+         QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot | QDir::System))
         if (!expected.contains(n)) out << n;
     return out;
 }
@@ -43,7 +44,8 @@ struct SmallTmpfs {
         }
         QDir().mkpath(dir);
         if (::mount("tmpfs", QFile::encodeName(dir).constData(), "tmpfs", 0, "size=64k") != 0) {
-            why = s("mount -t tmpfs -o size=64k failed: ") + QString::fromLocal8Bit(strerror(errno));
+            why =
+                s("mount -t tmpfs -o size=64k failed: ") + QString::fromLocal8Bit(strerror(errno));
             return;
         }
         mounted = true;
@@ -183,7 +185,8 @@ private Q_SLOTS:
         QVERIFY2(!proc.isEmpty() && proc.contains(s(":")), qPrintable(proc));
         if (::geteuid() != 0) {
             QVERIFY(QDir().mkdir(t.filePath(s("ro"))));
-            QVERIFY(QFile::setPermissions(t.filePath(s("ro")), QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+            QVERIFY(QFile::setPermissions(t.filePath(s("ro")),
+                                          QFileDevice::ReadOwner | QFileDevice::ExeOwner));
             const QString ro = prepareOutputFolder(t.filePath(s("ro/x")));
             QVERIFY2(ro.contains(s("Permission denied")), qPrintable(ro));
         }

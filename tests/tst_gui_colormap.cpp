@@ -23,7 +23,8 @@ private Q_SLOTS:
         QTest::newRow("+0.2 is the first red step") << 0.2 << 1.0 << QColor(253, 219, 199);
         QTest::newRow("-0.2 is the first blue step") << -0.2 << 1.0 << QColor(209, 229, 240);
         QTest::newRow("scale 0 gives white") << 3.0 << 0.0 << QColor(247, 247, 247);
-        QTest::newRow("NaN gives grey") << std::numeric_limits<double>::quiet_NaN() << 1.0 << QColor(128, 128, 128);
+        QTest::newRow("NaN gives grey")
+            << std::numeric_limits<double>::quiet_NaN() << 1.0 << QColor(128, 128, 128);
     }
     void referenceColours() {
         QFETCH(double, value);
@@ -46,7 +47,8 @@ private Q_SLOTS:
     }
 
     void scaleInvariance() {
-        for (double v : {-0.7, -0.1, 0.0, 0.35, 0.9}) QCOMPARE(divergingColor(v, 1.0), divergingColor(v * 1e-6, 1e-6));
+        for (double v : {-0.7, -0.1, 0.0, 0.35, 0.9})
+            QCOMPARE(divergingColor(v, 1.0), divergingColor(v * 1e-6, 1e-6));
     }
 
     void okabeItoPalette() {

@@ -78,12 +78,14 @@ private Q_SLOTS:
                         for (const KeyInfo& k : experimentKeys()) {
                             const bool shown = input(p, k.path())->isVisibleTo(&p);
                             QVERIFY2(shown == k.applies.reads(cfg),
-                                     qPrintable(QStringLiteral("%1 with task %2, solver %3, optimizer %4, "
-                                                               "compare_exact %5: shown %6")
-                                                    .arg(k.path(), toString(cfg.task.kind), toString(cfg.solver.kind),
-                                                         toString(cfg.solver.optimizer))
-                                                    .arg(ce)
-                                                    .arg(shown)));
+                                     qPrintable(
+                                         QStringLiteral("%1 with task %2, solver %3, optimizer %4, "
+                                                        "compare_exact %5: shown %6")
+                                             .arg(k.path(), toString(cfg.task.kind),
+                                                  toString(cfg.solver.kind),
+                                                  toString(cfg.solver.optimizer))
+                                             .arg(ce)
+                                             .arg(shown)));
                         }
                         ++combos;
                     }
@@ -94,7 +96,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("text");
         QTest::newRow("samples 0") << QStringLiteral("task.samples") << QStringLiteral("0");
-        QTest::newRow("samples too large") << QStringLiteral("task.samples") << QStringLiteral("2e10");
+        QTest::newRow("samples too large")
+            << QStringLiteral("task.samples") << QStringLiteral("2e10");
         QTest::newRow("noise too large") << QStringLiteral("task.noise") << QStringLiteral("2e6");
         QTest::newRow("d_out not d") << QStringLiteral("task.d_out") << QStringLiteral("-1");
         QTest::newRow("d") << QStringLiteral("task.d") << QStringLiteral("x");
@@ -109,10 +112,14 @@ private Q_SLOTS:
         const KeyInfo* k = findExperimentKey(key);
         QVERIFY(k);
         // Make the key visible: random_mhla task, mhla trainer.
-        qobject_cast<QComboBox*>(input(p, QStringLiteral("task.kind")))->setCurrentIndex(int(TaskKind::RandomMhla));
-        qobject_cast<QComboBox*>(input(p, QStringLiteral("solver.kind")))->setCurrentIndex(int(SolverKind::Mhla));
-        qobject_cast<QLineEdit*>(input(p, QStringLiteral("solver.heads")))->setText(QStringLiteral("1"));
-        QVERIFY2(p.isValid(), qPrintable(QStringList(p.fieldErrors().values()).join(u'\n') + p.generalError()));
+        qobject_cast<QComboBox*>(input(p, QStringLiteral("task.kind")))
+            ->setCurrentIndex(int(TaskKind::RandomMhla));
+        qobject_cast<QComboBox*>(input(p, QStringLiteral("solver.kind")))
+            ->setCurrentIndex(int(SolverKind::Mhla));
+        qobject_cast<QLineEdit*>(input(p, QStringLiteral("solver.heads")))
+            ->setText(QStringLiteral("1"));
+        QVERIFY2(p.isValid(),
+                 qPrintable(QStringList(p.fieldErrors().values()).join(u'\n') + p.generalError()));
         auto* edit = qobject_cast<QLineEdit*>(input(p, key));
         QVERIFY(edit && edit->isVisibleTo(&p));
         const QString good = edit->text();
@@ -147,7 +154,8 @@ private Q_SLOTS:
         d->setText(QStringLiteral("5"));
         QVERIFY(combo->currentText().contains(QStringLiteral("modified")));
         QVERIFY(revert->isEnabled());
-        QVERIFY2(p.jobs().first().name.contains(QStringLiteral("d=5")), qPrintable(p.jobs().first().name));
+        QVERIFY2(p.jobs().first().name.contains(QStringLiteral("d=5")),
+                 qPrintable(p.jobs().first().name));
         QTest::mouseClick(revert, Qt::LeftButton);
         QCOMPARE(d->text(), was);
         QVERIFY(!combo->currentText().contains(QStringLiteral("modified")));

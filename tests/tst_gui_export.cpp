@@ -64,7 +64,8 @@ private Q_SLOTS:
 
     void exportEachFormat_data() {
         QTest::addColumn<QString>("figureName");
-        for (const char* n : {"spectrum", "lambda_trace", "loss", "heads", "coefficients", "singular_values"})
+        for (const char* n :
+             {"spectrum", "lambda_trace", "loss", "heads", "coefficients", "singular_values"})
             QTest::newRow(n) << QString::fromLatin1(n);
     }
     void exportEachFormat() {
@@ -78,7 +79,9 @@ private Q_SLOTS:
         const int dpi = 150;
 
         // SVG: well-formed XML whose <desc> holds the experiment, its seeds and the version.
-        QCOMPARE(exportFigure(*f, base + QStringLiteral(".svg"), ExportFormat::Svg, size, dpi, meta), QString());
+        QCOMPARE(
+            exportFigure(*f, base + QStringLiteral(".svg"), ExportFormat::Svg, size, dpi, meta),
+            QString());
         QXmlStreamReader xml(readAll(base + QStringLiteral(".svg")));
         QString desc;
         bool sawSvg = false;
@@ -92,18 +95,24 @@ private Q_SLOTS:
         const QJsonObject md = QJsonDocument::fromJson(desc.toUtf8()).object();
         QCOMPARE(md.value(QStringLiteral("version")).toString(), QStringLiteral(MHLA_VERSION));
         const QJsonObject run = md.value(QStringLiteral("runs")).toArray().first().toObject();
-        QCOMPARE(run.value(QStringLiteral("experiment")).toObject(), experimentToJson(m_result.config));
-        QVERIFY(run.value(QStringLiteral("seeds")).toString().contains(QStringLiteral("task seed 42")));
+        QCOMPARE(run.value(QStringLiteral("experiment")).toObject(),
+                 experimentToJson(m_result.config));
+        QVERIFY(
+            run.value(QStringLiteral("seeds")).toString().contains(QStringLiteral("task seed 42")));
 
         // PDF: a PDF whose metadata names the app version and the experiment.
-        QCOMPARE(exportFigure(*f, base + QStringLiteral(".pdf"), ExportFormat::Pdf, size, dpi, meta), QString());
+        QCOMPARE(
+            exportFigure(*f, base + QStringLiteral(".pdf"), ExportFormat::Pdf, size, dpi, meta),
+            QString());
         const QByteArray pdf = readAll(base + QStringLiteral(".pdf"));
         QVERIFY(pdf.startsWith("%PDF"));
         QVERIFY(containsUtf8OrUtf16(pdf, appVersionString()));
         QVERIFY(pdf.contains("task seed 42"));
 
         // PNG: decodes to the requested size and resolution, with text chunks.
-        QCOMPARE(exportFigure(*f, base + QStringLiteral(".png"), ExportFormat::Png, size, dpi, meta), QString());
+        QCOMPARE(
+            exportFigure(*f, base + QStringLiteral(".png"), ExportFormat::Png, size, dpi, meta),
+            QString());
         QImage img(base + QStringLiteral(".png"));
         QVERIFY(!img.isNull());
         QCOMPARE(img.size(), size);
@@ -118,7 +127,8 @@ private Q_SLOTS:
         QVERIFY(ink > 20);
 
         // CSV beside the figure: metadata comments, a header, the data.
-        const QStringList lines = QString::fromUtf8(readAll(base + QStringLiteral(".csv"))).split(u'\n', Qt::SkipEmptyParts);
+        const QStringList lines = QString::fromUtf8(readAll(base + QStringLiteral(".csv")))
+                                      .split(u'\n', Qt::SkipEmptyParts);
         QVERIFY(lines.size() > 3);
         QVERIFY(lines[0].startsWith(QStringLiteral("# ") + appVersionString()));
         QVERIFY(lines[1].contains(QStringLiteral("task seed 42")));
@@ -135,10 +145,15 @@ private Q_SLOTS:
     void exportErrorsAreReturned() {
         const Figure* f = figure(QStringLiteral("spectrum"));
         const ExportMetadata meta = m_window->exportMetadata(QStringLiteral("x"));
-        QVERIFY(!exportFigure(*f, QStringLiteral("/nonexistent-dir/x.svg"), ExportFormat::Svg, QSize(800, 600), 96, meta).isEmpty());
-        QVERIFY(!exportFigure(*f, m_dir.filePath(QStringLiteral("tiny.png")), ExportFormat::Png, QSize(4, 4), 96, meta).isEmpty());
+        QVERIFY(!exportFigure(*f, QStringLiteral("/nonexistent-dir/x.svg"), ExportFormat::Svg,
+                              QSize(800, 600), 96, meta)
+                     .isEmpty());
+        QVERIFY(!exportFigure(*f, m_dir.filePath(QStringLiteral("tiny.png")), ExportFormat::Png,
+                              QSize(4, 4), 96, meta)
+                     .isEmpty());
         PlotWidget empty(QStringLiteral("empty"));
-        QVERIFY(!exportFigure(empty, m_dir.filePath(QStringLiteral("empty.svg")), ExportFormat::Svg, QSize(800, 600), 96, meta)
+        QVERIFY(!exportFigure(empty, m_dir.filePath(QStringLiteral("empty.svg")), ExportFormat::Svg,
+                              QSize(800, 600), 96, meta)
                      .isEmpty());
     }
 
@@ -165,23 +180,26 @@ private Q_SLOTS:
 
     void figuresCommand() {
         const QString out = m_dir.filePath(QStringLiteral("headless"));
-        const QString config = QStringLiteral(MHLA_SOURCE_DIR "/resources/presets/") + defaultPresetFile();
+        const QString config =
+            QStringLiteral(MHLA_SOURCE_DIR "/resources/presets/") + defaultPresetFile();
         QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
         p.setProcessEnvironment(env);
-        p.start(QStringLiteral(MHLA_BINARY), {QStringLiteral("figures"), QStringLiteral("--config"), config,
-                                              QStringLiteral("--out"), out, QStringLiteral("--set"),
-                                              QStringLiteral("task.samples=2048")});
+        p.start(QStringLiteral(MHLA_BINARY),
+                {QStringLiteral("figures"), QStringLiteral("--config"), config,
+                 QStringLiteral("--out"), out, QStringLiteral("--set"),
+                 QStringLiteral("task.samples=2048")});
         QVERIFY(p.waitForFinished(60000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
-        for (const char* n : {"spectrum.svg", "spectrum.pdf", "spectrum.png", "spectrum.csv", "heads.svg",
-                              "lambda_trace.png", "experiment.json", "result.json"})
+        for (const char* n : {"spectrum.svg", "spectrum.pdf", "spectrum.png", "spectrum.csv",
+                              "heads.svg", "lambda_trace.png", "experiment.json", "result.json"})
             QVERIFY2(QFile::exists(out + u'/' + QString::fromLatin1(n)), n);
         QCOMPARE(experimentFromFile(out + QStringLiteral("/experiment.json")).task.samples, 2048LL);
 
         // The same folder again: refused (exit 2) unless --force.
-        const QStringList again{QStringLiteral("figures"), QStringLiteral("--config"), config, QStringLiteral("--out"), out};
+        const QStringList again{QStringLiteral("figures"), QStringLiteral("--config"), config,
+                                QStringLiteral("--out"), out};
         QProcess refused;
         refused.setProcessEnvironment(env);
         refused.start(QStringLiteral(MHLA_BINARY), again);
@@ -197,15 +215,17 @@ private Q_SLOTS:
 
         QProcess bad;
         bad.setProcessEnvironment(env);
-        bad.start(QStringLiteral(MHLA_BINARY), {QStringLiteral("figures"), QStringLiteral("--config"), config,
-                                                QStringLiteral("--out"), out, QStringLiteral("--set"),
-                                                QStringLiteral("task.samples=0")});
+        bad.start(QStringLiteral(MHLA_BINARY),
+                  {QStringLiteral("figures"), QStringLiteral("--config"), config,
+                   QStringLiteral("--out"), out, QStringLiteral("--set"),
+                   QStringLiteral("task.samples=0")});
         QVERIFY(bad.waitForFinished(60000));
         QCOMPARE(bad.exitCode(), 2);
         QVERIFY(bad.readAllStandardError().contains("task.samples"));
 
         QProcess missing;
-        missing.start(QStringLiteral(MHLA_BINARY), {QStringLiteral("figures"), QStringLiteral("--out"), out});
+        missing.start(QStringLiteral(MHLA_BINARY),
+                      {QStringLiteral("figures"), QStringLiteral("--out"), out});
         QVERIFY(missing.waitForFinished(60000));
         QCOMPARE(missing.exitCode(), 2);
     }
@@ -213,19 +233,23 @@ private Q_SLOTS:
     // figures writes the data files with core's writer: the same names, schemas and values as
     // `solve --out` (issue 7.5); plot CSVs with a data file's name get their own name.
     void figuresDataFilesMatchSolve() {
-        const QString config = QStringLiteral(MHLA_SOURCE_DIR "/resources/presets/") + defaultPresetFile();
-        const QString figOut = m_dir.filePath(QStringLiteral("same_fig")), solveOut = m_dir.filePath(QStringLiteral("same_solve"));
+        const QString config =
+            QStringLiteral(MHLA_SOURCE_DIR "/resources/presets/") + defaultPresetFile();
+        const QString figOut = m_dir.filePath(QStringLiteral("same_fig")),
+                      solveOut = m_dir.filePath(QStringLiteral("same_solve"));
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
         QProcess fig, solve;
         fig.setProcessEnvironment(env);
         solve.setProcessEnvironment(env);
-        fig.start(QStringLiteral(MHLA_BINARY), {QStringLiteral("figures"), QStringLiteral("--config"), config,
-                                                QStringLiteral("--out"), figOut});
+        fig.start(QStringLiteral(MHLA_BINARY),
+                  {QStringLiteral("figures"), QStringLiteral("--config"), config,
+                   QStringLiteral("--out"), figOut});
         QVERIFY(fig.waitForFinished(120000));
         QVERIFY2(fig.exitCode() == 0, fig.readAllStandardError().constData());
-        solve.start(QStringLiteral(MHLA_BINARY), {QStringLiteral("solve"), QStringLiteral("--config"), config,
-                                                  QStringLiteral("--out"), solveOut});
+        solve.start(QStringLiteral(MHLA_BINARY),
+                    {QStringLiteral("solve"), QStringLiteral("--config"), config,
+                     QStringLiteral("--out"), solveOut});
         QVERIFY(solve.waitForFinished(120000));
         QVERIFY2(solve.exitCode() == 0, solve.readAllStandardError().constData());
         for (const char* n : {"spectrum.csv", "heads.csv", "lambda_trace.csv", "experiment.json"}) {
@@ -238,22 +262,25 @@ private Q_SLOTS:
 
     // --out is checked before the run: an unusable folder fails at once with exit 2.
     void figuresChecksOutFirst() {
-        const QString config = QStringLiteral(MHLA_SOURCE_DIR "/resources/presets/") + defaultPresetFile();
+        const QString config =
+            QStringLiteral(MHLA_SOURCE_DIR "/resources/presets/") + defaultPresetFile();
         const QString blocker = m_dir.filePath(QStringLiteral("a_file"));
         QFile f(blocker);
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.close();
         QProcess p;
-        p.start(QStringLiteral(MHLA_BINARY), {QStringLiteral("figures"), QStringLiteral("--config"), config,
-                                              QStringLiteral("--out"), blocker + QStringLiteral("/sub")});
+        p.start(QStringLiteral(MHLA_BINARY),
+                {QStringLiteral("figures"), QStringLiteral("--config"), config,
+                 QStringLiteral("--out"), blocker + QStringLiteral("/sub")});
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitCode(), 2);
         const QByteArray err = p.readAllStandardError();
         QVERIFY2(!err.contains("100%"), err.constData()); // nothing was run
         QProcess bad;
-        bad.start(QStringLiteral(MHLA_BINARY), {QStringLiteral("figures"), QStringLiteral("--config"),
-                                                m_dir.filePath(QStringLiteral("missing.json")), QStringLiteral("--out"),
-                                                m_dir.filePath(QStringLiteral("x"))});
+        bad.start(QStringLiteral(MHLA_BINARY),
+                  {QStringLiteral("figures"), QStringLiteral("--config"),
+                   m_dir.filePath(QStringLiteral("missing.json")), QStringLiteral("--out"),
+                   m_dir.filePath(QStringLiteral("x"))});
         QVERIFY(bad.waitForFinished(60000));
         QCOMPARE(bad.exitCode(), 2);
         QVERIFY(bad.readAllStandardError().contains("missing.json"));

@@ -11,9 +11,9 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
-#include <QPushButton>
 #include <QJsonDocument>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -46,8 +46,10 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("content");
         QTest::newRow("result.json") << QByteArray(R"({"config": {"task": {"kind": "random_mhla"}},
             "certificate": {"certified": true, "lambda_min": 0.01}, "history": [1, 2, 3]})");
-        QTest::newRow("repeated key") << QByteArray(R"({"task": {"samples": 100, "samples": 200}})");
-        QTest::newRow("unknown key") << QByteArray(R"({"task": {"samples": 100, "colour": "red"}})");
+        QTest::newRow("repeated key")
+            << QByteArray(R"({"task": {"samples": 100, "samples": 200}})");
+        QTest::newRow("unknown key")
+            << QByteArray(R"({"task": {"samples": 100, "colour": "red"}})");
         QTest::newRow("not json") << QByteArray("samples = 100\n");
         QTest::newRow("array") << QByteArray("[1, 2]");
     }
@@ -74,10 +76,12 @@ private Q_SLOTS:
     }
 
     void goodOpenGoesIntoRecent() {
-        const QString path = write(QStringLiteral("good.json"), R"({"task": {"kind": "random_mhla", "samples": 777}})");
+        const QString path = write(QStringLiteral("good.json"),
+                                   R"({"task": {"kind": "random_mhla", "samples": 777}})");
         MainWindow w;
         QCOMPARE(w.openExperiment(path), QString());
-        QCOMPARE(w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))->text(), QStringLiteral("777"));
+        QCOMPARE(w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))->text(),
+                 QStringLiteral("777"));
         QCOMPARE(w.currentFile(), path);
         QVERIFY(w.windowTitle().contains(QStringLiteral("good.json")));
         QCOMPARE(AppSettings().recentFiles().value(0), QFileInfo(path).absoluteFilePath());
@@ -86,11 +90,13 @@ private Q_SLOTS:
 
     void resultsFolderOpensItsExperiment() {
         QDir(m_dir.path()).mkpath(QStringLiteral("results"));
-        write(QStringLiteral("results/experiment.json"), R"({"task": {"kind": "random_mhla", "samples": 555}})");
+        write(QStringLiteral("results/experiment.json"),
+              R"({"task": {"kind": "random_mhla", "samples": 555}})");
         write(QStringLiteral("results/result.json"), R"({"certificate": {}})");
         MainWindow w;
         QCOMPARE(w.openExperiment(m_dir.filePath(QStringLiteral("results"))), QString());
-        QCOMPARE(w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))->text(), QStringLiteral("555"));
+        QCOMPARE(w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))->text(),
+                 QStringLiteral("555"));
         QDir(m_dir.path()).mkpath(QStringLiteral("empty"));
         QVERIFY(!w.openExperiment(m_dir.filePath(QStringLiteral("empty"))).isEmpty());
     }
@@ -108,7 +114,8 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("content");
         QTest::addColumn<bool>("asks");
         QTest::newRow("result.json") << QByteArray(R"({"config": {}, "certificate": {}})") << true;
-        QTest::newRow("unknown key") << QByteArray(R"({"task": {"samples": 100, "colour": "red"}})") << true;
+        QTest::newRow("unknown key")
+            << QByteArray(R"({"task": {"samples": 100, "colour": "red"}})") << true;
         QTest::newRow("repeated key") << QByteArray(R"({"task": {"seed": 1, "seed": 2}})") << true;
         QTest::newRow("not json") << QByteArray("hello") << true;
         QTest::newRow("experiment") << QByteArray(R"({"task": {"samples": 100}})") << false;
@@ -145,20 +152,27 @@ private Q_SLOTS:
     }
 
     void exportDialogKeepsProblemsInTheDialog() {
-        ExportDialog dlg(QStringLiteral("Loss"), m_dir.filePath(QStringLiteral("no/such/folder/loss.svg")), QSize(800, 600), 96);
+        ExportDialog dlg(QStringLiteral("Loss"),
+                         m_dir.filePath(QStringLiteral("no/such/folder/loss.svg")), QSize(800, 600),
+                         96);
         QVERIFY(dlg.problem().contains(QStringLiteral("does not exist")));
         dlg.show();
         auto* box = dlg.findChild<QDialogButtonBox*>();
         QTest::mouseClick(box->button(QDialogButtonBox::Ok), Qt::LeftButton);
         QVERIFY(dlg.isVisible()); // not closed: the user can fix the path
-        dlg.findChild<QLineEdit*>(QStringLiteral("exportPath"))->setText(m_dir.filePath(QStringLiteral("loss.txt")));
+        dlg.findChild<QLineEdit*>(QStringLiteral("exportPath"))
+            ->setText(m_dir.filePath(QStringLiteral("loss.txt")));
         QVERIFY(dlg.problem().contains(QStringLiteral(".svg")));
-        dlg.findChild<QLineEdit*>(QStringLiteral("exportPath"))->setText(m_dir.filePath(QStringLiteral("loss.svg")));
+        dlg.findChild<QLineEdit*>(QStringLiteral("exportPath"))
+            ->setText(m_dir.filePath(QStringLiteral("loss.svg")));
         QCOMPARE(dlg.problem(), QString());
     }
 
     void ourCsvIsRecognised() {
-        const QString ours = write(QStringLiteral("ours.csv"), (QStringLiteral("# ") + appVersionString() + QStringLiteral(" - x\nseries,x,y\n")).toUtf8());
+        const QString ours =
+            write(QStringLiteral("ours.csv"),
+                  (QStringLiteral("# ") + appVersionString() + QStringLiteral(" - x\nseries,x,y\n"))
+                      .toUtf8());
         const QString theirs = write(QStringLiteral("theirs.csv"), "a,b\n1,2\n");
         QVERIFY(isOurCsv(ours));
         QVERIFY(!isOurCsv(theirs));

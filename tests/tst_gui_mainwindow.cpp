@@ -14,21 +14,21 @@
 #include "ui/runcontroller.h"
 #include "ui/runlist.h"
 #include <QCheckBox>
-#include <QDoubleSpinBox>
 #include <QComboBox>
-#include <QSpinBox>
+#include <QDoubleSpinBox>
 #include <QGraphicsView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 #include <algorithm>
-#include <vector>
 #include <cmath>
+#include <vector>
 
 using namespace mhla;
 using namespace mhla::ui;
@@ -82,7 +82,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("runs");
         const auto& presets = builtinPresets();
         for (int i = 0; i < presets.size(); ++i)
-            QTest::newRow(qPrintable(presets[i].file)) << i << std::max(1, static_cast<int>(presets[i].sweepValues.size()));
+            QTest::newRow(qPrintable(presets[i].file))
+                << i << std::max(1, static_cast<int>(presets[i].sweepValues.size()));
     }
     void presetRunsAndPanelsShowCoreResult() {
         QFETCH(int, preset);
@@ -117,9 +118,11 @@ private Q_SLOTS:
             // Badge.
             const QString expected = core.certificate.certified
                                          ? QStringLiteral("certified identifiable")
-                                         : QStringLiteral("not certified (null dimension %1)").arg(core.certificate.nullDim);
+                                         : QStringLiteral("not certified (null dimension %1)")
+                                               .arg(core.certificate.nullDim);
             QVERIFY2(badge->text().contains(expected), qPrintable(badge->text()));
-            // Spectrum: every eigenvalue is drawn (positive ones as they are, the others at the floor).
+            // Spectrum: every eigenvalue is drawn (positive ones as they are, the others at the
+            // floor).
             qsizetype drawn = 0;
             for (const auto& s : spectrum->series())
                 if (s.style != PlotSeries::Style::HLine) drawn += s.points.size();
@@ -131,11 +134,14 @@ private Q_SLOTS:
                 QVERIFY(train);
                 QCOMPARE(train->points.size(), static_cast<qsizetype>(core.history.size()));
                 for (size_t i = 0; i < core.history.size(); ++i) {
-                    QCOMPARE(train->points[static_cast<qsizetype>(i)].x(), double(core.history[i].epoch));
-                    QVERIFY(close(train->points[static_cast<qsizetype>(i)].y(), core.history[i].trainMse));
+                    QCOMPARE(train->points[static_cast<qsizetype>(i)].x(),
+                             double(core.history[i].epoch));
+                    QVERIFY(close(train->points[static_cast<qsizetype>(i)].y(),
+                                  core.history[i].trainMse));
                 }
             } else {
-                const PlotSeries* ref = seriesNamed(loss, rec->name + QStringLiteral(" (exact) train MSE"));
+                const PlotSeries* ref =
+                    seriesNamed(loss, rec->name + QStringLiteral(" (exact) train MSE"));
                 QVERIFY(ref);
                 QVERIFY(close(ref->points.first().y(), core.metrics.trainMse));
             }
@@ -143,7 +149,8 @@ private Q_SLOTS:
             const auto& panels = heads->panels();
             QCOMPARE(panels.size(), 6);
             QVERIFY(sameMatrix(panels[0].matrix, core.teacherHeads.heads.V.at(0)));
-            if (core.heads.heads.count() > 0) QVERIFY(sameMatrix(panels[1].matrix, core.heads.heads.V.at(0)));
+            if (core.heads.heads.count() > 0)
+                QVERIFY(sameMatrix(panels[1].matrix, core.heads.heads.V.at(0)));
             QVERIFY(sameMatrix(coeffs->panels()[0].matrix, core.teacherP));
             QVERIFY(sameMatrix(coeffs->panels()[1].matrix, core.P));
             QVERIFY(heads->scale() > 0);
@@ -236,7 +243,8 @@ private Q_SLOTS:
         w.show();
         w.loadPreset(2); // random MHLA
         w.findChild<QLineEdit*>(QStringLiteral("field_task.d"))->setText(QStringLiteral("8"));
-        w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))->setText(QStringLiteral("300000"));
+        w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))
+            ->setText(QStringLiteral("300000"));
         QVERIFY(w.startRuns());
         RunController* c = w.controller();
         QElapsedTimer clock;
@@ -257,10 +265,12 @@ private Q_SLOTS:
         QVERIFY(gaps.size() > 20);
         std::sort(gaps.begin(), gaps.end());
         const qint64 p99 = gaps[gaps.size() * 99 / 100], worst = gaps.back();
-        qInfo("event-loop gaps during a %lld ms run: median %lld ms, p99 %lld ms, max %lld ms (%zu ticks)",
-              static_cast<long long>(clock.elapsed()), static_cast<long long>(gaps[gaps.size() / 2]),
-              static_cast<long long>(p99), static_cast<long long>(worst), gaps.size());
-        QVERIFY2(worst < 500, qPrintable(QStringLiteral("the GUI thread stalled for %1 ms").arg(worst)));
+        qInfo(
+            "event-loop gaps during a %lld ms run: median %lld ms, p99 %lld ms, max %lld ms (%zu ticks)",
+            static_cast<long long>(clock.elapsed()), static_cast<long long>(gaps[gaps.size() / 2]),
+            static_cast<long long>(p99), static_cast<long long>(worst), gaps.size());
+        QVERIFY2(worst < 500,
+                 qPrintable(QStringLiteral("the GUI thread stalled for %1 ms").arg(worst)));
     }
 
     // Seeds > 1 queues runs with consecutive seeds; the Curves tab draws them as the mean with a
@@ -271,7 +281,8 @@ private Q_SLOTS:
         w.loadPreset(3);
         w.findChild<QCheckBox*>(QStringLiteral("sweepCheck"))->setChecked(false);
         w.findChild<QLineEdit*>(QStringLiteral("field_solver.heads"))->setText(QStringLiteral("2"));
-        w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))->setText(QStringLiteral("4"));
+        w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))
+            ->setText(QStringLiteral("4"));
         w.findChild<QSpinBox*>(QStringLiteral("seedsSpin"))->setValue(3);
         QVERIFY(w.startRuns());
         QVERIFY(waitIdle(w));
@@ -324,8 +335,10 @@ private Q_SLOTS:
         w.show();
         w.loadPreset(3);
         w.findChild<QCheckBox*>(QStringLiteral("sweepCheck"))->setChecked(false);
-        w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))->setText(QStringLiteral("100000"));
-        w.findChild<QLineEdit*>(QStringLiteral("field_solver.warmup"))->setText(QStringLiteral("0"));
+        w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))
+            ->setText(QStringLiteral("100000"));
+        w.findChild<QLineEdit*>(QStringLiteral("field_solver.warmup"))
+            ->setText(QStringLiteral("0"));
         auto* schedule = w.findChild<QComboBox*>(QStringLiteral("field_solver.schedule"));
         schedule->setCurrentIndex(schedule->findText(QStringLiteral("constant")));
         auto* pause = w.findChild<QPushButton*>(QStringLiteral("pauseButton"));
@@ -352,9 +365,9 @@ private Q_SLOTS:
         QTest::mouseClick(step, Qt::LeftButton);
         for (int i = 0; i < 50 && rec->liveHistory.size() == held; ++i) progress.wait(100);
         QTest::qWait(300);
-        QCOMPARE(rec->liveHistory.size(), held + 1); // exactly one epoch
+        QCOMPARE(rec->liveHistory.size(), held + 1);      // exactly one epoch
         QCOMPARE(rec->liveHistory.back().lr, 0.5 * 0.05); // preset lr 0.05, constant schedule
-        QTest::mouseClick(pause, Qt::LeftButton); // resume
+        QTest::mouseClick(pause, Qt::LeftButton);         // resume
         for (int i = 0; i < 50 && rec->liveHistory.size() < held + 3; ++i) progress.wait(100);
         QVERIFY(rec->liveHistory.size() >= held + 3);
         w.stopRuns();
@@ -379,15 +392,19 @@ private Q_SLOTS:
         auto* spectrum = w.findChild<PlotWidget*>(QStringLiteral("spectrumPlot"));
         for (const RunRecord* r : runs) {
             const PlotSeries* pos = seriesNamed(spectrum, r->name);
-            const PlotSeries* low = seriesNamed(spectrum, r->name + QStringLiteral(" ≤ 0 (at floor)"));
+            const PlotSeries* low =
+                seriesNamed(spectrum, r->name + QStringLiteral(" ≤ 0 (at floor)"));
             QVERIFY(pos && low);
             QCOMPARE(pos->color, r->color);
             const Vec& ev = r->result->certificate.spectrum;
             QCOMPARE(pos->points.size() + low->points.size(), static_cast<qsizetype>(ev.size()));
             for (const QPointF& p : pos->points) QCOMPARE(p.y(), ev(static_cast<Index>(p.x()) - 1));
         }
-        QCOMPARE(seriesNamed(spectrum, runs[0]->name + QStringLiteral(" ≤ 0 (at floor)"))->points.size(), 0);
-        QVERIFY(seriesNamed(spectrum, runs[1]->name + QStringLiteral(" ≤ 0 (at floor)"))->points.size() > 0);
+        QCOMPARE(
+            seriesNamed(spectrum, runs[0]->name + QStringLiteral(" ≤ 0 (at floor)"))->points.size(),
+            0);
+        QVERIFY(seriesNamed(spectrum, runs[1]->name + QStringLiteral(" ≤ 0 (at floor)"))
+                    ->points.size() > 0);
         // Switching the overlay off shows the current run only.
         overlay->setChecked(false);
         QVERIFY(!seriesNamed(spectrum, runs[0]->name) || !seriesNamed(spectrum, runs[1]->name));
@@ -399,7 +416,8 @@ private Q_SLOTS:
         w.loadPreset(3);
         w.findChild<QCheckBox*>(QStringLiteral("sweepCheck"))->setChecked(false);
         w.findChild<QLineEdit*>(QStringLiteral("field_solver.heads"))->setText(QStringLiteral("4"));
-        w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))->setText(QStringLiteral("100000"));
+        w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))
+            ->setText(QStringLiteral("100000"));
         QVERIFY(w.startRuns());
         RunController* c = w.controller();
         auto* loss = w.findChild<PlotWidget*>(QStringLiteral("lossPlot"));
@@ -414,7 +432,8 @@ private Q_SLOTS:
         }
         QVERIFY(c->isBusy()); // still training: the curve grows live
         QVERIFY(shown >= 3);
-        QCOMPARE(static_cast<qsizetype>(rec->liveHistory.size()), seriesNamed(loss, rec->name)->points.size());
+        QCOMPARE(static_cast<qsizetype>(rec->liveHistory.size()),
+                 seriesNamed(loss, rec->name)->points.size());
         // Progress arrives batched, at most ~30 signals per second.
         QVERIFY(progress.count() <= 2 + t.elapsed() * 40 / 1000);
         w.stopRuns();
@@ -431,7 +450,8 @@ private Q_SLOTS:
             w.loadPreset(3); // trainer without the exact comparison: the ridge row is hidden
             // (with compare_exact the exact solver reads solver.ridge, and core's key table
             // shows it; the panel's old copy hid it for every trainer)
-            w.findChild<QCheckBox*>(QStringLiteral("field_solver.compare_exact"))->setChecked(false);
+            w.findChild<QCheckBox*>(QStringLiteral("field_solver.compare_exact"))
+                ->setChecked(false);
             auto* field = w.findChild<QLineEdit*>(QStringLiteral("field_solver.ridge"));
             QVERIFY(field);
             QVERIFY(!field->isVisibleTo(&w));
@@ -450,10 +470,13 @@ private Q_SLOTS:
         QTest::addColumn<QString>("text");
         QTest::newRow("zero samples") << QStringLiteral("task.samples") << QStringLiteral("0");
         QTest::newRow("not a number") << QStringLiteral("task.samples") << QStringLiteral("many");
-        QTest::newRow("fractional integer") << QStringLiteral("task.pairs") << QStringLiteral("2.5");
-        QTest::newRow("probability above 1") << QStringLiteral("task.orthogonal_prob") << QStringLiteral("1.5");
+        QTest::newRow("fractional integer")
+            << QStringLiteral("task.pairs") << QStringLiteral("2.5");
+        QTest::newRow("probability above 1")
+            << QStringLiteral("task.orthogonal_prob") << QStringLiteral("1.5");
         QTest::newRow("negative ridge") << QStringLiteral("solver.ridge") << QStringLiteral("-1");
-        QTest::newRow("infinite tolerance") << QStringLiteral("solver.tolerance") << QStringLiteral("inf");
+        QTest::newRow("infinite tolerance")
+            << QStringLiteral("solver.tolerance") << QStringLiteral("inf");
         QTest::newRow("empty") << QStringLiteral("eval.val_samples") << QString();
     }
     void invalidValuesDisableRun() {
@@ -472,7 +495,8 @@ private Q_SLOTS:
         QVERIFY(!run->isEnabled());
         QVERIFY(!error->isHidden());
         // Messages name the field by its label, not the internal key (issue 9).
-        QVERIFY2(error->text().startsWith(findExperimentKey(key)->label + u':'), qPrintable(error->text()));
+        QVERIFY2(error->text().startsWith(findExperimentKey(key)->label + u':'),
+                 qPrintable(error->text()));
         auto* panel = w.findChild<ExperimentPanel*>(QStringLiteral("experimentPanel"));
         QVERIFY(panel->fieldErrors().contains(key));
         QVERIFY(!w.startRuns()); // also refused through the menu / shortcut path
@@ -485,8 +509,10 @@ private Q_SLOTS:
         MainWindow w;
         w.loadPreset(0);
         auto* panel = w.findChild<ExperimentPanel*>(QStringLiteral("experimentPanel"));
-        w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))->setText(QStringLiteral("-3"));
-        w.findChild<QLineEdit*>(QStringLiteral("field_eval.ood_samples"))->setText(QStringLiteral("x"));
+        w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))
+            ->setText(QStringLiteral("-3"));
+        w.findChild<QLineEdit*>(QStringLiteral("field_eval.ood_samples"))
+            ->setText(QStringLiteral("x"));
         QVERIFY(!panel->isValid());
         QVERIFY(panel->fieldErrors().contains(QStringLiteral("task.samples")));
         QVERIFY(panel->fieldErrors().contains(QStringLiteral("eval.ood_samples")));
@@ -498,8 +524,10 @@ private Q_SLOTS:
         {
             MainWindow w;
             w.loadPreset(2);
-            w.findChild<QLineEdit*>(QStringLiteral("field_task.seed"))->setText(QStringLiteral("7"));
-            w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))->setText(QStringLiteral("2000"));
+            w.findChild<QLineEdit*>(QStringLiteral("field_task.seed"))
+                ->setText(QStringLiteral("7"));
+            w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))
+                ->setText(QStringLiteral("2000"));
             QCOMPARE(w.saveExperiment(path), QString());
             QVERIFY(w.startRuns());
             QVERIFY(waitIdle(w));

@@ -10,22 +10,25 @@ class TstGuiOptions : public QObject {
 private Q_SLOTS:
     void figuresDefaultsAndValues() {
         FiguresOptions o;
-        QCOMPARE(parseFiguresOptions({QStringLiteral("--config"), QStringLiteral("e.json"), QStringLiteral("--out"),
-                                      QStringLiteral("d"), QStringLiteral("--set"), QStringLiteral("task.samples=8"),
-                                      QStringLiteral("--set"), QStringLiteral("task.seed=2"), QStringLiteral("--size"),
-                                      QStringLiteral("800x600"), QStringLiteral("--dpi"), QStringLiteral("150"),
+        QCOMPARE(parseFiguresOptions({QStringLiteral("--config"), QStringLiteral("e.json"),
+                                      QStringLiteral("--out"), QStringLiteral("d"),
+                                      QStringLiteral("--set"), QStringLiteral("task.samples=8"),
+                                      QStringLiteral("--set"), QStringLiteral("task.seed=2"),
+                                      QStringLiteral("--size"), QStringLiteral("800x600"),
+                                      QStringLiteral("--dpi"), QStringLiteral("150"),
                                       QStringLiteral("--force")},
                                      &o),
                  QString());
         QCOMPARE(o.config, QStringLiteral("e.json"));
         QCOMPARE(o.out, QStringLiteral("d"));
-        QCOMPARE(o.sets, (QStringList{QStringLiteral("task.samples=8"), QStringLiteral("task.seed=2")}));
+        QCOMPARE(o.sets,
+                 (QStringList{QStringLiteral("task.samples=8"), QStringLiteral("task.seed=2")}));
         QCOMPARE(o.size, QSize(800, 600));
         QCOMPARE(o.dpi, 150);
         QVERIFY(o.force);
         FiguresOptions d;
-        QCOMPARE(parseFiguresOptions({QStringLiteral("--config"), QStringLiteral("e.json"), QStringLiteral("--out"),
-                                      QStringLiteral("d")},
+        QCOMPARE(parseFiguresOptions({QStringLiteral("--config"), QStringLiteral("e.json"),
+                                      QStringLiteral("--out"), QStringLiteral("d")},
                                      &d),
                  QString());
         QCOMPARE(d.size, QSize(1600, 1000));
@@ -36,15 +39,27 @@ private Q_SLOTS:
     void figuresErrors_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("mentions");
-        const QStringList base{QStringLiteral("--config"), QStringLiteral("e.json"), QStringLiteral("--out"), QStringLiteral("d")};
-        QTest::newRow("no config") << QStringList{QStringLiteral("--out"), QStringLiteral("d")} << QStringLiteral("--config");
-        QTest::newRow("no out") << QStringList{QStringLiteral("--config"), QStringLiteral("e")} << QStringLiteral("--out");
-        QTest::newRow("junk dpi") << base + QStringList{QStringLiteral("--dpi"), QStringLiteral("12abc")} << QStringLiteral("--dpi");
-        QTest::newRow("dpi range") << base + QStringList{QStringLiteral("--dpi"), QStringLiteral("5")} << QStringLiteral("--dpi");
-        QTest::newRow("junk size") << base + QStringList{QStringLiteral("--size"), QStringLiteral("800by600")} << QStringLiteral("--size");
-        QTest::newRow("unknown") << base + QStringList{QStringLiteral("--colour")} << QStringLiteral("colour");
-        QTest::newRow("stray") << base + QStringList{QStringLiteral("extra")} << QStringLiteral("extra");
-        QTest::newRow("missing value") << QStringList{QStringLiteral("--config")} << QStringLiteral("config");
+        const QStringList base{QStringLiteral("--config"), QStringLiteral("e.json"),
+                               QStringLiteral("--out"), QStringLiteral("d")};
+        QTest::newRow("no config") << QStringList{QStringLiteral("--out"), QStringLiteral("d")}
+                                   << QStringLiteral("--config");
+        QTest::newRow("no out") << QStringList{QStringLiteral("--config"), QStringLiteral("e")}
+                                << QStringLiteral("--out");
+        QTest::newRow("junk dpi") << base + QStringList{QStringLiteral("--dpi"),
+                                                        QStringLiteral("12abc")}
+                                  << QStringLiteral("--dpi");
+        QTest::newRow("dpi range")
+            << base + QStringList{QStringLiteral("--dpi"), QStringLiteral("5")}
+            << QStringLiteral("--dpi");
+        QTest::newRow("junk size")
+            << base + QStringList{QStringLiteral("--size"), QStringLiteral("800by600")}
+            << QStringLiteral("--size");
+        QTest::newRow("unknown") << base + QStringList{QStringLiteral("--colour")}
+                                 << QStringLiteral("colour");
+        QTest::newRow("stray") << base + QStringList{QStringLiteral("extra")}
+                               << QStringLiteral("extra");
+        QTest::newRow("missing value")
+            << QStringList{QStringLiteral("--config")} << QStringLiteral("config");
     }
     void figuresErrors() {
         QFETCH(QStringList, args);
@@ -56,9 +71,11 @@ private Q_SLOTS:
 
     void guiOptions() {
         GuiOptions o;
-        QCOMPARE(parseGuiOptions({QStringLiteral("mhla-lab"), QStringLiteral("exp.json"), QStringLiteral("--preset"),
-                                  QStringLiteral("3"), QStringLiteral("--run"), QStringLiteral("--theme"),
-                                  QStringLiteral("dark"), QStringLiteral("--field"), QStringLiteral("task.d=5")},
+        QCOMPARE(parseGuiOptions({QStringLiteral("mhla-lab"), QStringLiteral("exp.json"),
+                                  QStringLiteral("--preset"), QStringLiteral("3"),
+                                  QStringLiteral("--run"), QStringLiteral("--theme"),
+                                  QStringLiteral("dark"), QStringLiteral("--field"),
+                                  QStringLiteral("task.d=5")},
                                  &o),
                  QString());
         QCOMPARE(o.file, QStringLiteral("exp.json"));
@@ -76,8 +93,11 @@ private Q_SLOTS:
         for (const QString& name : guiOptionNames()) {
             QStringList args{QStringLiteral("mhla-lab"), name};
             if (name != u"--run" && name != u"--no-sweep")
-                args << (name == u"--theme" ? QStringLiteral("dark") : name == u"--size" ? QStringLiteral("800x600")
-                         : name == u"--field" ? QStringLiteral("task.d=4") : name == u"--tab" || name == u"--screenshot" ? QStringLiteral("x") : QStringLiteral("1"));
+                args << (name == u"--theme"                            ? QStringLiteral("dark")
+                         : name == u"--size"                           ? QStringLiteral("800x600")
+                         : name == u"--field"                          ? QStringLiteral("task.d=4")
+                         : name == u"--tab" || name == u"--screenshot" ? QStringLiteral("x")
+                                                                       : QStringLiteral("1"));
             GuiOptions o;
             QVERIFY2(parseGuiOptions(args, &o).isEmpty(), qPrintable(name));
         }
@@ -85,13 +105,19 @@ private Q_SLOTS:
 
     void guiErrors_data() {
         QTest::addColumn<QStringList>("args");
-        QTest::newRow("junk preset") << QStringList{QStringLiteral("x"), QStringLiteral("--preset"), QStringLiteral("2x")};
-        QTest::newRow("preset 0") << QStringList{QStringLiteral("x"), QStringLiteral("--preset"), QStringLiteral("0")};
-        QTest::newRow("junk seeds") << QStringList{QStringLiteral("x"), QStringLiteral("--seeds"), QStringLiteral("many")};
-        QTest::newRow("bad theme") << QStringList{QStringLiteral("x"), QStringLiteral("--theme"), QStringLiteral("blue")};
-        QTest::newRow("two files") << QStringList{QStringLiteral("x"), QStringLiteral("a.json"), QStringLiteral("b.json")};
+        QTest::newRow("junk preset")
+            << QStringList{QStringLiteral("x"), QStringLiteral("--preset"), QStringLiteral("2x")};
+        QTest::newRow("preset 0") << QStringList{QStringLiteral("x"), QStringLiteral("--preset"),
+                                                 QStringLiteral("0")};
+        QTest::newRow("junk seeds")
+            << QStringList{QStringLiteral("x"), QStringLiteral("--seeds"), QStringLiteral("many")};
+        QTest::newRow("bad theme")
+            << QStringList{QStringLiteral("x"), QStringLiteral("--theme"), QStringLiteral("blue")};
+        QTest::newRow("two files")
+            << QStringList{QStringLiteral("x"), QStringLiteral("a.json"), QStringLiteral("b.json")};
         QTest::newRow("unknown") << QStringList{QStringLiteral("x"), QStringLiteral("--bogus")};
-        QTest::newRow("field") << QStringList{QStringLiteral("x"), QStringLiteral("--field"), QStringLiteral("task.d")};
+        QTest::newRow("field") << QStringList{QStringLiteral("x"), QStringLiteral("--field"),
+                                              QStringLiteral("task.d")};
     }
     void guiErrors() {
         QFETCH(QStringList, args);

@@ -8,7 +8,9 @@ using namespace mhla::ui;
 using namespace mhla::ui::plotmath;
 
 namespace {
-bool near(double a, double b, double rel = 1e-12) { return std::abs(a - b) <= rel * std::max(1.0, std::abs(b)); }
+bool near(double a, double b, double rel = 1e-12) {
+    return std::abs(a - b) <= rel * std::max(1.0, std::abs(b));
+}
 PlotState withPoints(const QList<QPointF>& pts, bool logX = false, bool logY = false) {
     PlotState st;
     PlotSeries s;
@@ -47,7 +49,8 @@ private Q_SLOTS:
         // Labels tell neighbouring ticks apart and are never empty.
         const QString fmt = tickFormat(lo, hi, t.step);
         QStringList labels;
-        for (int i = 0; i < t.count; ++i) labels << QString::asprintf(qPrintable(fmt), t.first + i * t.step);
+        for (int i = 0; i < t.count; ++i)
+            labels << QString::asprintf(qPrintable(fmt), t.first + i * t.step);
         for (int i = 0; i < labels.size(); ++i) {
             QVERIFY(!labels[i].isEmpty());
             QVERIFY(!labels[i].contains(QStringLiteral("…")));
@@ -152,7 +155,8 @@ private Q_SLOTS:
     }
 
     void exactNumbersRoundTrip() {
-        for (double v : {0.1, 1.0 / 3.0, -3.0e-15, 1e-300, 123456789.123456789}) QCOMPARE(exact(v).toDouble(), v);
+        for (double v : {0.1, 1.0 / 3.0, -3.0e-15, 1e-300, 123456789.123456789})
+            QCOMPARE(exact(v).toDouble(), v);
     }
 };
 

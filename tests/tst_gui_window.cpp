@@ -12,6 +12,7 @@
 #include "ui/runcontroller.h"
 #include "ui/runlist.h"
 #include <QAbstractAxis>
+#include <QAction>
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
@@ -25,7 +26,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
-#include <QAction>
 #include <QValueAxis>
 
 using namespace mhla;
@@ -46,7 +46,8 @@ bool waitIdle(MainWindow& w, int timeoutMs = 60000) {
 void longTrainer(MainWindow& w) {
     w.loadPreset(3);
     w.findChild<QCheckBox*>(QStringLiteral("sweepCheck"))->setChecked(false);
-    w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))->setText(QStringLiteral("100000"));
+    w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))
+        ->setText(QStringLiteral("100000"));
 }
 
 QString fitsReport(MainWindow& w, const QString& state) {
@@ -58,16 +59,16 @@ QString fitsReport(MainWindow& w, const QString& state) {
     QCoreApplication::processEvents();
     const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize()) + frame;
     const QSize got = w.frameGeometry().size();
-    if (min.width() > target.width() || min.height() > target.height() || got.width() > target.width() ||
-        got.height() > target.height())
-    {
+    if (min.width() > target.width() || min.height() > target.height() ||
+        got.width() > target.width() || got.height() > target.height()) {
         QString detail;
         for (QWidget* c : w.findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly))
             if (c->isVisible())
-                detail += QStringLiteral(" [%1 %2 min %3x%4]")
-                              .arg(QString::fromLatin1(c->metaObject()->className()), c->objectName())
-                              .arg(c->minimumSizeHint().expandedTo(c->minimumSize()).width())
-                              .arg(c->minimumSizeHint().expandedTo(c->minimumSize()).height());
+                detail +=
+                    QStringLiteral(" [%1 %2 min %3x%4]")
+                        .arg(QString::fromLatin1(c->metaObject()->className()), c->objectName())
+                        .arg(c->minimumSizeHint().expandedTo(c->minimumSize()).width())
+                        .arg(c->minimumSizeHint().expandedTo(c->minimumSize()).height());
         return QStringLiteral("%1: minimum %2x%3, window %4x%5%6")
             .arg(state)
             .arg(min.width())
@@ -83,23 +84,29 @@ QStringList axisProblems(const PlotWidget* plot) {
     QStringList out;
     auto* view = plot->findChild<QChartView*>();
     for (QAbstractAxis* a : view->chart()->axes()) {
-        if (a->labelsTruncated()) out << QStringLiteral("%1: truncated labels").arg(plot->objectName());
+        if (a->labelsTruncated())
+            out << QStringLiteral("%1: truncated labels").arg(plot->objectName());
         if (!a->labelsVisible()) out << QStringLiteral("%1: labels hidden").arg(plot->objectName());
         if (a->orientation() == Qt::Vertical && a->titleText().isEmpty())
             out << QStringLiteral("%1: no y title").arg(plot->objectName());
         if (auto* v = qobject_cast<QValueAxis*>(a)) {
-            if (!(v->max() > v->min())) out << QStringLiteral("%1: empty range").arg(plot->objectName());
+            if (!(v->max() > v->min()))
+                out << QStringLiteral("%1: empty range").arg(plot->objectName());
             QStringList labels;
             const int n = v->tickCount();
             for (int i = 0; i < n; ++i)
-                labels << QString::asprintf(qPrintable(v->labelFormat()), v->min() + i * (v->max() - v->min()) / (n - 1));
-            if (n < 2 || n > 11) out << QStringLiteral("%1: %2 tick(s)").arg(plot->objectName()).arg(n);
+                labels << QString::asprintf(qPrintable(v->labelFormat()),
+                                            v->min() + i * (v->max() - v->min()) / (n - 1));
+            if (n < 2 || n > 11)
+                out << QStringLiteral("%1: %2 tick(s)").arg(plot->objectName()).arg(n);
             for (int i = 0; i < labels.size(); ++i)
                 if (labels[i].isEmpty() || (i > 0 && labels[i] == labels[i - 1]))
-                    out << QStringLiteral("%1: labels %2").arg(plot->objectName(), labels.join(u' '));
+                    out << QStringLiteral("%1: labels %2")
+                               .arg(plot->objectName(), labels.join(u' '));
         }
         if (auto* l = qobject_cast<QLogValueAxis*>(a))
-            if (!(l->max() > l->min() && l->min() > 0)) out << QStringLiteral("%1: bad log range").arg(plot->objectName());
+            if (!(l->max() > l->min() && l->min() > 0))
+                out << QStringLiteral("%1: bad log range").arg(plot->objectName());
     }
     return out;
 }
@@ -167,7 +174,8 @@ private Q_SLOTS:
         // After the run: controls back to "running at ×1", and the next run is not affected.
         QCOMPARE(scale->value(), 1.0);
         QVERIFY(!pause->isChecked());
-        w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))->setText(QStringLiteral("3"));
+        w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))
+            ->setText(QStringLiteral("3"));
         QVERIFY(w.startRuns());
         QVERIFY(!w.controller()->isPaused());
         QCOMPARE(w.controller()->learningRateScale(), 1.0);
@@ -177,15 +185,18 @@ private Q_SLOTS:
         QVERIFY(!last->result->history.empty());
         for (const HistoryPoint& h : last->result->history) QVERIFY(h.lr > 0);
         const ExperimentResult ref = runExperiment(last->config);
-        QCOMPARE(last->result->history.back().trainMse, ref.history.back().trainMse); // scale 1: same run
+        QCOMPARE(last->result->history.back().trainMse,
+                 ref.history.back().trainMse); // scale 1: same run
     }
 
     void scaleAppliesOnlyToItsRunInAQueue() {
         MainWindow w;
         w.show();
         w.loadPreset(3); // a sweep: several trainer runs queued
-        w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))->setText(QStringLiteral("5"));
-        w.findChild<QLineEdit*>(QStringLiteral("field_solver.warmup"))->setText(QStringLiteral("0"));
+        w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))
+            ->setText(QStringLiteral("5"));
+        w.findChild<QLineEdit*>(QStringLiteral("field_solver.warmup"))
+            ->setText(QStringLiteral("0"));
         auto* schedule = w.findChild<QComboBox*>(QStringLiteral("field_solver.schedule"));
         schedule->setCurrentIndex(schedule->findText(QStringLiteral("constant")));
         QVERIFY(w.startRuns());
@@ -211,14 +222,16 @@ private Q_SLOTS:
             w.loadPreset(i);
             for (int t = 0; t < w.resultPanels().size(); ++t) {
                 w.showTab(w.resultPanels()[t]->panelId());
-                const QString p = fitsReport(w, QStringLiteral("preset %1, tab %2").arg(i + 1).arg(t));
+                const QString p =
+                    fitsReport(w, QStringLiteral("preset %1, tab %2").arg(i + 1).arg(t));
                 if (!p.isEmpty()) problems << p;
             }
             QVERIFY(w.startRuns());
             QVERIFY(waitIdle(w));
             for (int t = 0; t < w.resultPanels().size(); ++t) {
                 w.showTab(w.resultPanels()[t]->panelId());
-                const QString p = fitsReport(w, QStringLiteral("after running preset %1, tab %2").arg(i + 1).arg(t));
+                const QString p = fitsReport(
+                    w, QStringLiteral("after running preset %1, tab %2").arg(i + 1).arg(t));
                 if (!p.isEmpty()) problems << p;
             }
         }
@@ -281,7 +294,8 @@ private Q_SLOTS:
         run->trigger();
         QCOMPARE(w.runList()->count(), 0);
         const QString said = w.findChild<ElidedLabel*>(QStringLiteral("statusPhase"))->text();
-        QVERIFY2(said.contains(findExperimentKey(QStringLiteral("task.samples"))->label), qPrintable(said));
+        QVERIFY2(said.contains(findExperimentKey(QStringLiteral("task.samples"))->label),
+                 qPrintable(said));
     }
 
     void quittingWithRunsAsks() {
@@ -312,7 +326,8 @@ private Q_SLOTS:
         QVERIFY(spy.wait(20000));
         const RunRecord* rec = w.runList()->allRuns().first();
         const QString status = w.findChild<ElidedLabel*>(QStringLiteral("statusPhase"))->text();
-        QVERIFY2(status.contains(QStringLiteral("running")) && status.contains(rec->name), qPrintable(status));
+        QVERIFY2(status.contains(QStringLiteral("running")) && status.contains(rec->name),
+                 qPrintable(status));
         w.stopRuns();
     }
 
@@ -339,7 +354,9 @@ private Q_SLOTS:
         QVERIFY(w.shortcutsHtml().contains(QStringLiteral("Ctrl+O")));
         w.showTourStep(1);
         QCOMPARE(w.experimentPanel()->currentPreset(), 1);
-        QVERIFY(w.findChild<QTextBrowser*>(QStringLiteral("explanation"))->toPlainText().contains(QStringLiteral("Tour 2 of")));
+        QVERIFY(w.findChild<QTextBrowser*>(QStringLiteral("explanation"))
+                    ->toPlainText()
+                    .contains(QStringLiteral("Tour 2 of")));
     }
 };
 

@@ -26,7 +26,8 @@ Mat randomTeacherP(int d, int dOut, int H, std::uint64_t seed) {
     return foldHeads(h, d, dOut);
 }
 
-std::unique_ptr<Task> randomTask(int d, int tokens, long long seed, double noise = 0.0, int heads = 1) {
+std::unique_ptr<Task> randomTask(int d, int tokens, long long seed, double noise = 0.0,
+                                 int heads = 1) {
     TaskConfig tc;
     tc.kind = TaskKind::RandomMhla;
     tc.d = d;
@@ -92,15 +93,19 @@ private Q_SLOTS:
         const Mat K = foldKernelPart(rng.normalMatrix(dOut * d, d * d), d);
         QVERIFY(foldW(K, d, dOut).norm() <= 1e-14 * K.norm());
         const double inner = ((W - X).array() * K.array()).sum();
-        QVERIFY2(std::abs(inner) <= 1e-13 * (W - X).norm() * K.norm(), qPrintable(QString::number(inner)));
-        // unfold(fold(W)) = W - kernel part (the symmetric part), and the kernel part is antisymmetric in (a, b).
-        QVERIFY((unfoldP(foldW(W, d, dOut), d) - (W - foldKernelPart(W, d))).norm() <= 1e-14 * W.norm());
+        QVERIFY2(std::abs(inner) <= 1e-13 * (W - X).norm() * K.norm(),
+                 qPrintable(QString::number(inner)));
+        // unfold(fold(W)) = W - kernel part (the symmetric part), and the kernel part is
+        // antisymmetric in (a, b).
+        QVERIFY((unfoldP(foldW(W, d, dOut), d) - (W - foldKernelPart(W, d))).norm() <=
+                1e-14 * W.norm());
         const Mat A = foldKernelPart(W, d);
         for (int i = 0; i < dOut; ++i)
             for (int a = 0; a < d; ++a)
                 for (int b = 0; b < d; ++b)
                     for (int c = 0; c < d; ++c)
-                        QVERIFY(std::abs(A(i * d + a, b * d + c) + A(i * d + b, a * d + c)) <= 1e-15);
+                        QVERIFY(std::abs(A(i * d + a, b * d + c) + A(i * d + b, a * d + c)) <=
+                                1e-15);
     }
 
     // Random H*-head teachers: min_heads = H*, the refit reproduces P* to 1e-10, the canonical
@@ -109,8 +114,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("d");
         QTest::addColumn<int>("heads");
         for (int d = 3; d <= 6; ++d)
-            for (int h = 1; h <= 3; ++h)
-                QTest::addRow("d%d H%d", d, h) << d << h;
+            for (int h = 1; h <= 3; ++h) QTest::addRow("d%d H%d", d, h) << d << h;
     }
     void minHeadsOfRandomTeachers() {
         QFETCH(int, d);
@@ -126,13 +130,16 @@ private Q_SLOTS:
         QCOMPARE(r.maxHeads, d * d);
         QCOMPARE(r.heads.count(), heads);
         const Mat back = foldHeads(r.heads, d, d);
-        QVERIFY2((back - P).norm() <= 1e-10 * P.norm(), qPrintable(QString::number((back - P).norm() / P.norm())));
+        QVERIFY2((back - P).norm() <= 1e-10 * P.norm(),
+                 qPrintable(QString::number((back - P).norm() / P.norm())));
         // Canonical form: the heads are the SVD of W_r.
         QVERIFY((headsToW(r.heads, d, d) - r.W).norm() <= 1e-12 * r.W.norm());
         Eigen::JacobiSVD<Mat> svd(r.W);
-        QVERIFY((svd.singularValues().head(heads) - r.headSingularValues).norm() <= 1e-12 * r.headSingularValues(0));
+        QVERIFY((svd.singularValues().head(heads) - r.headSingularValues).norm() <=
+                1e-12 * r.headSingularValues(0));
         if (heads > 1) {
-            QVERIFY2(r.lowerRankBestErrorRel >= 1e-3, qPrintable(QString::number(r.lowerRankBestErrorRel)));
+            QVERIFY2(r.lowerRankBestErrorRel >= 1e-3,
+                     qPrintable(QString::number(r.lowerRankBestErrorRel)));
             QVERIFY(r.lowerRankStarts >= opt.starts);
         } else {
             QVERIFY(std::isnan(r.lowerRankBestErrorRel));
@@ -175,7 +182,8 @@ private Q_SLOTS:
         QCOMPARE(r.minHeads, 1);
         QVERIFY(r.exact);
         QVERIFY(r.refitErrorRel <= 1e-10);
-        QVERIFY((foldHeads(r.heads, task->d(), task->dOut()) - task->teacherP()).norm() <= 1e-10 * task->teacherP().norm());
+        QVERIFY((foldHeads(r.heads, task->d(), task->dOut()) - task->teacherP()).norm() <=
+                1e-10 * task->teacherP().norm());
         QVERIFY(r.unfoldRank > 1);
     }
 
@@ -212,7 +220,8 @@ private Q_SLOTS:
         QVERIFY(r.exact);
         QVERIFY(r.refitErrorRel <= 1e-10);
         QVERIFY(r.nuclearRank >= r.minHeads);
-        QVERIFY2(r.lowerRankBestErrorRel >= 1e-4, qPrintable(QString::number(r.lowerRankBestErrorRel)));
+        QVERIFY2(r.lowerRankBestErrorRel >= 1e-4,
+                 qPrintable(QString::number(r.lowerRankBestErrorRel)));
         QVERIFY((foldHeads(r.heads, d, d) - P).norm() <= 1e-10 * P.norm());
     }
 
@@ -233,7 +242,8 @@ private Q_SLOTS:
         // The training loss does not change: tr(N Lambda N^T) is round-off of Lambda on its null
         // space (entries exact to ~1e-16 lambda_max).
         const Mat N0 = r.alternativeP - P1;
-        const double lossBound = 1e-14 * N0.squaredNorm() * L.norm() / (P1 * L * P1.transpose()).trace();
+        const double lossBound =
+            1e-14 * N0.squaredNorm() * L.norm() / (P1 * L * P1.transpose()).trace();
         QVERIFY2(std::abs(r.lossChangeRel) <= lossBound,
                  qPrintable(QString::asprintf("%g > %g", r.lossChangeRel, lossBound)));
         // Independent checks: P' - P1 lies in the null space, and P' needs one head.
@@ -289,9 +299,12 @@ private Q_SLOTS:
             }
         }
         QCOMPARE(QString::fromStdString(featureName(pairIndex(0, 1, 3) * 3 + 2, 3)), s("S₁₂·z₃"));
-        QCOMPARE(QString::fromStdString(featureName(pairIndex(9, 10, 11) * 11 + 2, 11)), s("S_{10,11}·z_3"));
-        QCOMPARE(QString::fromStdString(featureName(pairIndex(9, 10, 11) * 11 + 10, 11)), s("S_{10,11}·z_{11}"));
-        QCOMPARE(QString::fromStdString(featureNameAscii(pairIndex(0, 1, 3) * 3 + 2, 3)), s("S_12*z_3"));
+        QCOMPARE(QString::fromStdString(featureName(pairIndex(9, 10, 11) * 11 + 2, 11)),
+                 s("S_{10,11}·z_3"));
+        QCOMPARE(QString::fromStdString(featureName(pairIndex(9, 10, 11) * 11 + 10, 11)),
+                 s("S_{10,11}·z_{11}"));
+        QCOMPARE(QString::fromStdString(featureNameAscii(pairIndex(0, 1, 3) * 3 + 2, 3)),
+                 s("S_12*z_3"));
     }
 
     // Orthonormal keys and values (p = 1, m = 2): four relations, all with small integer
@@ -337,7 +350,8 @@ private Q_SLOTS:
         QVERIFY(svd.singularValues()(3) > 0.1);
         const QJsonObject j = toJson(r);
         QCOMPARE(j.value(s("null_dim")).toInt(), 4);
-        QCOMPARE(j.value(s("relations")).toArray().at(0).toObject().value(s("text")).toString(), s(expected[0]));
+        QCOMPARE(j.value(s("relations")).toArray().at(0).toObject().value(s("text")).toString(),
+                 s(expected[0]));
     }
 
     // Snapping is refused when the snapped vector leaves the null space: a null direction with an
@@ -377,7 +391,8 @@ private Q_SLOTS:
         QFETCH(int, size);
         QFETCH(int, seed);
         QFETCH(int, D);
-        const auto t = task == s("random") ? randomTask(size, size, seed) : associativeTask(size, 0.0, seed);
+        const auto t =
+            task == s("random") ? randomTask(size, size, seed) : associativeTask(size, 0.0, seed);
         const CertificateSamplesResult r = certificateSamples(*t);
         QCOMPARE(r.featureDim, static_cast<long long>(D));
         QCOMPARE(r.certificateSamples, static_cast<long long>(D));
@@ -402,8 +417,10 @@ private Q_SLOTS:
         }
         QCOMPARE(first, r.certificateSamples);
         // The checkpoints are sorted and the last uncertified one is N - 1 or earlier.
-        for (size_t i = 1; i < r.checkpoints.size(); ++i) QVERIFY(r.checkpoints[i - 1].samples < r.checkpoints[i].samples);
-        for (const SampleCheckpoint& c : r.checkpoints) QCOMPARE(c.certified, c.samples >= r.certificateSamples);
+        for (size_t i = 1; i < r.checkpoints.size(); ++i)
+            QVERIFY(r.checkpoints[i - 1].samples < r.checkpoints[i].samples);
+        for (const SampleCheckpoint& c : r.checkpoints)
+            QCOMPARE(c.certified, c.samples >= r.certificateSamples);
     }
 
     // Orthonormal keys (p = 1): the null dimension stays 4 as N doubles: structural.
@@ -414,7 +431,8 @@ private Q_SLOTS:
         QCOMPARE(r.structuralNullDim, 4);
         QCOMPARE(r.certificateSamples, -1LL);
         QVERIFY(r.checkpoints.size() >= 3);
-        QCOMPARE(r.checkpoints.back().samples, 16 * r.featureDim); // 4D, 8D, 16D with the default rule
+        QCOMPARE(r.checkpoints.back().samples,
+                 16 * r.featureDim); // 4D, 8D, 16D with the default rule
         const QJsonObject j = toJson(r);
         QVERIFY(j.value(s("certificate_samples")).isNull());
         QVERIFY(j.value(s("structural")).toBool());
@@ -446,7 +464,8 @@ private Q_SLOTS:
                 const double var = sum2(a, b) / samples - mean(a, b) * mean(a, b);
                 const double se = std::sqrt(var / samples);
                 QVERIFY2(std::abs(mean(a, b) - M(a, b)) <= 5 * se,
-                         qPrintable(QString::asprintf("(%d,%d) mc %g closed %g se %g", int(a), int(b), mean(a, b), M(a, b), se)));
+                         qPrintable(QString::asprintf("(%d,%d) mc %g closed %g se %g", int(a),
+                                                      int(b), mean(a, b), M(a, b), se)));
             }
     }
 
@@ -479,7 +498,8 @@ private Q_SLOTS:
             const NoiseAnalysis a = noiseAnalysis(L, in);
             QVERIFY(a.certified);
             QCOMPARE(QString::fromStdString(a.sigmaSource), s("residual"));
-            // The prediction uses the estimated sigma^2; compare with the true one for an unbiased test.
+            // The prediction uses the estimated sigma^2; compare with the true one for an unbiased
+            // test.
             const double scale = sigma * sigma / a.sigma2;
             const Mat dP = P - task->teacherP();
             dParam.push_back(dP.squaredNorm() - a.predictedDistanceP2 * scale);
@@ -545,10 +565,11 @@ private Q_SLOTS:
     void jsonFields() {
         const Mat P = randomTeacherP(3, 3, 1, 5);
         const QJsonObject mh = toJson(minHeads(P, 3));
-        for (const char* key : {"min_heads", "unfold_rank", "max_heads", "generic_heads", "nuclear_rank", "nuclear_norm",
-                                "relaxation_iterations", "relaxation_converged", "relaxation_minimal", "refit_error_rel",
-                                "exact", "lower_rank_best_error_rel", "lower_rank_starts", "attempts", "heads",
-                                "head_singular_values", "note"})
+        for (const char* key :
+             {"min_heads", "unfold_rank", "max_heads", "generic_heads", "nuclear_rank",
+              "nuclear_norm", "relaxation_iterations", "relaxation_converged", "relaxation_minimal",
+              "refit_error_rel", "exact", "lower_rank_best_error_rel", "lower_rank_starts",
+              "attempts", "heads", "head_singular_values", "note"})
             QVERIFY2(mh.contains(s(key)), key);
         QCOMPARE(mh.value(s("min_heads")).toInt(), 1);
         QVERIFY(mh.value(s("lower_rank_best_error_rel")).isNull());
@@ -558,11 +579,13 @@ private Q_SLOTS:
         NoiseInputs in;
         in.samples = 10;
         in.referenceP = P;
-        const QJsonObject noise = toJson(noiseAnalysis(Mat::Identity(featureDim(3), featureDim(3)), in));
-        for (const char* key : {"sigma2", "sigma_source", "certified", "null_dim", "trace_lambda_inv",
-                                "predicted_distance_p2", "predicted_distance_p_rel", "trace_lambda_inv_ood",
-                                "predicted_ood_excess", "ood_signal", "predicted_ood_rel_mse", "measured_distance_p2",
-                                "measured_ood_rel_mse", "note"})
+        const QJsonObject noise =
+            toJson(noiseAnalysis(Mat::Identity(featureDim(3), featureDim(3)), in));
+        for (const char* key :
+             {"sigma2", "sigma_source", "certified", "null_dim", "trace_lambda_inv",
+              "predicted_distance_p2", "predicted_distance_p_rel", "trace_lambda_inv_ood",
+              "predicted_ood_excess", "ood_signal", "predicted_ood_rel_mse", "measured_distance_p2",
+              "measured_ood_rel_mse", "note"})
             QVERIFY2(noise.contains(s(key)), key);
         QVERIFY(noise.value(s("predicted_ood_rel_mse")).isNull());
     }
@@ -571,8 +594,10 @@ private Q_SLOTS:
     void rejectsWrongShapes() {
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, minHeads(Mat::Zero(2, 5), 3));
         const Mat P = randomTeacherP(3, 3, 1, 1);
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, probeAlternativeFitInNullSpace(Mat::Zero(7, 1), P, 3, 1));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, nullRelationsFromBasis(Mat::Zero(7, 1), Mat(), 3));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 probeAlternativeFitInNullSpace(Mat::Zero(7, 1), P, 3, 1));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 nullRelationsFromBasis(Mat::Zero(7, 1), Mat(), 3));
         NoiseInputs in;
         in.samples = 10;
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, noiseAnalysis(Mat::Identity(18, 18), in));

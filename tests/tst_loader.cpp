@@ -38,7 +38,8 @@ private Q_SLOTS:
         QVERIFY(a.config.task.kind == TaskKind::AssociativeMemory);
         QVERIFY(a.warnings.isEmpty());
         // One default experiment: what the loader gives with no file is ExperimentConfig{}.
-        QCOMPARE(experimentToJson(loadExperiment(QString()).config), experimentToJson(ExperimentConfig{}));
+        QCOMPARE(experimentToJson(loadExperiment(QString()).config),
+                 experimentToJson(ExperimentConfig{}));
     }
     void fileWithOverridesInOrder() {
         QTemporaryDir dir;
@@ -46,30 +47,44 @@ private Q_SLOTS:
         const LoadedExperiment a =
             loadExperiment(path, {QStringLiteral("task.d=5"), QStringLiteral("task.d=6")});
         QCOMPARE(a.config.task.d, 6);
-        QCOMPARE(a.json.value(QStringLiteral("task")).toObject().value(QStringLiteral("d")).toInt(), 6);
+        QCOMPARE(a.json.value(QStringLiteral("task")).toObject().value(QStringLiteral("d")).toInt(),
+                 6);
     }
     void refusesWhatIsNotAnExperiment_data() {
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("expected");
         QTest::addColumn<QString>("key");
-        QTest::newRow("number") << QByteArray("42") << QStringLiteral("must be a JSON object") << QString();
-        QTest::newRow("null") << QByteArray("null") << QStringLiteral("must be a JSON object") << QString();
-        QTest::newRow("string") << QByteArray("\"x\"") << QStringLiteral("must be a JSON object") << QString();
+        QTest::newRow("number") << QByteArray("42") << QStringLiteral("must be a JSON object")
+                                << QString();
+        QTest::newRow("null") << QByteArray("null") << QStringLiteral("must be a JSON object")
+                              << QString();
+        QTest::newRow("string") << QByteArray("\"x\"") << QStringLiteral("must be a JSON object")
+                                << QString();
         QTest::newRow("array") << QByteArray("[]") << QStringLiteral("not an array") << QString();
-        QTest::newRow("malformed") << QByteArray("{\"task\": ") << QStringLiteral("malformed JSON at offset") << QString();
-        QTest::newRow("duplicate key") << QByteArray(R"({"task": {"pairs": 2, "pairs": 3}})")
-                                       << QStringLiteral("\"task.pairs\" is given twice") << QStringLiteral("task.pairs");
-        QTest::newRow("duplicate section") << QByteArray(R"({"task": {}, "eval": {}, "task": {"seed": 2}})")
-                                           << QStringLiteral("\"task\" is given twice") << QStringLiteral("task");
-        QTest::newRow("escaped duplicate") << QByteArray(R"({"task": {"seed": 1, "se\u0065d": 2}})")
-                                           << QStringLiteral("\"task.seed\" is given twice") << QStringLiteral("task.seed");
-        QTest::newRow("result.json") << QByteArray(R"({"lambda_min": 0.5, "config": {}})")
-                                     << QStringLiteral("unknown key \"config\" at the top level; allowed: task, solver, eval")
-                                     << QStringLiteral("config");
-        QTest::newRow("upper bound shown") << QByteArray(R"({"task": {"samples": 2e10}})")
-                                           << QStringLiteral("expected an integer >= 1 and <= 10000000000") << QStringLiteral("task.samples");
-        QTest::newRow("value as given") << QByteArray(R"({"task": {"samples": 1000.0000000000001}})")
-                                        << QStringLiteral("1000.0000000000001 is not an integer") << QStringLiteral("task.samples");
+        QTest::newRow("malformed")
+            << QByteArray("{\"task\": ") << QStringLiteral("malformed JSON at offset") << QString();
+        QTest::newRow("duplicate key")
+            << QByteArray(R"({"task": {"pairs": 2, "pairs": 3}})")
+            << QStringLiteral("\"task.pairs\" is given twice") << QStringLiteral("task.pairs");
+        QTest::newRow("duplicate section")
+            << QByteArray(R"({"task": {}, "eval": {}, "task": {"seed": 2}})")
+            << QStringLiteral("\"task\" is given twice") << QStringLiteral("task");
+        QTest::newRow("escaped duplicate")
+            << QByteArray(R"({"task": {"seed": 1, "se\u0065d": 2}})")
+            << QStringLiteral("\"task.seed\" is given twice") << QStringLiteral("task.seed");
+        QTest::newRow("result.json")
+            << QByteArray(R"({"lambda_min": 0.5, "config": {}})")
+            << QStringLiteral(
+                   "unknown key \"config\" at the top level; allowed: task, solver, eval")
+            << QStringLiteral("config");
+        QTest::newRow("upper bound shown")
+            << QByteArray(R"({"task": {"samples": 2e10}})")
+            << QStringLiteral("expected an integer >= 1 and <= 10000000000")
+            << QStringLiteral("task.samples");
+        QTest::newRow("value as given")
+            << QByteArray(R"({"task": {"samples": 1000.0000000000001}})")
+            << QStringLiteral("1000.0000000000001 is not an integer")
+            << QStringLiteral("task.samples");
     }
     void refusesWhatIsNotAnExperiment() {
         QFETCH(QByteArray, text);
@@ -85,57 +100,72 @@ private Q_SLOTS:
     }
     void readsOnlyRegularFiles() {
         QTemporaryDir dir;
-        QVERIFY(errorOf([] { loadExperiment(QStringLiteral("/dev/zero")); }).contains(QStringLiteral("not a regular file")));
-        QVERIFY(errorOf([&] { loadExperiment(dir.path()); }).contains(QStringLiteral("is a folder")));
-        QVERIFY(errorOf([&] { loadExperiment(dir.filePath(QStringLiteral("missing.json"))); })
-                    .contains(QStringLiteral("No such file or directory")));
+        QVERIFY(errorOf([] {
+                    loadExperiment(QStringLiteral("/dev/zero"));
+                }).contains(QStringLiteral("not a regular file")));
+        QVERIFY(
+            errorOf([&] { loadExperiment(dir.path()); }).contains(QStringLiteral("is a folder")));
+        QVERIFY(errorOf([&] {
+                    loadExperiment(dir.filePath(QStringLiteral("missing.json")));
+                }).contains(QStringLiteral("No such file or directory")));
         const QString fifo = dir.filePath(QStringLiteral("fifo"));
         QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
         // Must return at once (no writer will ever come), not hang.
-        QVERIFY(errorOf([&] { loadExperiment(fifo); }).contains(QStringLiteral("not a regular file")));
+        QVERIFY(
+            errorOf([&] { loadExperiment(fifo); }).contains(QStringLiteral("not a regular file")));
         const QString big = write(dir, "big.json", QByteArray(2 * 1024 * 1024, ' '));
         QVERIFY(errorOf([&] { loadExperiment(big); }).contains(QStringLiteral("bytes are read")));
     }
     void overrideOfAKeyTheRunDoesNotRead() {
         QString key;
-        const QString e = errorOf([] { loadExperiment(QString(), {QStringLiteral("task.d=8")}); }, &key);
-        QVERIFY2(e.contains(QStringLiteral("does not read this key; it applies to random_mhla")), qPrintable(e));
+        const QString e =
+            errorOf([] { loadExperiment(QString(), {QStringLiteral("task.d=8")}); }, &key);
+        QVERIFY2(e.contains(QStringLiteral("does not read this key; it applies to random_mhla")),
+                 qPrintable(e));
         QVERIFY(e.contains(QStringLiteral("task.pairs")));
         QCOMPARE(key, QStringLiteral("task.d"));
         // Adam does not read momentum; SGD does.
         QVERIFY(!errorOf([] {
-                     loadExperiment(QString(), {QStringLiteral("solver.kind=mhla"), QStringLiteral("solver.heads=1"),
-                                                QStringLiteral("solver.optimizer=adam"), QStringLiteral("solver.momentum=0.5")});
+                     loadExperiment(QString(), {QStringLiteral("solver.kind=mhla"),
+                                                QStringLiteral("solver.heads=1"),
+                                                QStringLiteral("solver.optimizer=adam"),
+                                                QStringLiteral("solver.momentum=0.5")});
                  }).isEmpty());
         QVERIFY(errorOf([] {
-                    loadExperiment(QString(), {QStringLiteral("solver.kind=mhla"), QStringLiteral("solver.heads=1"),
-                                               QStringLiteral("solver.optimizer=sgd"), QStringLiteral("solver.momentum=0.5")});
+                    loadExperiment(QString(), {QStringLiteral("solver.kind=mhla"),
+                                               QStringLiteral("solver.heads=1"),
+                                               QStringLiteral("solver.optimizer=sgd"),
+                                               QStringLiteral("solver.momentum=0.5")});
                 }).isEmpty());
     }
     void fileKeysNotReadAreWarnings() {
         QTemporaryDir dir;
-        const QString path = write(dir, "e.json", R"({"task": {"kind": "associative_memory", "d": 9}})");
+        const QString path =
+            write(dir, "e.json", R"({"task": {"kind": "associative_memory", "d": 9}})");
         const LoadedExperiment a = loadExperiment(path);
         QCOMPARE(a.warnings.size(), 1);
         QVERIFY(a.warnings.first().startsWith(QStringLiteral("task.d is set but not read")));
         // The app's own files (every key, defaults where unread) load without warnings.
-        const QString full = write(dir, "full.json", QJsonDocument(experimentToJson(ExperimentConfig{})).toJson());
+        const QString full =
+            write(dir, "full.json", QJsonDocument(experimentToJson(ExperimentConfig{})).toJson());
         QVERIFY(loadExperiment(full).warnings.isEmpty());
     }
     void validateAllReportsEveryProblemWithItsKey() {
-        const QJsonObject obj = QJsonDocument::fromJson(
-                                    R"({"task": {"samples": 0, "pairs": 99, "bogus": 1}, "solver": {"lr": "fast"}})")
-                                    .object();
+        const QJsonObject obj =
+            QJsonDocument::fromJson(
+                R"({"task": {"samples": 0, "pairs": 99, "bogus": 1}, "solver": {"lr": "fast"}})")
+                .object();
         const auto issues = validateAll(obj);
         QStringList keys;
         for (const ConfigIssue& i : issues) keys << i.key;
         keys.sort();
-        QCOMPARE(keys, (QStringList{QStringLiteral("solver.lr"), QStringLiteral("task.bogus"), QStringLiteral("task.pairs"),
-                                    QStringLiteral("task.samples")}));
+        QCOMPARE(keys, (QStringList{QStringLiteral("solver.lr"), QStringLiteral("task.bogus"),
+                                    QStringLiteral("task.pairs"), QStringLiteral("task.samples")}));
         // Cross-key constraints carry their key too.
-        const QJsonObject softmax = QJsonDocument::fromJson(
-                                        R"({"task": {"kind": "random_mhla", "d": 4}, "solver": {"kind": "softmax", "heads": 5}})")
-                                        .object();
+        const QJsonObject softmax =
+            QJsonDocument::fromJson(
+                R"({"task": {"kind": "random_mhla", "d": 4}, "solver": {"kind": "softmax", "heads": 5}})")
+                .object();
         const auto s = validateAll(softmax);
         QCOMPARE(s.size(), size_t(1));
         QCOMPARE(s.front().key, QStringLiteral("solver.heads"));

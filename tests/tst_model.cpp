@@ -180,7 +180,8 @@ private Q_SLOTS:
         QCOMPARE(one.heads.count(), 1);
         // Keeping one head changes the function (rank > 1) by exactly the dropped singular values.
         const Mat W1 = headsToW(one.heads, d, dOut);
-        QVERIFY(std::abs((unfoldP(P, d) - W1).norm() - all.singularValues.tail(all.singularValues.size() - 1).norm()) <=
+        QVERIFY(std::abs((unfoldP(P, d) - W1).norm() -
+                         all.singularValues.tail(all.singularValues.size() - 1).norm()) <=
                 1e-10 * P.norm());
     }
 };

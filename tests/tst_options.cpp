@@ -18,17 +18,18 @@ private Q_SLOTS:
     }
     void solveEverything() {
         SolveOptions o;
-        const QString e = parseSolveOptions({QStringLiteral("--config"), QStringLiteral("a.json"),
-                                             QStringLiteral("--set"), QStringLiteral("task.samples=9"),
-                                             QStringLiteral("--set"), QStringLiteral("task.seed=3"),
-                                             QStringLiteral("--out"), QStringLiteral("dir"), QStringLiteral("--threads"),
-                                             QStringLiteral("2"), QStringLiteral("--seeds"), QStringLiteral("4"),
-                                             QStringLiteral("--progress"), QStringLiteral("--force"),
-                                             QStringLiteral("--yes")},
-                                            &o);
+        const QString e = parseSolveOptions(
+            {QStringLiteral("--config"), QStringLiteral("a.json"), QStringLiteral("--set"),
+             QStringLiteral("task.samples=9"), QStringLiteral("--set"),
+             QStringLiteral("task.seed=3"), QStringLiteral("--out"), QStringLiteral("dir"),
+             QStringLiteral("--threads"), QStringLiteral("2"), QStringLiteral("--seeds"),
+             QStringLiteral("4"), QStringLiteral("--progress"), QStringLiteral("--force"),
+             QStringLiteral("--yes")},
+            &o);
         QVERIFY2(e.isEmpty(), qPrintable(e));
         QCOMPARE(o.config, QStringLiteral("a.json"));
-        QCOMPARE(o.sets, (QStringList{QStringLiteral("task.samples=9"), QStringLiteral("task.seed=3")}));
+        QCOMPARE(o.sets,
+                 (QStringList{QStringLiteral("task.samples=9"), QStringLiteral("task.seed=3")}));
         QCOMPARE(o.out, QStringLiteral("dir"));
         QCOMPARE(o.threads, 2);
         QCOMPARE(o.seeds, 4);
@@ -37,16 +38,30 @@ private Q_SLOTS:
     void solveRefuses_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("threads junk") << QStringList{QStringLiteral("--threads"), QStringLiteral("2x")} << QStringLiteral("--threads: \"2x\" is not allowed; expected an integer in [1, 256]");
-        QTest::newRow("threads 0") << QStringList{QStringLiteral("--threads"), QStringLiteral("0")} << QStringLiteral("[1, 256]");
-        QTest::newRow("threads 1024") << QStringList{QStringLiteral("--threads"), QStringLiteral("1024")} << QStringLiteral("[1, 256]");
-        QTest::newRow("seeds 0") << QStringList{QStringLiteral("--seeds"), QStringLiteral("0")} << QStringLiteral("--seeds: \"0\" is not allowed; expected an integer in [1, 1000]");
-        QTest::newRow("seeds float") << QStringList{QStringLiteral("--seeds"), QStringLiteral("2.5")} << QStringLiteral("--seeds");
-        QTest::newRow("typo") << QStringList{QStringLiteral("--thread"), QStringLiteral("2")} << QStringLiteral("did you mean --threads?");
-        QTest::newRow("typo flag") << QStringList{QStringLiteral("--progres")} << QStringLiteral("did you mean --progress?");
-        QTest::newRow("missing value") << QStringList{QStringLiteral("--config")} << QStringLiteral("config");
-        QTest::newRow("empty config") << QStringList{QStringLiteral("--config"), QString()} << QStringLiteral("--config: expected the path");
-        QTest::newRow("positional") << QStringList{QStringLiteral("extra")} << QStringLiteral("unexpected argument \"extra\"");
+        QTest::newRow("threads junk")
+            << QStringList{QStringLiteral("--threads"), QStringLiteral("2x")}
+            << QStringLiteral("--threads: \"2x\" is not allowed; expected an integer in [1, 256]");
+        QTest::newRow("threads 0") << QStringList{QStringLiteral("--threads"), QStringLiteral("0")}
+                                   << QStringLiteral("[1, 256]");
+        QTest::newRow("threads 1024")
+            << QStringList{QStringLiteral("--threads"), QStringLiteral("1024")}
+            << QStringLiteral("[1, 256]");
+        QTest::newRow("seeds 0")
+            << QStringList{QStringLiteral("--seeds"), QStringLiteral("0")}
+            << QStringLiteral("--seeds: \"0\" is not allowed; expected an integer in [1, 1000]");
+        QTest::newRow("seeds float")
+            << QStringList{QStringLiteral("--seeds"), QStringLiteral("2.5")}
+            << QStringLiteral("--seeds");
+        QTest::newRow("typo") << QStringList{QStringLiteral("--thread"), QStringLiteral("2")}
+                              << QStringLiteral("did you mean --threads?");
+        QTest::newRow("typo flag") << QStringList{QStringLiteral("--progres")}
+                                   << QStringLiteral("did you mean --progress?");
+        QTest::newRow("missing value")
+            << QStringList{QStringLiteral("--config")} << QStringLiteral("config");
+        QTest::newRow("empty config") << QStringList{QStringLiteral("--config"), QString()}
+                                      << QStringLiteral("--config: expected the path");
+        QTest::newRow("positional") << QStringList{QStringLiteral("extra")}
+                                    << QStringLiteral("unexpected argument \"extra\"");
     }
     void solveRefuses() {
         QFETCH(QStringList, args);
@@ -59,8 +74,8 @@ private Q_SLOTS:
     }
     void bench() {
         BenchOptions o;
-        QVERIFY(parseBenchOptions({QStringLiteral("--repeats"), QStringLiteral("3"), QStringLiteral("--threads"),
-                                   QStringLiteral("1")},
+        QVERIFY(parseBenchOptions({QStringLiteral("--repeats"), QStringLiteral("3"),
+                                   QStringLiteral("--threads"), QStringLiteral("1")},
                                   &o)
                     .isEmpty());
         QCOMPARE(o.repeats, 3);
@@ -70,11 +85,14 @@ private Q_SLOTS:
         QVERIFY(quick.quick);
         QCOMPARE(quick.repeats, 1);
         BenchOptions bad;
-        QVERIFY(parseBenchOptions({QStringLiteral("--repeats"), QStringLiteral("abc")}, &bad).contains(QStringLiteral("[1, 1000]")));
-        QVERIFY(parseBenchOptions({QStringLiteral("--repeat"), QStringLiteral("3")}, &bad).contains(QStringLiteral("did you mean --repeats?")));
+        QVERIFY(parseBenchOptions({QStringLiteral("--repeats"), QStringLiteral("abc")}, &bad)
+                    .contains(QStringLiteral("[1, 1000]")));
+        QVERIFY(parseBenchOptions({QStringLiteral("--repeat"), QStringLiteral("3")}, &bad)
+                    .contains(QStringLiteral("did you mean --repeats?")));
     }
     void closest() {
-        QCOMPARE(closestMatch(QStringLiteral("--verison"), topLevelWords()), QStringLiteral("--version"));
+        QCOMPARE(closestMatch(QStringLiteral("--verison"), topLevelWords()),
+                 QStringLiteral("--version"));
         QCOMPARE(closestMatch(QStringLiteral("slove"), topLevelWords()), QStringLiteral("solve"));
         QCOMPARE(closestMatch(QStringLiteral("--bogus"), topLevelWords()), QString());
     }

@@ -45,7 +45,8 @@ private Q_SLOTS:
         QCOMPARE(CsvTable::number(std::numeric_limits<double>::infinity()), QString());
         QCOMPARE(CsvTable::text(QStringLiteral("plain")), QStringLiteral("plain"));
         QCOMPARE(CsvTable::text(QStringLiteral("a,b")), QStringLiteral("\"a,b\""));
-        QCOMPARE(CsvTable::text(QStringLiteral("say \"hi\"")), QStringLiteral("\"say \"\"hi\"\"\""));
+        QCOMPARE(CsvTable::text(QStringLiteral("say \"hi\"")),
+                 QStringLiteral("\"say \"\"hi\"\"\""));
         CsvTable t({QStringLiteral("a"), QStringLiteral("b")});
         t.addRow({QStringLiteral("1"), CsvTable::text(QStringLiteral("x\ny"))});
         QCOMPARE(t.bytes(), QByteArray("a,b\n1,\"x\ny\"\n"));
@@ -77,13 +78,17 @@ private Q_SLOTS:
         const auto files = resultFiles(r, QByteArray("{}\n"));
         QStringList names;
         for (const auto& [name, data] : files) names << name;
-        QCOMPARE(names, (QStringList{QStringLiteral("result.json"), QStringLiteral("experiment.json"),
-                                     QStringLiteral("spectrum.csv"), QStringLiteral("heads.csv"),
-                                     QStringLiteral("lambda_trace.csv")}));
-        QCOMPARE(lines(headsTable(r).bytes()).first(), QByteArray("model,head,matrix,row,col,value"));
+        QCOMPARE(names,
+                 (QStringList{QStringLiteral("result.json"), QStringLiteral("experiment.json"),
+                              QStringLiteral("spectrum.csv"), QStringLiteral("heads.csv"),
+                              QStringLiteral("lambda_trace.csv")}));
+        QCOMPARE(lines(headsTable(r).bytes()).first(),
+                 QByteArray("model,head,matrix,row,col,value"));
         QCOMPARE(lines(lambdaTraceTable(r).bytes()).first(), QByteArray("samples,lambda_min"));
-        QCOMPARE(lines(historyTable(r).bytes()).first(),
-                 QByteArray("epoch,step,lr,train_mse,val_mse,ood_rel_mse,distance_p,distance_p_rel,distance_exact_rel"));
+        QCOMPARE(
+            lines(historyTable(r).bytes()).first(),
+            QByteArray(
+                "epoch,step,lr,train_mse,val_mse,ood_rel_mse,distance_p,distance_p_rel,distance_exact_rel"));
         // lambda_trace values are the data, at full precision.
         const QList<QByteArray> trace = lines(lambdaTraceTable(r).bytes());
         QCOMPARE(trace.size() - 1, static_cast<qsizetype>(r.lambdaTrace.size()));
@@ -93,7 +98,8 @@ private Q_SLOTS:
         QStringList written;
         QVERIFY(writeFiles(dir.path(), files, &written).isEmpty());
         QCOMPARE(written.size(), files.size());
-        for (const auto& [name, data] : files) QCOMPARE(readAll(QDir(dir.path()).filePath(name)), data);
+        for (const auto& [name, data] : files)
+            QCOMPARE(readAll(QDir(dir.path()).filePath(name)), data);
         // No temporary file is left behind.
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), files.size());
     }
@@ -125,11 +131,13 @@ private Q_SLOTS:
         QVERIFY(writeFileAtomic(path, QByteArray("old")).isEmpty());
         QFile::setPermissions(sub, QFileDevice::ReadOwner | QFileDevice::ExeOwner);
         if (::geteuid() == 0) {
-            QFile::setPermissions(sub, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+            QFile::setPermissions(sub, QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                           QFileDevice::ExeOwner);
             QSKIP("root ignores folder permissions; the disk-full case is covered by tst_fileio");
         }
         const QString e = writeFileAtomic(path, QByteArray("new"));
-        QFile::setPermissions(sub, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        QFile::setPermissions(sub, QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                       QFileDevice::ExeOwner);
         QVERIFY(e.contains(QStringLiteral("Permission denied")));
         QCOMPARE(readAll(path), QByteArray("old"));
     }
@@ -138,8 +146,10 @@ private Q_SLOTS:
         const QString file = dir.filePath(QStringLiteral("plain"));
         QVERIFY(writeFileAtomic(file, "x").isEmpty());
         QVERIFY(prepareOutputFolder(file).contains(QStringLiteral("is not a folder")));
-        QVERIFY(prepareOutputFolder(file + QStringLiteral("/sub")).contains(QStringLiteral("Not a directory")));
-        QVERIFY(prepareOutputFolder(QStringLiteral("/proc/x")).contains(QStringLiteral("cannot create")));
+        QVERIFY(prepareOutputFolder(file + QStringLiteral("/sub"))
+                    .contains(QStringLiteral("Not a directory")));
+        QVERIFY(prepareOutputFolder(QStringLiteral("/proc/x"))
+                    .contains(QStringLiteral("cannot create")));
         const QString link = dir.filePath(QStringLiteral("link"));
         QVERIFY(QFile::link(dir.path(), link));
         QVERIFY(prepareOutputFolder(link).contains(QStringLiteral("symbolic link")));

@@ -79,9 +79,12 @@ class TestSlurm : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void arrayAndMergeOnRealSlurm() {
-        if (::geteuid() != 0) QSKIP("needs root to start munged, slurmctld and slurmd (CI runs it as root)");
+        if (::geteuid() != 0)
+            QSKIP("needs root to start munged, slurmctld and slurmd (CI runs it as root)");
         for (const char* tool : {"munged", "slurmctld", "slurmd", "sbatch", "sinfo"})
-            if (QStandardPaths::findExecutable(s(tool), {s("/usr/sbin"), s("/usr/bin"), s("/sbin"), s("/bin")}).isEmpty())
+            if (QStandardPaths::findExecutable(
+                    s(tool), {s("/usr/sbin"), s("/usr/bin"), s("/sbin"), s("/bin")})
+                    .isEmpty())
                 QSKIP(qPrintable(s("Slurm is not installed (no ") + s(tool) +
                                  s("); apt-get install -y slurmctld slurmd slurm-client munge")));
         QElapsedTimer clock;
@@ -95,7 +98,8 @@ private Q_SLOTS:
         // munge: the socket folder owned by munge; reuse a munged that is already running.
         QVERIFY(QDir().mkpath(s("/run/munge")));
         QCOMPARE(run(s("chown"), {s("munge:munge"), s("/run/munge")}).code, 0);
-        if (!QFile::exists(s("/run/munge/munge.socket.2")) || run(s("munge"), {s("-n")}).code != 0) {
+        if (!QFile::exists(s("/run/munge/munge.socket.2")) ||
+            run(s("munge"), {s("-n")}).code != 0) {
             const QString pid = t + s("/munged.pid");
             const Out m = run(s("munged"), {s("--force"), s("--pid-file=") + pid});
             QVERIFY2(m.code == 0, m.err.constData());
@@ -106,19 +110,20 @@ private Q_SLOTS:
         const int cpus = QThread::idealThreadCount();
         QVERIFY(!host.isEmpty());
         const QString conf = t + s("/slurm.conf");
-        const QString text = s("ClusterName=mhlatest\nSlurmctldHost=%1\nSlurmUser=root\nAuthType=auth/munge\n"
-                               "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n"
-                               "SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\n"
-                               "AccountingStorageType=accounting_storage/none\nJobAcctGatherType=jobacct_gather/none\n"
-                               "StateSaveLocation=%3/state\nSlurmdSpoolDir=%3/spool\n"
-                               "SlurmctldPidFile=%3/slurmctld.pid\nSlurmdPidFile=%3/slurmd.pid\n"
-                               "SlurmctldLogFile=%3/slurmctld.log\nSlurmdLogFile=%3/slurmd.log\n"
-                               "SlurmctldPort=16817\nSlurmdPort=16818\nReturnToService=2\nMpiDefault=none\n"
-                               "NodeName=%1 CPUs=%2 State=UNKNOWN\n"
-                               "PartitionName=debug Nodes=%1 Default=YES MaxTime=INFINITE State=UP\n")
-                                 .arg(host)
-                                 .arg(cpus)
-                                 .arg(t);
+        const QString text =
+            s("ClusterName=mhlatest\nSlurmctldHost=%1\nSlurmUser=root\nAuthType=auth/munge\n"
+              "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n"
+              "SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\n"
+              "AccountingStorageType=accounting_storage/none\nJobAcctGatherType=jobacct_gather/none\n"
+              "StateSaveLocation=%3/state\nSlurmdSpoolDir=%3/spool\n"
+              "SlurmctldPidFile=%3/slurmctld.pid\nSlurmdPidFile=%3/slurmd.pid\n"
+              "SlurmctldLogFile=%3/slurmctld.log\nSlurmdLogFile=%3/slurmd.log\n"
+              "SlurmctldPort=16817\nSlurmdPort=16818\nReturnToService=2\nMpiDefault=none\n"
+              "NodeName=%1 CPUs=%2 State=UNKNOWN\n"
+              "PartitionName=debug Nodes=%1 Default=YES MaxTime=INFINITE State=UP\n")
+                .arg(host)
+                .arg(cpus)
+                .arg(t);
         QVERIFY(writeText(conf, text.toUtf8()));
         qputenv("SLURM_CONF", conf.toLocal8Bit()); // sinfo, sbatch and mhla-lab's sbatch read it
         const Out ctld = run(s("slurmctld"), {s("-f"), conf});
@@ -130,18 +135,22 @@ private Q_SLOTS:
         QVERIFY2(d.code == 0, d.err.constData());
         QString state;
         for (int i = 0; i < 60 && state != s("idle"); ++i) {
-            state = QString::fromLocal8Bit(run(s("sinfo"), {s("-h"), s("-o"), s("%t")}).out).trimmed();
+            state =
+                QString::fromLocal8Bit(run(s("sinfo"), {s("-h"), s("-o"), s("%t")}).out).trimmed();
             if (state != s("idle")) QThread::msleep(500);
         }
-        QVERIFY2(state == s("idle"), qPrintable(s("the node is \"") + state + s("\"; see ") + t + s("/slurmd.log")));
+        QVERIFY2(state == s("idle"),
+                 qPrintable(s("the node is \"") + state + s("\"; see ") + t + s("/slurmd.log")));
 
         const QString cfg = t + s("/sweep.json");
         QVERIFY(writeText(cfg, kSweep));
         const QString dir = t + s("/out");
-        const Out sub = run(s(MHLA_BINARY), {s("sweep"), s("slurm"), s("--config"), cfg, s("--out"), dir, s("--shards"),
-                                             s("2"), s("--time"), s("00:05:00"), s("--submit")});
+        const Out sub =
+            run(s(MHLA_BINARY), {s("sweep"), s("slurm"), s("--config"), cfg, s("--out"), dir,
+                                 s("--shards"), s("2"), s("--time"), s("00:05:00"), s("--submit")});
         QVERIFY2(sub.code == 0, sub.err.constData());
-        QVERIFY2(sub.out.contains("array job ") && sub.out.contains("merge job "), sub.out.constData());
+        QVERIFY2(sub.out.contains("array job ") && sub.out.contains("merge job "),
+                 sub.out.constData());
 
         // The merge job writes runs.csv only after both shards succeeded (afterok).
         for (int i = 0; i < 120 && !QFile::exists(dir + s("/runs.csv")); ++i) QThread::msleep(500);
@@ -151,7 +160,8 @@ private Q_SLOTS:
         QVERIFY(readAll(dir + s("/slurm/shard-1.out")).contains("shard 1/2: 3 runs"));
 
         const QString local = t + s("/local");
-        const Out l = run(s(MHLA_BINARY), {s("sweep"), s("--config"), cfg, s("--out"), local, s("--quiet")});
+        const Out l =
+            run(s(MHLA_BINARY), {s("sweep"), s("--config"), cfg, s("--out"), local, s("--quiet")});
         QVERIFY2(l.code == 0, l.err.constData());
         QCOMPARE(readAll(dir + s("/runs.csv")), readAll(local + s("/runs.csv")));
         QCOMPARE(readAll(dir + s("/summary.csv")), readAll(local + s("/summary.csv")));

@@ -51,7 +51,8 @@ private Q_SLOTS:
         QCOMPARE(c.certified, zeros == 0);
         QVERIFY(std::abs(c.tolerance - 1e-10 * lmax) <= 1e-9 * 1e-10 * lmax);
         if (zeros == 0) {
-            QVERIFY2(std::abs(c.lambdaMin - 1e-3) <= 1e-9, qPrintable(QString::number(c.lambdaMin)));
+            QVERIFY2(std::abs(c.lambdaMin - 1e-3) <= 1e-9,
+                     qPrintable(QString::number(c.lambdaMin)));
             QVERIFY(std::abs(c.condition - lmax / 1e-3) <= 1e-6 * lmax / 1e-3);
             QCOMPARE(QString::fromStdString(c.method), method);
         } else {
@@ -92,7 +93,8 @@ private Q_SLOTS:
             opt.denseCrossover = crossover;
             const PolySolution ex = solveCertified(Lpd, C2, 0.0, opt);
             QVERIFY(ex.certificate.certified);
-            QCOMPARE(QString::fromStdString(ex.certificate.method), crossover == 10 ? s("lanczos") : s("dense"));
+            QCOMPARE(QString::fromStdString(ex.certificate.method),
+                     crossover == 10 ? s("lanczos") : s("dense"));
             QVERIFY((ex.P * Lpd - C2).norm() <= 1e-11 * C2.norm());
         }
     }
@@ -111,13 +113,18 @@ private Q_SLOTS:
         QFETCH(int, heads);
         QFETCH(int, tokens);
         const ExperimentConfig cfg =
-            config({{s("kind"), s("random_mhla")}, {s("d"), d}, {s("d_out"), d}, {s("tokens"), tokens},
-                    {s("teacher_heads"), heads}, {s("samples"), 4000}},
+            config({{s("kind"), s("random_mhla")},
+                    {s("d"), d},
+                    {s("d_out"), d},
+                    {s("tokens"), tokens},
+                    {s("teacher_heads"), heads},
+                    {s("samples"), 4000}},
                    {}, {{s("val_samples"), 1000}, {s("ood_samples"), 1000}});
         const ExperimentResult r = runExperiment(cfg);
         QVERIFY(r.certificate.certified);
         QCOMPARE(r.certificate.nullDim, 0);
-        QVERIFY2(r.metrics.distancePRel <= 1e-9, qPrintable(QString::number(r.metrics.distancePRel)));
+        QVERIFY2(r.metrics.distancePRel <= 1e-9,
+                 qPrintable(QString::number(r.metrics.distancePRel)));
         QVERIFY(r.metrics.trainMse <= 1e-24);
         QVERIFY(r.metrics.valMse <= 1e-24);
         QVERIFY2(r.metrics.oodRelMse <= 1e-20, qPrintable(QString::number(r.metrics.oodRelMse)));
@@ -131,10 +138,13 @@ private Q_SLOTS:
     // sigma^2 on fresh samples (excess ~ sigma^2 D / N).
     void noisyLabelsApproachBayesError() {
         const double sigma = 0.1;
-        const ExperimentConfig cfg =
-            config({{s("kind"), s("random_mhla")}, {s("d"), 3}, {s("d_out"), 1}, {s("tokens"), 4},
-                    {s("noise"), sigma}, {s("samples"), 20000}},
-                   {}, {{s("val_samples"), 20000}});
+        const ExperimentConfig cfg = config({{s("kind"), s("random_mhla")},
+                                             {s("d"), 3},
+                                             {s("d_out"), 1},
+                                             {s("tokens"), 4},
+                                             {s("noise"), sigma},
+                                             {s("samples"), 20000}},
+                                            {}, {{s("val_samples"), 20000}});
         const ExperimentResult r = runExperiment(cfg);
         QVERIFY(r.certificate.certified);
         QVERIFY2(std::abs(r.metrics.valMse / (sigma * sigma) - 1.0) <= 0.05,
@@ -155,23 +165,29 @@ private Q_SLOTS:
     void associativeMemoryCertificate() {
         QFETCH(int, pairs);
         const QJsonObject ev{{s("val_samples"), 2000}, {s("ood_samples"), 2000}};
-        const ExperimentResult good = runExperiment(config(
-            {{s("kind"), s("associative_memory")}, {s("pairs"), pairs}, {s("orthogonal_prob"), 0.0}, {s("samples"), 8000}}, {}, ev));
+        const ExperimentResult good = runExperiment(config({{s("kind"), s("associative_memory")},
+                                                            {s("pairs"), pairs},
+                                                            {s("orthogonal_prob"), 0.0},
+                                                            {s("samples"), 8000}},
+                                                           {}, ev));
         QVERIFY(good.certificate.certified);
         QVERIFY(good.certificate.lambdaMin > 1e-4 * good.certificate.lambdaMax);
         QVERIFY(good.metrics.distancePRel <= 1e-9);
         QVERIFY(good.metrics.oodRelMse <= 1e-20);
         QVERIFY(!good.nullWitness);
 
-        const ExperimentResult bad = runExperiment(config(
-            {{s("kind"), s("associative_memory")}, {s("pairs"), pairs}, {s("orthogonal_prob"), 1.0}, {s("samples"), 8000}}, {}, ev));
+        const ExperimentResult bad = runExperiment(config({{s("kind"), s("associative_memory")},
+                                                           {s("pairs"), pairs},
+                                                           {s("orthogonal_prob"), 1.0},
+                                                           {s("samples"), 8000}},
+                                                          {}, ev));
         QVERIFY(!bad.certificate.certified);
         QVERIFY(bad.certificate.nullDim > 0);
         QCOMPARE(QString::fromStdString(bad.solveMethod), s("min-norm"));
         QVERIFY(bad.metrics.trainMse <= 1e-24); // the minimum-norm solution fits
         QVERIFY(bad.nullWitness.has_value());
-        QVERIFY(bad.nullWitness->trainMse <= 1e-24);  // so does the witness ...
-        QVERIFY2(bad.nullWitness->oodRelMse >= 1e-2,   // ... which misses the teacher elsewhere
+        QVERIFY(bad.nullWitness->trainMse <= 1e-24); // so does the witness ...
+        QVERIFY2(bad.nullWitness->oodRelMse >= 1e-2, // ... which misses the teacher elsewhere
                  qPrintable(QString::number(bad.nullWitness->oodRelMse)));
         QVERIFY(std::abs(bad.nullWitness->distancePRel - 1.0) <= 0.01 + bad.metrics.distancePRel);
         // Finding (see README): the teacher is orthogonal to the null space of Lambda here, so
@@ -180,28 +196,37 @@ private Q_SLOTS:
     }
 
     void lowerOrthogonalProbabilityRestoresCertificate() {
-        const ExperimentResult r = runExperiment(config(
-            {{s("kind"), s("associative_memory")}, {s("pairs"), 2}, {s("orthogonal_prob"), 0.9}, {s("samples"), 8000}},
-            {}, {{s("val_samples"), 500}, {s("ood_samples"), 500}}));
+        const ExperimentResult r =
+            runExperiment(config({{s("kind"), s("associative_memory")},
+                                  {s("pairs"), 2},
+                                  {s("orthogonal_prob"), 0.9},
+                                  {s("samples"), 8000}},
+                                 {}, {{s("val_samples"), 500}, {s("ood_samples"), 500}}));
         QVERIFY(r.certificate.certified);
     }
 
     // The lambda_min trace is non-decreasing in expectation and ends at the final lambda_min.
     void lambdaTraceEndsAtCertificate() {
-        const ExperimentResult r = runExperiment(config({{s("kind"), s("associative_memory")}, {s("samples"), 5000}},
-                                                        {}, {{s("lambda_trace"), 8}, {s("val_samples"), 100}, {s("ood_samples"), 100}}));
+        const ExperimentResult r = runExperiment(
+            config({{s("kind"), s("associative_memory")}, {s("samples"), 5000}}, {},
+                   {{s("lambda_trace"), 8}, {s("val_samples"), 100}, {s("ood_samples"), 100}}));
         QVERIFY(r.lambdaTrace.size() >= 2);
         QCOMPARE(r.lambdaTrace.back().first, 5000LL);
-        QVERIFY(std::abs(r.lambdaTrace.back().second - r.certificate.lambdaMin) <= 1e-12 * r.certificate.lambdaMax);
+        QVERIFY(std::abs(r.lambdaTrace.back().second - r.certificate.lambdaMin) <=
+                1e-12 * r.certificate.lambdaMax);
         QVERIFY(r.lambdaTrace.front().first < r.lambdaTrace.back().first);
         // Fewer samples (20) than features (40): rank-deficient, lambda_min ~ 0.
         QVERIFY(std::abs(r.lambdaTrace.front().second) <= 1e-10 * r.certificate.lambdaMax);
     }
 
     void truncatedHeadsReportTheirLoss() {
-        const ExperimentResult r = runExperiment(config(
-            {{s("kind"), s("random_mhla")}, {s("d"), 3}, {s("d_out"), 3}, {s("teacher_heads"), 3}, {s("samples"), 3000}},
-            {{s("heads"), 1}}, {{s("val_samples"), 500}, {s("ood_samples"), 500}}));
+        const ExperimentResult r = runExperiment(
+            config({{s("kind"), s("random_mhla")},
+                    {s("d"), 3},
+                    {s("d_out"), 3},
+                    {s("teacher_heads"), 3},
+                    {s("samples"), 3000}},
+                   {{s("heads"), 1}}, {{s("val_samples"), 500}, {s("ood_samples"), 500}}));
         QCOMPARE(r.heads.heads.count(), 1);
         QVERIFY(r.heads.rank > 1);
         QVERIFY(r.untruncatedMetrics.has_value());
@@ -212,8 +237,9 @@ private Q_SLOTS:
 
     void ridgeShrinksTowardZero() {
         const auto run = [](double ridge) {
-            return runExperiment(config({{s("kind"), s("associative_memory")}, {s("samples"), 3000}},
-                                        {{s("ridge"), ridge}}, {{s("val_samples"), 500}, {s("ood_samples"), 500}}));
+            return runExperiment(
+                config({{s("kind"), s("associative_memory")}, {s("samples"), 3000}},
+                       {{s("ridge"), ridge}}, {{s("val_samples"), 500}, {s("ood_samples"), 500}}));
         };
         const ExperimentResult a = run(0.0), b = run(1.0);
         QCOMPARE(QString::fromStdString(b.solveMethod), s("ridge"));

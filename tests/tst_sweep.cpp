@@ -71,7 +71,8 @@ private Q_SLOTS:
         QTest::newRow("range down") << s("8:2:-3") << QList<double>{8, 5, 2};
         QTest::newRow("range single") << s("3:3:1") << QList<double>{3};
         QTest::newRow("logspace") << s("logspace(-2,0,3)") << QList<double>{0.01, 0.1, 1};
-        QTest::newRow("logspace spaces") << s("logspace( 0 , 3 , 4 )") << QList<double>{1, 10, 100, 1000};
+        QTest::newRow("logspace spaces")
+            << s("logspace( 0 , 3 , 4 )") << QList<double>{1, 10, 100, 1000};
         QTest::newRow("logspace one") << s("logspace(2,5,1)") << QList<double>{100};
     }
     void values() {
@@ -79,7 +80,8 @@ private Q_SLOTS:
         QFETCH(QList<double>, expected);
         const QJsonArray a = parseSweepValues(s("task.orthogonal_prob"), QJsonValue(spec), s("x"));
         QCOMPARE(a.size(), expected.size());
-        for (qsizetype i = 0; i < a.size(); ++i) QCOMPARE(a[i].toDouble(), expected[i]); // exact after rounding
+        for (qsizetype i = 0; i < a.size(); ++i)
+            QCOMPARE(a[i].toDouble(), expected[i]); // exact after rounding
     }
     void valuesRefused_data() {
         QTest::addColumn<QString>("spec");
@@ -100,26 +102,35 @@ private Q_SLOTS:
             QFAIL("accepted");
         } catch (const ConfigError& e) {
             QCOMPARE(e.key(), s("sweep.grid.task.samples"));
-            QVERIFY2(QString::fromUtf8(e.what()).startsWith(s("sweep.grid.task.samples: ")), e.what());
+            QVERIFY2(QString::fromUtf8(e.what()).startsWith(s("sweep.grid.task.samples: ")),
+                     e.what());
         }
     }
     void fileRefused_data() {
         QTest::addColumn<QString>("sweep");
         QTest::addColumn<QString>("key");
-        QTest::newRow("unknown member") << s(R"({"grid": {"task.samples": [1]}, "sede": 2})") << s("sweep.sede");
-        QTest::newRow("unknown key") << s(R"({"grid": {"task.sample": [1]}})") << s("sweep.grid.task.sample");
+        QTest::newRow("unknown member")
+            << s(R"({"grid": {"task.samples": [1]}, "sede": 2})") << s("sweep.sede");
+        QTest::newRow("unknown key")
+            << s(R"({"grid": {"task.sample": [1]}})") << s("sweep.grid.task.sample");
         QTest::newRow("empty grid") << s(R"({"grid": {}})") << s("sweep.grid");
-        QTest::newRow("mode") << s(R"({"grid": {"task.samples": [1]}, "mode": "cross"})") << s("sweep.mode");
-        QTest::newRow("seeds 0") << s(R"({"grid": {"task.samples": [1]}, "seeds": 0})") << s("sweep.seeds");
-        QTest::newRow("seeds real") << s(R"({"grid": {"task.samples": [1]}, "seeds": 1.5})") << s("sweep.seeds");
-        QTest::newRow("empty list") << s(R"({"grid": {"task.samples": []}})") << s("sweep.grid.task.samples");
-        QTest::newRow("nested list") << s(R"({"grid": {"task.samples": [[1]]}})") << s("sweep.grid.task.samples");
+        QTest::newRow("mode") << s(R"({"grid": {"task.samples": [1]}, "mode": "cross"})")
+                              << s("sweep.mode");
+        QTest::newRow("seeds 0") << s(R"({"grid": {"task.samples": [1]}, "seeds": 0})")
+                                 << s("sweep.seeds");
+        QTest::newRow("seeds real")
+            << s(R"({"grid": {"task.samples": [1]}, "seeds": 1.5})") << s("sweep.seeds");
+        QTest::newRow("empty list")
+            << s(R"({"grid": {"task.samples": []}})") << s("sweep.grid.task.samples");
+        QTest::newRow("nested list")
+            << s(R"({"grid": {"task.samples": [[1]]}})") << s("sweep.grid.task.samples");
         QTest::newRow("not an object") << s(R"([1])") << s("sweep");
     }
     void fileRefused() {
         QFETCH(QString, sweep);
         QFETCH(QString, key);
-        const QJsonObject file = QJsonDocument::fromJson((s(R"({"sweep": )") + sweep + s("}")).toUtf8()).object();
+        const QJsonObject file =
+            QJsonDocument::fromJson((s(R"({"sweep": )") + sweep + s("}")).toUtf8()).object();
         QVERIFY(!file.isEmpty());
         try {
             parseSweep(file);
@@ -137,7 +148,8 @@ private Q_SLOTS:
         QCOMPARE(f.spec.axes.size(), size_t(1));
         QCOMPARE(f.spec.axes[0].values, (QJsonArray{0, 0.5, 1}));
         // The presets' short form.
-        const SweepFile legacy = parseSweep(json(R"({"sweep": {"key": "solver.heads", "values": [1, 2]}})"));
+        const SweepFile legacy =
+            parseSweep(json(R"({"sweep": {"key": "solver.heads", "values": [1, 2]}})"));
         QCOMPARE(legacy.spec.axes[0].key, s("solver.heads"));
         // No sweep: one point, the base.
         const SweepFile none = parseSweep(json(R"({"task": {"samples": 10}})"));
@@ -146,9 +158,12 @@ private Q_SLOTS:
     }
     void gridAssignment() {
         QCOMPARE(parseGridAssignment(s("solver.heads=1,2,4,8")).values, (QJsonArray{1, 2, 4, 8}));
-        QCOMPARE(parseGridAssignment(s("solver.optimizer=sgd,adam")).values, (QJsonArray{s("sgd"), s("adam")}));
-        QCOMPARE(parseGridAssignment(s("solver.lr=logspace(-3,-1,3)")).values, (QJsonArray{0.001, 0.01, 0.1}));
-        QCOMPARE(parseGridAssignment(s("task.orthogonal_prob=0:1:0.5")).values, (QJsonArray{0, 0.5, 1}));
+        QCOMPARE(parseGridAssignment(s("solver.optimizer=sgd,adam")).values,
+                 (QJsonArray{s("sgd"), s("adam")}));
+        QCOMPARE(parseGridAssignment(s("solver.lr=logspace(-3,-1,3)")).values,
+                 (QJsonArray{0.001, 0.01, 0.1}));
+        QCOMPARE(parseGridAssignment(s("task.orthogonal_prob=0:1:0.5")).values,
+                 (QJsonArray{0, 0.5, 1}));
         QCOMPARE(parseGridAssignment(s("solver.heads=[1, 3]")).values, (QJsonArray{1, 3}));
         QVERIFY_THROWS_EXCEPTION(ConfigError, parseGridAssignment(s("solver.head=1,2")));
         QVERIFY_THROWS_EXCEPTION(ConfigError, parseGridAssignment(s("solver.heads")));
@@ -179,13 +194,15 @@ private Q_SLOTS:
             planSweep(f.base, f.spec);
             QFAIL("accepted pairs 40");
         } catch (const ConfigError& e) {
-            QVERIFY2(QString::fromUtf8(e.what()).startsWith(s("sweep point 1 (task.pairs=40): ")), e.what());
+            QVERIFY2(QString::fromUtf8(e.what()).startsWith(s("sweep point 1 (task.pairs=40): ")),
+                     e.what());
             QCOMPARE(e.key(), s("task.pairs"));
         }
         // A key the task does not read is refused at the point, too.
         f = parseSweep(json(R"({"sweep": {"grid": {"task.d": [2, 3]}}})"));
         QVERIFY_THROWS_EXCEPTION(ConfigError, planSweep(f.base, f.spec));
-        // Runs: index = point * seeds + k; seeds as seedVariants; folders named by index, slug, seed.
+        // Runs: index = point * seeds + k; seeds as seedVariants; folders named by index, slug,
+        // seed.
         f = parseSweep(json(kSmallSweep));
         const SweepPlan plan = planSweep(f.base, f.spec, {s("task.seed=5")});
         QCOMPARE(plan.runs.size(), size_t(6));
@@ -208,8 +225,9 @@ private Q_SLOTS:
     void options() {
         using namespace mhla::cli;
         SweepOptions o;
-        QString e = parseSweepOptions({s("--config"), s("f.json"), s("--out"), s("d"), s("--grid"), s("solver.heads=1,2"),
-                                       s("--jobs"), s("2"), s("--shard"), s("1/3"), s("--seeds"), s("4")},
+        QString e = parseSweepOptions({s("--config"), s("f.json"), s("--out"), s("d"), s("--grid"),
+                                       s("solver.heads=1,2"), s("--jobs"), s("2"), s("--shard"),
+                                       s("1/3"), s("--seeds"), s("4")},
                                       &o);
         QVERIFY2(e.isEmpty(), qPrintable(e));
         QCOMPARE(o.jobs, 2);
@@ -217,22 +235,30 @@ private Q_SLOTS:
         QCOMPARE(o.shards, 3);
         QCOMPARE(o.seeds, 4);
         QCOMPARE(o.grids, QStringList{s("solver.heads=1,2")});
-        QVERIFY(parseSweepOptions({s("--out"), s("d"), s("--shard"), s("3/3")}, &o).contains(s("--shard: \"3/3\"")));
-        QVERIFY(parseSweepOptions({s("--out"), s("d"), s("--jobs"), s("0")}, &o).contains(s("--jobs")));
+        QVERIFY(parseSweepOptions({s("--out"), s("d"), s("--shard"), s("3/3")}, &o)
+                    .contains(s("--shard: \"3/3\"")));
+        QVERIFY(
+            parseSweepOptions({s("--out"), s("d"), s("--jobs"), s("0")}, &o).contains(s("--jobs")));
         QVERIFY(parseSweepOptions({s("--config"), s("f")}, &o).contains(s("--out: required")));
-        QVERIFY(parseSweepOptions({s("--out"), s("d"), s("--job"), s("2")}, &o).contains(s("did you mean --jobs?")));
+        QVERIFY(parseSweepOptions({s("--out"), s("d"), s("--job"), s("2")}, &o)
+                    .contains(s("did you mean --jobs?")));
         e = parseSweepOptions({s("merge"), s("a"), s("b")}, &o);
         QVERIFY2(e.isEmpty(), qPrintable(e));
         QVERIFY(o.command == SweepOptions::Command::Merge);
         QCOMPARE(o.dirs, (QStringList{s("a"), s("b")}));
-        e = parseSweepOptions({s("slurm"), s("--out"), s("d"), s("--shards"), s("4"), s("--time"), s("00:10:00"),
-                               s("--partition"), s("debug"), s("--cpus"), s("2"), s("--submit")},
+        e = parseSweepOptions({s("slurm"), s("--out"), s("d"), s("--shards"), s("4"), s("--time"),
+                               s("00:10:00"), s("--partition"), s("debug"), s("--cpus"), s("2"),
+                               s("--submit")},
                               &o);
         QVERIFY2(e.isEmpty(), qPrintable(e));
-        QVERIFY(o.command == SweepOptions::Command::Slurm && o.submit && o.slurmShards == 4 && o.cpus == 2);
-        QVERIFY(parseSweepOptions({s("slurm"), s("--out"), s("d")}, &o).contains(s("--shards: required")));
-        QVERIFY(parseSweepOptions({s("slurm"), s("--out"), s("d"), s("--shards"), s("2"), s("--time"), s("soon")}, &o)
-                    .contains(s("--time")));
+        QVERIFY(o.command == SweepOptions::Command::Slurm && o.submit && o.slurmShards == 4 &&
+                o.cpus == 2);
+        QVERIFY(parseSweepOptions({s("slurm"), s("--out"), s("d")}, &o)
+                    .contains(s("--shards: required")));
+        QVERIFY(
+            parseSweepOptions(
+                {s("slurm"), s("--out"), s("d"), s("--shards"), s("2"), s("--time"), s("soon")}, &o)
+                .contains(s("--time")));
     }
 
     // ---- through the binary
@@ -279,11 +305,14 @@ private Q_SLOTS:
         QVERIFY2(p.err.contains("holds another sweep"), p.err.constData());
 
         // Shards in separate folders, merged = unsharded, bit for bit.
-        const QString s0 = tmp.filePath(s("s0")), s1 = tmp.filePath(s("s1")), m = tmp.filePath(s("m"));
+        const QString s0 = tmp.filePath(s("s0")), s1 = tmp.filePath(s("s1")),
+                      m = tmp.filePath(s("m"));
         p = runBinary({s("sweep"), s("--config"), cfg, s("--out"), s0, s("--shard"), s("0/2")});
         QVERIFY2(p.code == 0, p.err.constData());
-        QVERIFY(!QFile::exists(QDir(s0).filePath(s("runs.csv")))); // shards leave the tables to merge
-        p = runBinary({s("sweep"), s("--config"), cfg, s("--out"), s1, s("--shard"), s("1/2"), s("--jobs"), s("2")});
+        QVERIFY(
+            !QFile::exists(QDir(s0).filePath(s("runs.csv")))); // shards leave the tables to merge
+        p = runBinary({s("sweep"), s("--config"), cfg, s("--out"), s1, s("--shard"), s("1/2"),
+                       s("--jobs"), s("2")});
         QVERIFY2(p.code == 0, p.err.constData());
         p = runBinary({s("sweep"), s("merge"), s0}); // one shard alone: incomplete
         QCOMPARE(p.code, 1);
@@ -295,7 +324,8 @@ private Q_SLOTS:
         // Shards writing into one folder (the Slurm layout), then merge in place.
         const QString shared = tmp.filePath(s("shared"));
         for (const char* sh : {"1/2", "0/2"}) {
-            p = runBinary({s("sweep"), s("--config"), cfg, s("--out"), shared, s("--shard"), s(sh)});
+            p = runBinary(
+                {s("sweep"), s("--config"), cfg, s("--out"), shared, s("--shard"), s(sh)});
             QVERIFY2(p.code == 0, p.err.constData());
         }
         p = runBinary({s("sweep"), s("merge"), shared});
@@ -304,10 +334,11 @@ private Q_SLOTS:
         QCOMPARE(readAll(QDir(shared).filePath(s("summary.csv"))), summary);
 
         // An invalid point fails before anything runs.
-        p = runBinary({s("sweep"), s("--config"), cfg, s("--out"), tmp.filePath(s("bad")), s("--grid"),
-                       s("task.pairs=2,99")});
+        p = runBinary({s("sweep"), s("--config"), cfg, s("--out"), tmp.filePath(s("bad")),
+                       s("--grid"), s("task.pairs=2,99")});
         QCOMPARE(p.code, 2);
-        QVERIFY2(p.err.contains("sweep point ") && p.err.contains("task.pairs=99"), p.err.constData());
+        QVERIFY2(p.err.contains("sweep point ") && p.err.contains("task.pairs=99"),
+                 p.err.constData());
         QVERIFY(!QFile::exists(tmp.filePath(s("bad/runs"))));
     }
     void ctrlCLosesNothing() {
@@ -320,19 +351,24 @@ private Q_SLOTS:
         }
         const QStringList more{s("--seeds"), s("30"), s("--set"), s("task.samples=2000")};
         const QString ref = tmp.filePath(s("ref")), cut = tmp.filePath(s("cut"));
-        Proc p = runBinary(QStringList{s("sweep"), s("--config"), cfg, s("--out"), ref, s("--quiet")} + more);
+        Proc p = runBinary(
+            QStringList{s("sweep"), s("--config"), cfg, s("--out"), ref, s("--quiet")} + more);
         QVERIFY2(p.code == 0, p.err.constData());
         QProcess proc;
-        proc.start(s(MHLA_BINARY), QStringList{s("sweep"), s("--config"), cfg, s("--out"), cut, s("--jobs"), s("2")} + more);
+        proc.start(s(MHLA_BINARY), QStringList{s("sweep"), s("--config"), cfg, s("--out"), cut,
+                                               s("--jobs"), s("2")} +
+                                       more);
         QVERIFY(proc.waitForStarted());
         // Interrupt once the first run is on disk.
         for (int i = 0; i < 400 && proc.state() == QProcess::Running; ++i) {
-            if (!QDir(cut + s("/runs")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty()) break;
+            if (!QDir(cut + s("/runs")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty())
+                break;
             QTest::qWait(10);
         }
         ::kill(static_cast<pid_t>(proc.processId()), SIGINT);
         QVERIFY(proc.waitForFinished(60000));
-        QVERIFY2(proc.exitCode() == 130 || proc.exitCode() == 0, proc.readAllStandardError().constData());
+        QVERIFY2(proc.exitCode() == 130 || proc.exitCode() == 0,
+                 proc.readAllStandardError().constData());
         p = runBinary(QStringList{s("sweep"), s("--config"), cfg, s("--out"), cut} + more);
         QVERIFY2(p.code == 0, p.err.constData());
         QCOMPARE(readAll(cut + s("/runs.csv")), readAll(ref + s("/runs.csv")));
@@ -347,8 +383,9 @@ private Q_SLOTS:
             f.write(kSmallSweep);
         }
         const QString dir = tmp.filePath(s("job"));
-        const Proc p = runBinary({s("sweep"), s("slurm"), s("--config"), cfg, s("--out"), dir, s("--shards"), s("3"),
-                                  s("--partition"), s("debug"), s("--time"), s("00:05:00"), s("--cpus"), s("2")});
+        const Proc p = runBinary({s("sweep"), s("slurm"), s("--config"), cfg, s("--out"), dir,
+                                  s("--shards"), s("3"), s("--partition"), s("debug"), s("--time"),
+                                  s("00:05:00"), s("--cpus"), s("2")});
         QVERIFY2(p.code == 0, p.err.constData());
         const QByteArray sweep = readAll(QDir(dir).filePath(s("sweep.sbatch")));
         QVERIFY(sweep.contains("#SBATCH --array=0-2"));
@@ -364,8 +401,9 @@ private Q_SLOTS:
     void lambdaMinFallsWithP() {
         double prev = INFINITY;
         for (const char* p : {"0", "0.5", "0.9", "1"}) {
-            const ExperimentResult r = run({s("task.samples=2000"), s("task.orthogonal_prob=") + s(p),
-                                            s("eval.val_samples=100"), s("eval.ood_samples=100")});
+            const ExperimentResult r =
+                run({s("task.samples=2000"), s("task.orthogonal_prob=") + s(p),
+                     s("eval.val_samples=100"), s("eval.ood_samples=100")});
             QVERIFY2(r.certificate.lambdaMin < prev, p);
             prev = r.certificate.lambdaMin;
         }
@@ -380,9 +418,10 @@ private Q_SLOTS:
         double prev = INFINITY;
         for (const char* h : {"1", "2", "4"}) {
             const ExperimentResult r =
-                run({s("task.kind=random_mhla"), s("task.d=3"), s("task.tokens=8"), s("task.d_out=3"),
-                     s("task.teacher_heads=4"), s("task.samples=1024"), s("solver.kind=mhla"), s("solver.heads=") + s(h),
-                     s("solver.optimizer=sgd"), s("solver.lr=0.05"), s("solver.epochs=20"), s("solver.compare_exact=false"),
+                run({s("task.kind=random_mhla"), s("task.d=3"), s("task.tokens=8"),
+                     s("task.d_out=3"), s("task.teacher_heads=4"), s("task.samples=1024"),
+                     s("solver.kind=mhla"), s("solver.heads=") + s(h), s("solver.optimizer=sgd"),
+                     s("solver.lr=0.05"), s("solver.epochs=20"), s("solver.compare_exact=false"),
                      s("eval.val_samples=512"), s("eval.ood_samples=100")});
             QVERIFY2(r.metrics.valMse < prev, h);
             prev = r.metrics.valMse;
@@ -390,17 +429,20 @@ private Q_SLOTS:
     }
     void oneHotAutomatonNeverCertifies() {
         for (const char* seed : {"1", "2", "3"}) {
-            const ExperimentResult r = run({s("task.kind=automaton"), s("task.embedding=onehot"), s("task.samples=3000"),
-                                            s("task.seed=") + s(seed), s("eval.words=20")});
+            const ExperimentResult r =
+                run({s("task.kind=automaton"), s("task.embedding=onehot"), s("task.samples=3000"),
+                     s("task.seed=") + s(seed), s("eval.words=20")});
             QVERIFY(!r.certificate.certified);
         }
     }
     void multilayerOodWarns() {
         const ExperimentResult r =
-            run({s("task.kind=random_mhla"), s("task.samples=256"), s("solver.kind=multilayer"), s("solver.heads=1"),
-                 s("solver.epochs=2"), s("solver.compare_exact=false"), s("eval.val_samples=64"), s("eval.ood_samples=64")});
+            run({s("task.kind=random_mhla"), s("task.samples=256"), s("solver.kind=multilayer"),
+                 s("solver.heads=1"), s("solver.epochs=2"), s("solver.compare_exact=false"),
+                 s("eval.val_samples=64"), s("eval.ood_samples=64")});
         bool found = false;
-        for (const std::string& w : r.warnings) found |= w.find("ood_rel_mse is not comparable") != std::string::npos;
+        for (const std::string& w : r.warnings)
+            found |= w.find("ood_rel_mse is not comparable") != std::string::npos;
         QVERIFY(found);
     }
 
@@ -419,8 +461,8 @@ private Q_SLOTS:
         QFETCH(double, distanceRel);
         QFETCH(double, tolerance);
         const ExperimentResult r = run({s("task.orthogonal_prob=1"), s("task.samples=4000"),
-                                        s("task.orthogonal_sampler=") + sampler, s("eval.val_samples=100"),
-                                        s("eval.ood_samples=100")});
+                                        s("task.orthogonal_sampler=") + sampler,
+                                        s("eval.val_samples=100"), s("eval.ood_samples=100")});
         QCOMPARE(r.certificate.nullDim, nullDim);
         QVERIFY2(std::abs(r.metrics.distancePRel - distanceRel) < tolerance,
                  qPrintable(QString::number(r.metrics.distancePRel)));

@@ -66,7 +66,8 @@ private Q_SLOTS:
 
     void randomMhlaScales() {
         // Prompt entries N(0, 1/n): E[sum of squares of a prompt] = d.
-        const auto t = makeTask(taskConfig({{s("kind"), s("random_mhla")}, {s("d"), 5}, {s("tokens"), 10}}));
+        const auto t =
+            makeTask(taskConfig({{s("kind"), s("random_mhla")}, {s("d"), 5}, {s("tokens"), 10}}));
         double total = 0;
         const int N = 4000;
         for (int i = 0; i < N; ++i) total += t->sample(Stream::Train, i).Z.squaredNorm();
@@ -83,7 +84,8 @@ private Q_SLOTS:
     void associativeMemoryClosedForm() {
         QFETCH(double, p);
         const int m = 3;
-        const auto t = makeTask(taskConfig({{s("kind"), s("associative_memory")}, {s("pairs"), m}, {s("orthogonal_prob"), p}}));
+        const auto t = makeTask(taskConfig(
+            {{s("kind"), s("associative_memory")}, {s("pairs"), m}, {s("orthogonal_prob"), p}}));
         QCOMPARE(t->d(), 2 * m);
         QCOMPARE(t->tokens(), m + 1);
         QCOMPARE(t->dOut(), m);
@@ -104,14 +106,18 @@ private Q_SLOTS:
     }
 
     void automatonPromptLayout() {
-        const TaskConfig cfg = taskConfig({{s("kind"), s("automaton")}, {s("states"), 3}, {s("alphabet"), 2}, {s("coverage"), 0.5}});
+        const TaskConfig cfg = taskConfig({{s("kind"), s("automaton")},
+                                           {s("states"), 3},
+                                           {s("alphabet"), 2},
+                                           {s("coverage"), 0.5}});
         AutomatonTask t(cfg);
         QCOMPARE(t.keyDim(), 6);
         QCOMPARE(t.valueDim(), 3);
         QCOMPARE(t.d(), 9);
         QCOMPARE(t.tokens(), 3 + 1); // ceil(0.5 * 6) listed pairs + the query
         const Sample x = t.sample(Stream::Train, 0);
-        // The queried key is one of the listed keys and the label is its value code plus the filler term.
+        // The queried key is one of the listed keys and the label is its value code plus the filler
+        // term.
         const Vec qk = x.Z.col(3).head(6);
         int match = -1;
         for (int c = 0; c < 3; ++c)
@@ -133,7 +139,8 @@ private Q_SLOTS:
     void automatonTeacherExecution() {
         QFETCH(QString, embedding);
         QFETCH(bool, perfect);
-        const TaskConfig cfg = taskConfig({{s("kind"), s("automaton")}, {s("embedding"), embedding}, {s("word_length"), 30}});
+        const TaskConfig cfg = taskConfig(
+            {{s("kind"), s("automaton")}, {s("embedding"), embedding}, {s("word_length"), 30}});
         AutomatonTask t(cfg);
         const ExecutionResult r = executeWords(t, t.teacherP(), 100, 9);
         // The folded teacher P* and the teacher's heads must agree step by step.

@@ -51,13 +51,10 @@ struct Fixture {
 };
 
 /// Bitwise equality of doubles (NaN == NaN).
-bool same(double a, double b) {
-    return std::memcmp(&a, &b, sizeof a) == 0;
-}
+bool same(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 bool sameHistory(const std::vector<HistoryPoint>& a, const std::vector<HistoryPoint>& b) {
-    if (a.size() != b.size())
-        return false;
+    if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i) {
         const auto &p = a[i], &q = b[i];
         if (p.epoch != q.epoch || p.step != q.step || !same(p.lr, q.lr) ||
@@ -127,8 +124,7 @@ void TestTraining::mhlaConvergesFromNearTheTeacher() {
 
     MomentAccumulator acc(cfg.task.d, cfg.task.dOut);
     std::vector<Vec> ys;
-    for (Index i = 0; i < f.train.Y.cols(); ++i)
-        ys.push_back(f.train.Y.col(i));
+    for (Index i = 0; i < f.train.Y.cols(); ++i) ys.push_back(f.train.Y.col(i));
     acc.addSamples(f.train.Z, ys);
     QVERIFY(certify(acc.lambda(), CertifyOptions{}).certified);
 
@@ -136,10 +132,8 @@ void TestTraining::mhlaConvergesFromNearTheTeacher() {
     QVERIFY(trainer.mhlaModel() != nullptr);
     Rng rng(1, 0);
     Heads h = f.task->teacher();
-    for (auto& v : h.V)
-        v += rng.normalMatrix(v.rows(), v.cols(), 1e-2);
-    for (auto& q : h.Q)
-        q += rng.normalMatrix(q.rows(), q.cols(), 1e-2);
+    for (auto& v : h.V) v += rng.normalMatrix(v.rows(), v.cols(), 1e-2);
+    for (auto& q : h.Q) q += rng.normalMatrix(q.rows(), q.cols(), 1e-2);
     h.V.push_back(rng.normalMatrix(cfg.task.dOut, cfg.task.d, 1e-2));
     h.Q.push_back(rng.normalMatrix(cfg.task.d, cfg.task.d, 1e-2));
     trainer.mhlaModel()->setHeads(h);
@@ -307,8 +301,7 @@ void TestTraining::cancelFromAnotherThread() {
             cancelled = true;
         }
     });
-    while (logged.load() < 3)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    while (logged.load() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     token.cancel();
     worker.join();
     QVERIFY(cancelled.load());
@@ -402,8 +395,7 @@ void TestTraining::multilayerInitialisationIsStableAtDepth() {
     const auto m = makeModel(s, 4, 4);
     const double labelScale = ds.Y.squaredNorm() / 1000;
     double worst = 0;
-    for (const Mat& Z : ds.Z)
-        worst = std::max(worst, m->predict(Z).squaredNorm());
+    for (const Mat& Z : ds.Z) worst = std::max(worst, m->predict(Z).squaredNorm());
     QVERIFY2(worst < 100 * labelScale, std::to_string(worst).c_str());
 }
 
@@ -415,8 +407,7 @@ void TestTraining::benchPrintsEveryTrainer() {
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);) {
         const auto at = line.find(" steps/s");
-        if (at == std::string::npos)
-            continue;
+        if (at == std::string::npos) continue;
         ++lines;
         const double rate = std::stod(line.substr(line.rfind(' ', at - 1) + 1));
         QVERIFY2(rate > 0, line.c_str());
@@ -450,7 +441,8 @@ void TestTraining::pauseStepAndLearningRateScale() {
     ExperimentResult out;
     std::thread worker([&] { trainer.run(out); });
     auto waitFor = [&](int n) {
-        for (int i = 0; i < 2000 && logged.load() < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        for (int i = 0; i < 2000 && logged.load() < n; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
         return logged.load() >= n;
     };
     QVERIFY(waitFor(1)); // epoch 0 is logged before the first pause
@@ -465,12 +457,14 @@ void TestTraining::pauseStepAndLearningRateScale() {
     control.paused = false; // resume: the run completes
     worker.join();
     QCOMPARE(static_cast<int>(out.history.size()), cfg.solver.epochs + 1);
-    for (size_t i = 1; i < out.history.size(); ++i) QCOMPARE(out.history[i].lr, 0.25 * cfg.solver.lr);
+    for (size_t i = 1; i < out.history.size(); ++i)
+        QCOMPARE(out.history[i].lr, 0.25 * cfg.solver.lr);
     // A default control changes nothing: same history as a run without one.
     TrainingControl neutral;
     RunContext plain, withControl;
     withControl.control = &neutral;
-    Trainer a(cfg, *f.task, f.train, f.val, Mat(), plain), b(cfg, *f.task, f.train, f.val, Mat(), withControl);
+    Trainer a(cfg, *f.task, f.train, f.val, Mat(), plain),
+        b(cfg, *f.task, f.train, f.val, Mat(), withControl);
     ExperimentResult ra, rb;
     a.run(ra);
     b.run(rb);

@@ -93,8 +93,7 @@ void TestTrainingGradients::gradientMatchesFiniteDifferences() {
     // Random parameters everywhere (gains, biases and all), not just the initialisation.
     Rng rng(99, 1);
     Vec theta = m->parameters();
-    for (Index i = 0; i < theta.size(); ++i)
-        theta(i) += 0.4 * rng.normal();
+    for (Index i = 0; i < theta.size(); ++i) theta(i) += 0.4 * rng.normal();
     m->setParameters(theta);
 
     const int count = 20;
@@ -134,8 +133,7 @@ void TestTrainingGradients::gradientMatchesFiniteDifferences() {
         // except where the maths says so: with one token the softmax weights are all 1.
         if (flat.split(QLatin1Char(' ')).contains(QString::fromStdString(b.name)))
             QVERIFY2(g.norm() == 0.0 && f.norm() <= 1e-9, b.name.c_str());
-        else
-            QVERIFY2(g.norm() > 1e-8 * scale, b.name.c_str());
+        else QVERIFY2(g.norm() > 1e-8 * scale, b.name.c_str());
         const double err = (g - f).cwiseAbs().maxCoeff();
         QVERIFY2(err <= tol, (b.name + ": max |analytic - fd| = " + std::to_string(err) + " > " +
                               std::to_string(tol))
@@ -207,8 +205,7 @@ void TestTrainingGradients::multilayerForwardMatchesNaiveCausalStack() {
         Mat Xn = X;
         for (int t = 0; t < n; ++t) {
             Mat St = Mat::Zero(d, d);
-            for (int s = 0; s <= t; ++s)
-                St += X.col(s) * X.col(s).transpose();
+            for (int s = 0; s <= t; ++s) St += X.col(s) * X.col(s).transpose();
             for (int h = 0; h < H; ++h)
                 Xn.col(t) += V.middleCols(h * d, d) * St * Q.middleRows(h * d, d) * X.col(t);
         }
@@ -224,8 +221,7 @@ void TestTrainingGradients::softmaxForwardMatchesNaiveBlock() {
     SoftmaxModel m(d, dOut, H, rng);
     QCOMPARE(m.headDim(), dh);
     Vec theta = m.parameters();
-    for (Index i = 0; i < theta.size(); ++i)
-        theta(i) += 0.3 * rng.normal();
+    for (Index i = 0; i < theta.size(); ++i) theta(i) += 0.3 * rng.normal();
     m.setParameters(theta);
     auto P = [&](const std::string& name) {
         const auto& b = m.block(name);
@@ -234,17 +230,14 @@ void TestTrainingGradients::softmaxForwardMatchesNaiveBlock() {
     auto layerNorm = [&](const Vec& x, const Mat& g, const Mat& b) {
         const double mu = x.sum() / d;
         double var = 0;
-        for (int i = 0; i < d; ++i)
-            var += (x(i) - mu) * (x(i) - mu) / d;
+        for (int i = 0; i < d; ++i) var += (x(i) - mu) * (x(i) - mu) / d;
         Vec y(d);
-        for (int i = 0; i < d; ++i)
-            y(i) = g(i, 0) * (x(i) - mu) / std::sqrt(var + 1e-5) + b(i, 0);
+        for (int i = 0; i < d; ++i) y(i) = g(i, 0) * (x(i) - mu) / std::sqrt(var + 1e-5) + b(i, 0);
         return y;
     };
     const Mat Z = rng.normalMatrix(d, n);
     std::vector<Vec> a;
-    for (int t = 0; t < n; ++t)
-        a.push_back(layerNorm(Z.col(t), P("ln1_gain"), P("ln1_bias")));
+    for (int t = 0; t < n; ++t) a.push_back(layerNorm(Z.col(t), P("ln1_gain"), P("ln1_bias")));
     Vec concat(H * dh);
     for (int h = 0; h < H; ++h) {
         const Mat Wq = P("Wq").middleRows(h * dh, dh), Wk = P("Wk").middleRows(h * dh, dh),
@@ -255,8 +248,7 @@ void TestTrainingGradients::softmaxForwardMatchesNaiveBlock() {
         for (int t = 0; t < n; ++t)
             z += (w[size_t(t)] = std::exp(q.dot(Wk * a[size_t(t)]) / std::sqrt(double(dh))));
         Vec o = Vec::Zero(dh);
-        for (int t = 0; t < n; ++t)
-            o += w[size_t(t)] / z * (Wv * a[size_t(t)]);
+        for (int t = 0; t < n; ++t) o += w[size_t(t)] / z * (Wv * a[size_t(t)]);
         concat.segment(h * dh, dh) = o;
     }
     const Vec x1 = Z.col(n - 1) + P("Wo") * concat;
@@ -312,8 +304,7 @@ void TestTrainingGradients::adamMatchesHandComputedSteps() {
     // A constant gradient moves by lr per step for ever (mhat = g, vhat = g^2 at every t).
     Optimizer opt2(OptimizerKind::Adam, 1);
     Vec x = Vec::Zero(1), gc = Vec::Constant(1, 0.25);
-    for (int t = 0; t < 50; ++t)
-        opt2.step(x, gc, 0.01);
+    for (int t = 0; t < 50; ++t) opt2.step(x, gc, 0.01);
     QVERIFY(std::abs(x(0) - (-50 * 0.01 * 0.25 / (0.25 + eps))) < 1e-12);
 }
 

@@ -22,7 +22,8 @@ QString& overridePath() {
 }
 
 std::unique_ptr<QSettings> openStore() {
-    if (!overridePath().isEmpty()) return std::make_unique<QSettings>(overridePath(), QSettings::IniFormat);
+    if (!overridePath().isEmpty())
+        return std::make_unique<QSettings>(overridePath(), QSettings::IniFormat);
     return std::make_unique<QSettings>(QStringLiteral("MHLA Lab"), QStringLiteral("mhla-lab"));
 }
 } // namespace
@@ -31,7 +32,9 @@ void AppSettings::useFile(const QString& iniPath) { overridePath() = iniPath; }
 
 AppSettings::AppSettings() = default;
 
-QByteArray AppSettings::windowGeometry() const { return openStore()->value(kGeometry).toByteArray(); }
+QByteArray AppSettings::windowGeometry() const {
+    return openStore()->value(kGeometry).toByteArray();
+}
 void AppSettings::setWindowGeometry(const QByteArray& g) { openStore()->setValue(kGeometry, g); }
 QByteArray AppSettings::windowState() const { return openStore()->value(kState).toByteArray(); }
 void AppSettings::setWindowState(const QByteArray& s) { openStore()->setValue(kState, s); }

@@ -1,6 +1,6 @@
 #include "ui/automatonpanel.h"
-#include "ui/theme.h"
 #include "ui/explanations.h"
+#include "ui/theme.h"
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
@@ -10,7 +10,9 @@
 namespace mhla::ui {
 
 namespace {
-QString letterName(int a) { return a < 26 ? QString(QChar(u'a' + a)) : QStringLiteral("a%1").arg(a); }
+QString letterName(int a) {
+    return a < 26 ? QString(QChar(u'a' + a)) : QStringLiteral("a%1").arg(a);
+}
 QString stateName(int q) { return QStringLiteral("q%1").arg(q); }
 } // namespace
 
@@ -54,9 +56,11 @@ void AutomatonPanel::showRun(const RunRecord* run) {
     m_trace->setColumnCount(0);
     m_csv.clear();
     if (!run || !run->result || !run->result->execution) {
-        m_summary->setText(run && run->result ? tr("This run's task is not an automaton: choose the automaton task "
-                                                   "or the “Executing an automaton” preset.")
-                                              : tr("No automaton result yet."));
+        m_summary->setText(
+            run && run->result
+                ? tr("This run's task is not an automaton: choose the automaton task "
+                     "or the “Executing an automaton” preset.")
+                : tr("No automaton result yet."));
         return;
     }
     const ExecutionResult& e = *run->result->execution;
@@ -89,14 +93,17 @@ void AutomatonPanel::showRun(const RunRecord* run) {
     const int L = static_cast<int>(e.exampleWord.size());
     m_trace->setRowCount(4);
     m_trace->setColumnCount(L + 1);
-    m_trace->setVerticalHeaderLabels({tr("letter"), tr("true state"), tr("learned"), tr("teacher")});
+    m_trace->setVerticalHeaderLabels(
+        {tr("letter"), tr("true state"), tr("learned"), tr("teacher")});
     QStringList steps;
     for (int t = 0; t <= L; ++t) steps << QString::number(t);
     m_trace->setHorizontalHeaderLabels(steps);
     QColor bad = colors::kError, good = colors::kGood;
     bad.setAlpha(120);
     good.setAlpha(50);
-    auto stateAt = [](const std::vector<int>& v, int t) { return t < static_cast<int>(v.size()) ? v[t] : -1; };
+    auto stateAt = [](const std::vector<int>& v, int t) {
+        return t < static_cast<int>(v.size()) ? v[t] : -1;
+    };
     // The traces list the state after each step; with L+1 entries the first is the start state.
     const bool withStart = static_cast<int>(e.exampleTrueStates.size()) == L + 1;
     m_csv = QStringLiteral("step,letter,true_state,learned_state,teacher_state\n");
@@ -112,8 +119,12 @@ void AutomatonPanel::showRun(const RunRecord* run) {
         if (t > 0) {
             li->setBackground(learned == truth ? good : bad);
             ti->setBackground(teacher == truth ? good : bad);
-            if (learned != truth) li->setToolTip(tr("wrong: predicted %1, true %2").arg(stateName(learned), stateName(truth)));
-            if (teacher != truth) ti->setToolTip(tr("wrong: predicted %1, true %2").arg(stateName(teacher), stateName(truth)));
+            if (learned != truth)
+                li->setToolTip(
+                    tr("wrong: predicted %1, true %2").arg(stateName(learned), stateName(truth)));
+            if (teacher != truth)
+                ti->setToolTip(
+                    tr("wrong: predicted %1, true %2").arg(stateName(teacher), stateName(truth)));
         }
         m_trace->setItem(2, t, li);
         m_trace->setItem(3, t, ti);

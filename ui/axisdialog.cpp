@@ -8,7 +8,8 @@
 
 namespace mhla::ui {
 
-AxisDialog::AxisDialog(const QString& plotTitle, const QRectF& cur, bool logX, bool logY, QWidget* parent)
+AxisDialog::AxisDialog(const QString& plotTitle, const QRectF& cur, bool logX, bool logY,
+                       QWidget* parent)
     : QDialog(parent), m_logX(logX), m_logY(logY) {
     setObjectName(QStringLiteral("axisDialog"));
     setWindowTitle(tr("Axis ranges — %1").arg(plotTitle));

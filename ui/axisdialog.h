@@ -13,7 +13,8 @@ class AxisDialog : public QDialog {
     Q_OBJECT
 public:
     /// `current`: x from left() to right(), y from top() (min) to bottom() (max).
-    AxisDialog(const QString& plotTitle, const QRectF& current, bool logX, bool logY, QWidget* parent = nullptr);
+    AxisDialog(const QString& plotTitle, const QRectF& current, bool logX, bool logY,
+               QWidget* parent = nullptr);
     /// The accepted range, in the same layout as `current`.
     QRectF range() const;
     /// Why the limits cannot be used, or an empty string (also shown in the dialog).

@@ -1,13 +1,13 @@
 #include "ui/certificatepanel.h"
-#include "ui/theme.h"
 #include "ui/colormap.h"
 #include "ui/explanations.h"
 #include "ui/plotwidget.h"
+#include "ui/theme.h"
 #include <QCheckBox>
-#include <algorithm>
 #include <QLabel>
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -34,7 +34,8 @@ double logFloor(const QList<QPointF>& pts, double tau) {
 }
 } // namespace
 
-int splitForLogAxis(const QList<QPointF>& points, double floor, QList<QPointF>& positive, QList<QPointF>& clamped) {
+int splitForLogAxis(const QList<QPointF>& points, double floor, QList<QPointF>& positive,
+                    QList<QPointF>& clamped) {
     positive.clear();
     clamped.clear();
     for (const auto& p : points) {
@@ -53,8 +54,8 @@ struct LogSeries {
 };
 
 /// Points for a log-y plot: values <= the floor are drawn as triangles at the floor, never dropped.
-LogSeries logAxisSeries(const QString& name, const QList<QPointF>& pts, double tau, const QColor& color,
-                        PlotSeries::Style style) {
+LogSeries logAxisSeries(const QString& name, const QList<QPointF>& pts, double tau,
+                        const QColor& color, PlotSeries::Style style) {
     LogSeries out;
     out.floor = logFloor(pts, tau);
     QList<QPointF> pos, clamped;
@@ -93,23 +94,26 @@ CertificatePanel::CertificatePanel(QWidget* parent) : QWidget(parent) {
     m_numbers->setTextFormat(Qt::RichText);
     m_numbers->setWordWrap(false); // a wrapped table breaks numbers such as 5.9e-11 at the dot
     m_numbers->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_numbers->setToolTip(tr("λ_min, λ_max: extreme eigenvalues of Λ = (1/N) Σ ψψᵀ. κ = λ_max / λ_min. "
-                             "τ = tolerance · λ_max. Null dimension = #eigenvalues ≤ τ."));
+    m_numbers->setToolTip(
+        tr("λ_min, λ_max: extreme eigenvalues of Λ = (1/N) Σ ψψᵀ. κ = λ_max / λ_min. "
+           "τ = tolerance · λ_max. Null dimension = #eigenvalues ≤ τ."));
     lay->addWidget(m_numbers);
     m_witness = new QLabel(this);
     m_witness->setObjectName(QStringLiteral("nullWitness"));
     m_witness->setTextFormat(Qt::RichText);
     m_witness->setWordWrap(true);
     m_witness->setVisible(false);
-    m_witness->setToolTip(tr("When Λ has a null vector v, P̂ + ‖P*‖ e₁vᵀ fits the training data exactly as "
-                             "well as P̂ but computes a different function: the failure of identifiability."));
+    m_witness->setToolTip(
+        tr("When Λ has a null vector v, P̂ + ‖P*‖ e₁vᵀ fits the training data exactly as "
+           "well as P̂ but computes a different function: the failure of identifiability."));
     lay->addWidget(m_witness);
 
     m_overlayCheck = new QCheckBox(tr("Overlay the spectra of all visible runs"), this);
     m_overlayCheck->setObjectName(QStringLiteral("spectrumOverlayCheck"));
-    m_overlayCheck->setToolTip(tr("Draw the eigenvalues of Λ of every visible run on one log axis, each in its "
-                                  "run's colour: e.g. Gaussian keys (all above τ) against orthogonal keys (a "
-                                  "null space at the floor)."));
+    m_overlayCheck->setToolTip(
+        tr("Draw the eigenvalues of Λ of every visible run on one log axis, each in its "
+           "run's colour: e.g. Gaussian keys (all above τ) against orthogonal keys (a "
+           "null space at the floor)."));
     connect(m_overlayCheck, &QCheckBox::toggled, this, &CertificatePanel::displayChanged);
     lay->addWidget(m_overlayCheck);
     auto* split = new QSplitter(Qt::Horizontal, this);
@@ -125,10 +129,13 @@ CertificatePanel::CertificatePanel(QWidget* parent) : QWidget(parent) {
     split->addWidget(m_spectrum);
     split->addWidget(m_trace);
     lay->addWidget(split, 1);
-    connect(m_spectrum, &PlotWidget::exportRequested, this, [this] { Q_EMIT exportRequested(m_spectrum); });
-    connect(m_trace, &PlotWidget::exportRequested, this, [this] { Q_EMIT exportRequested(m_trace); });
+    connect(m_spectrum, &PlotWidget::exportRequested, this,
+            [this] { Q_EMIT exportRequested(m_spectrum); });
+    connect(m_trace, &PlotWidget::exportRequested, this,
+            [this] { Q_EMIT exportRequested(m_trace); });
     showRun(nullptr);
-    connect(this, &CertificatePanel::exportRequested, this, [this](const Figure* f) { requestExport(f); });
+    connect(this, &CertificatePanel::exportRequested, this,
+            [this](const Figure* f) { requestExport(f); });
     connect(this, &CertificatePanel::displayChanged, this, [this] { requestRefresh(); });
 }
 
@@ -146,7 +153,8 @@ void CertificatePanel::setComparisonRuns(const QList<const RunRecord*>& runs) {
         c.color = r->color;
         c.tau = r->result->certificate.tolerance;
         const Vec& ev = r->result->certificate.spectrum;
-        for (Index i = 0; i < ev.size(); ++i) c.points << QPointF(static_cast<double>(i + 1), ev(i));
+        for (Index i = 0; i < ev.size(); ++i)
+            c.points << QPointF(static_cast<double>(i + 1), ev(i));
         m_comparison << c;
     }
     if (m_overlayCheck->isChecked()) renderOverlay();
@@ -156,7 +164,8 @@ void CertificatePanel::renderOverlay() {
     QList<PlotSeries> series;
     int clamped = 0;
     for (const SpectrumCopy& c : m_comparison) {
-        const LogSeries ls = logAxisSeries(c.name, c.points, c.tau, c.color, PlotSeries::Style::Markers);
+        const LogSeries ls =
+            logAxisSeries(c.name, c.points, c.tau, c.color, PlotSeries::Style::Markers);
         series << ls.series.first();
         PlotSeries atFloor = ls.series.last();
         atFloor.name = c.name + tr(" ≤ 0 (at floor)");
@@ -170,21 +179,25 @@ void CertificatePanel::renderOverlay() {
             series << tau;
         }
     }
-    m_spectrum->setTitle(tr("Eigenvalues of Λ — %n visible run(s)", nullptr, static_cast<int>(m_comparison.size())));
+    m_spectrum->setTitle(
+        tr("Eigenvalues of Λ — %n visible run(s)", nullptr, static_cast<int>(m_comparison.size())));
     m_spectrum->setSeries(series);
-    m_spectrum->setNote(m_comparison.isEmpty()
-                            ? tr("No visible run has a spectrum (eval.spectrum = none, or D too large for auto).")
-                            : tr("Each run in its colour; dashed lines: each run's τ. %n eigenvalue(s) ≤ 0 are drawn "
-                                 "as triangles at the floor of the log axis.",
-                                 nullptr, clamped));
+    m_spectrum->setNote(
+        m_comparison.isEmpty()
+            ? tr("No visible run has a spectrum (eval.spectrum = none, or D too large for auto).")
+            : tr("Each run in its colour; dashed lines: each run's τ. %n eigenvalue(s) ≤ 0 are drawn "
+                 "as triangles at the floor of the log axis.",
+                 nullptr, clamped));
 }
 
 QList<const Figure*> CertificatePanel::figures() const { return {m_spectrum, m_trace}; }
 
 void CertificatePanel::setBadge(const QString& text, const QColor& bg) {
     m_badge->setText(text);
-    m_badge->setStyleSheet(QStringLiteral("QLabel { background: %1; color: %2; border-radius: 6px; }")
-                               .arg(bg.name(), bg.lightness() > 150 ? QStringLiteral("black") : QStringLiteral("white")));
+    m_badge->setStyleSheet(
+        QStringLiteral("QLabel { background: %1; color: %2; border-radius: 6px; }")
+            .arg(bg.name(),
+                 bg.lightness() > 150 ? QStringLiteral("black") : QStringLiteral("white")));
 }
 
 void CertificatePanel::updateLive(const RunRecord* run) {
@@ -192,22 +205,27 @@ void CertificatePanel::updateLive(const RunRecord* run) {
     QList<QPointF> pts;
     for (const auto& [k, l] : run->trace()) pts << QPointF(static_cast<double>(k), l);
     const double tau = run->result ? run->result->certificate.tolerance : 0;
-    const LogSeries ls = logAxisSeries(tr("λ_min"), pts, tau, run->color, PlotSeries::Style::LineMarkers);
+    const LogSeries ls =
+        logAxisSeries(tr("λ_min"), pts, tau, run->color, PlotSeries::Style::LineMarkers);
     const double floor = ls.floor;
     const int nClamped = ls.clamped;
     QList<PlotSeries> series = ls.series;
     if (tau > 0) series << PlotSeries::hline(tr("τ (final Λ)"), tau, kTauColor);
     m_trace->setTitle(tr("λ_min(Λ) vs samples seen — %1").arg(run->name));
     m_trace->setSeries(series);
-    m_trace->setNote(nClamped > 0 ? tr("%n checkpoint(s) with λ_min ≤ 0 (singular Λ) are drawn as triangles at %1, "
-                                       "the floor of the log axis.", nullptr, nClamped)
-                                        .arg(fmt(floor))
-                                  : QString());
+    m_trace->setNote(
+        nClamped > 0
+            ? tr("%n checkpoint(s) with λ_min ≤ 0 (singular Λ) are drawn as triangles at %1, "
+                 "the floor of the log axis.",
+                 nullptr, nClamped)
+                  .arg(fmt(floor))
+            : QString());
 }
 
 void CertificatePanel::showRun(const RunRecord* run) {
     if (!run) {
-        setBadge(tr("no result yet — choose a preset and press Run"), palette().color(QPalette::AlternateBase));
+        setBadge(tr("no result yet — choose a preset and press Run"),
+                 palette().color(QPalette::AlternateBase));
         m_numbers->clear();
         m_witness->setVisible(false);
         m_spectrum->clear();
@@ -221,7 +239,8 @@ void CertificatePanel::showRun(const RunRecord* run) {
         if (run->state == RunRecord::State::Running || run->state == RunRecord::State::Queued)
             setBadge(tr("%1: running…").arg(run->name), palette().color(QPalette::AlternateBase));
         else
-            setBadge(tr("%1: %2").arg(run->name, run->stateText()), palette().color(QPalette::AlternateBase));
+            setBadge(tr("%1: %2").arg(run->name, run->stateText()),
+                     palette().color(QPalette::AlternateBase));
         m_numbers->clear();
         m_witness->setVisible(false);
         // Nothing of an earlier run stays on screen while this one has no result.
@@ -229,7 +248,8 @@ void CertificatePanel::showRun(const RunRecord* run) {
         m_spectrum->clear();
         m_spectrum->setNote({});
         if (run->trace().empty()) {
-            m_trace->setTitle(tr("λ_min(Λ) vs samples seen — %1 (%2)").arg(run->name, run->stateText()));
+            m_trace->setTitle(
+                tr("λ_min(Λ) vs samples seen — %1 (%2)").arg(run->name, run->stateText()));
             m_trace->clear();
             m_trace->setNote({});
         }
@@ -241,13 +261,15 @@ void CertificatePanel::showRun(const RunRecord* run) {
         setBadge(tr("certificate not computed (the trainer ran with solver.compare_exact = false)"),
                  palette().color(QPalette::AlternateBase));
     else if (c.certified)
-        setBadge(tr("✔ certified identifiable  (λ_min = %1 > τ = %2)").arg(fmt(c.lambdaMin), fmt(c.tolerance)),
+        setBadge(tr("✔ certified identifiable  (λ_min = %1 > τ = %2)")
+                     .arg(fmt(c.lambdaMin), fmt(c.tolerance)),
                  colors::kGood);
-    else
-        setBadge(tr("✖ not certified (null dimension %1)").arg(c.nullDim), colors::kError);
+    else setBadge(tr("✖ not certified (null dimension %1)").arg(c.nullDim), colors::kError);
     QString numbers = QStringLiteral("<table cellspacing='2' cellpadding='1'><tr>");
     auto cell = [](const QString& k, const QString& v) {
-        return QStringLiteral("<td align='right' nowrap>%1&nbsp;</td><td nowrap><b>%2</b>&nbsp;&nbsp;&nbsp;</td>").arg(k, v);
+        return QStringLiteral(
+                   "<td align='right' nowrap>%1&nbsp;</td><td nowrap><b>%2</b>&nbsp;&nbsp;&nbsp;</td>")
+            .arg(k, v);
     };
     numbers += cell(tr("λ<sub>min</sub>"), fmt(c.lambdaMin));
     numbers += cell(tr("λ<sub>max</sub>"), fmt(c.lambdaMax));
@@ -268,30 +290,36 @@ void CertificatePanel::showRun(const RunRecord* run) {
     if (r.nullWitness) {
         // Not certified: another least-squares solution P + ‖P*‖ e₁vᵀ (Λv = 0) makes the
         // failure concrete: the same training fit, a different function elsewhere.
-        m_witness->setText(tr("Another exact fit, P̂ + ‖P*‖ e<sub>1</sub>vᵀ with Λv = 0: train MSE <b>%1</b>, "
-                              "OOD rel <b>%2</b> — the data cannot tell it from P̂.")
-                               .arg(fmt(r.nullWitness->trainMse), fmt(r.nullWitness->oodRelMse)));
+        m_witness->setText(
+            tr("Another exact fit, P̂ + ‖P*‖ e<sub>1</sub>vᵀ with Λv = 0: train MSE <b>%1</b>, "
+               "OOD rel <b>%2</b> — the data cannot tell it from P̂.")
+                .arg(fmt(r.nullWitness->trainMse), fmt(r.nullWitness->oodRelMse)));
     }
     m_witness->setVisible(r.nullWitness.has_value());
     m_numbers->setText(numbers);
 
     QList<QPointF> pts;
-    for (Index i = 0; i < c.spectrum.size(); ++i) pts << QPointF(static_cast<double>(i + 1), c.spectrum(i));
-    const LogSeries ls = logAxisSeries(tr("eigenvalue > 0"), pts, c.tolerance, run->color, PlotSeries::Style::Markers);
+    for (Index i = 0; i < c.spectrum.size(); ++i)
+        pts << QPointF(static_cast<double>(i + 1), c.spectrum(i));
+    const LogSeries ls = logAxisSeries(tr("eigenvalue > 0"), pts, c.tolerance, run->color,
+                                       PlotSeries::Style::Markers);
     const double floor = ls.floor;
     const int nClamped = ls.clamped;
     QList<PlotSeries> series = ls.series;
-    if (c.tolerance > 0) series << PlotSeries::hline(tr("τ = %1").arg(fmt(c.tolerance)), c.tolerance, kTauColor);
+    if (c.tolerance > 0)
+        series << PlotSeries::hline(tr("τ = %1").arg(fmt(c.tolerance)), c.tolerance, kTauColor);
     m_spectrum->setTitle(tr("Eigenvalues of Λ — %1").arg(run->name));
     m_spectrum->setSeries(series);
     QString note;
     if (c.spectrum.size() == 0)
-        note = tr("The full spectrum was not computed (eval.spectrum = none, or D too large for auto).");
+        note = tr(
+            "The full spectrum was not computed (eval.spectrum = none, or D too large for auto).");
     else if (nClamped > 0)
-        note = tr("%n eigenvalue(s) ≤ 0 are drawn as triangles at %1, the floor of the log axis (a log axis cannot "
-                  "show them).",
-                  nullptr, nClamped)
-                   .arg(fmt(floor));
+        note =
+            tr("%n eigenvalue(s) ≤ 0 are drawn as triangles at %1, the floor of the log axis (a log axis cannot "
+               "show them).",
+               nullptr, nClamped)
+                .arg(fmt(floor));
     m_spectrum->setNote(note);
 }
 

@@ -66,6 +66,7 @@ private:
 
 /// Positive values go on a log axis as they are; values <= 0 are drawn at `floor` as separate
 /// triangle markers. Returns the two series (the second may be empty) and the number clamped.
-int splitForLogAxis(const QList<QPointF>& points, double floor, QList<QPointF>& positive, QList<QPointF>& clamped);
+int splitForLogAxis(const QList<QPointF>& points, double floor, QList<QPointF>& positive,
+                    QList<QPointF>& clamped);
 
 } // namespace mhla::ui

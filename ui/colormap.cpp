@@ -41,14 +41,8 @@ QColor divergingColor(double value, double maxAbs) {
 
 const QList<QColor>& okabeIto() {
     static const QList<QColor> palette{
-        colors::kBlue,
-        colors::kOrange,
-        colors::kBluishGreen,
-        colors::kReddishPurple,
-        colors::kSkyBlue,
-        colors::kVermillion,
-        colors::kYellow,
-        colors::kBlack,
+        colors::kBlue,    colors::kOrange,     colors::kBluishGreen, colors::kReddishPurple,
+        colors::kSkyBlue, colors::kVermillion, colors::kYellow,      colors::kBlack,
     };
     return palette;
 }

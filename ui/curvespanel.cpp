@@ -18,8 +18,9 @@ namespace mhla::ui {
 namespace {
 const QColor& kExactColor = colors::kExactReference;
 
-PlotSeries curve(const QString& name, const QColor& c, PlotSeries::Style st, const std::vector<HistoryPoint>& h,
-                 double HistoryPoint::*field, bool inLegend = false) {
+PlotSeries curve(const QString& name, const QColor& c, PlotSeries::Style st,
+                 const std::vector<HistoryPoint>& h, double HistoryPoint::*field,
+                 bool inLegend = false) {
     PlotSeries s;
     s.name = name;
     s.inLegend = inLegend;
@@ -32,7 +33,8 @@ PlotSeries curve(const QString& name, const QColor& c, PlotSeries::Style st, con
 /// Runs of one experiment that differ only in their seeds share this key.
 QString seedGroupKey(const ExperimentConfig& cfg) {
     QJsonObject o = experimentToJson(cfg);
-    QJsonObject task = o.value(QStringLiteral("task")).toObject(), solver = o.value(QStringLiteral("solver")).toObject();
+    QJsonObject task = o.value(QStringLiteral("task")).toObject(),
+                solver = o.value(QStringLiteral("solver")).toObject();
     task.remove(QStringLiteral("seed"));
     solver.remove(QStringLiteral("seed"));
     o.insert(QStringLiteral("task"), task);
@@ -41,8 +43,9 @@ QString seedGroupKey(const ExperimentConfig& cfg) {
 }
 
 /// Mean line and min–max band of one history field over runs, at the epochs every run logged.
-std::pair<PlotSeries, PlotSeries> meanAndBand(const QList<const RunRecord*>& group, double HistoryPoint::*field,
-                                              const QString& name, const QColor& c, PlotSeries::Style style) {
+std::pair<PlotSeries, PlotSeries> meanAndBand(const QList<const RunRecord*>& group,
+                                              double HistoryPoint::*field, const QString& name,
+                                              const QColor& c, PlotSeries::Style style) {
     std::map<int, std::vector<double>> byEpoch;
     for (const RunRecord* r : group)
         for (const auto& p : r->history())
@@ -72,11 +75,13 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("curvesPanel"));
     auto* lay = new QVBoxLayout(this);
     lay->addWidget(explain::makeHelpBox(explain::curves(), this));
-    m_bandCheck = new QCheckBox(tr("Mean and min–max band over seeds (runs that differ only in their seeds)"), this);
+    m_bandCheck = new QCheckBox(
+        tr("Mean and min–max band over seeds (runs that differ only in their seeds)"), this);
     m_bandCheck->setObjectName(QStringLiteral("seedBandCheck"));
-    m_bandCheck->setToolTip(tr("Runs whose experiments are identical except for task.seed and solver.seed are "
-                               "drawn as one mean curve with a shaded band from the smallest to the largest "
-                               "value at each epoch. Queue such runs with Seeds > 1 in the experiment panel."));
+    m_bandCheck->setToolTip(
+        tr("Runs whose experiments are identical except for task.seed and solver.seed are "
+           "drawn as one mean curve with a shaded band from the smallest to the largest "
+           "value at each epoch. Queue such runs with Seeds > 1 in the experiment panel."));
     m_bandCheck->setChecked(true);
     connect(m_bandCheck, &QCheckBox::toggled, this, &CurvesPanel::displayChanged);
     lay->addWidget(m_bandCheck);
@@ -93,8 +98,10 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     split->addWidget(m_distance);
     lay->addWidget(split, 1);
     connect(m_loss, &PlotWidget::exportRequested, this, [this] { Q_EMIT exportRequested(m_loss); });
-    connect(m_distance, &PlotWidget::exportRequested, this, [this] { Q_EMIT exportRequested(m_distance); });
-    connect(this, &CurvesPanel::exportRequested, this, [this](const Figure* f) { requestExport(f); });
+    connect(m_distance, &PlotWidget::exportRequested, this,
+            [this] { Q_EMIT exportRequested(m_distance); });
+    connect(this, &CurvesPanel::exportRequested, this,
+            [this](const Figure* f) { requestExport(f); });
     connect(this, &CurvesPanel::displayChanged, this, [this] { requestRefresh(); });
 }
 
@@ -109,7 +116,8 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
     std::set<QString> legendNames;
     auto addRef = [&](QList<PlotSeries>& list, const QString& name, double v, const QColor& c) {
         if (!std::isfinite(v)) return;
-        if (!refsSeen.insert({name, v}).second) return; // the same exact solution for runs on the same data
+        if (!refsSeen.insert({name, v}).second)
+            return; // the same exact solution for runs on the same data
         // One legend entry per kind of reference line ("exact: train" once, not once per run).
         list << PlotSeries::hline(name, v, c, legendNames.insert(name).second);
     };
@@ -125,7 +133,8 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
                 continue;
             }
             const QString key = seedGroupKey(r->config);
-            auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+            auto it = std::find_if(groups.begin(), groups.end(),
+                                   [&](const auto& g) { return g.first == key; });
             if (it == groups.end()) groups.push_back({key, {r}});
             else it->second << r;
         }
@@ -142,11 +151,17 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
             base.remove(seedSuffix);
             base += tr(" (%n seeds)", nullptr, static_cast<int>(g.size()));
             const QColor c = g.first()->color;
-            const auto [trainMean, trainBand] = meanAndBand(g, &HistoryPoint::trainMse, base, c, PlotSeries::Style::Line);
-            const auto [valMean, valBand] = meanAndBand(g, &HistoryPoint::valMse, base + tr(" val"), c, PlotSeries::Style::Dashed);
-            const auto [oodMean, oodBand] = meanAndBand(g, &HistoryPoint::oodRelMse, base + tr(" OOD rel"), c, PlotSeries::Style::Dotted);
-            const auto [distMean, distBand] = meanAndBand(g, &HistoryPoint::distancePRel, base, c, PlotSeries::Style::Line);
-            const auto [exMean, exBand] = meanAndBand(g, &HistoryPoint::distanceExactRel, base + tr(" to exact"), c, PlotSeries::Style::Dashed);
+            const auto [trainMean, trainBand] =
+                meanAndBand(g, &HistoryPoint::trainMse, base, c, PlotSeries::Style::Line);
+            const auto [valMean, valBand] = meanAndBand(g, &HistoryPoint::valMse, base + tr(" val"),
+                                                        c, PlotSeries::Style::Dashed);
+            const auto [oodMean, oodBand] = meanAndBand(
+                g, &HistoryPoint::oodRelMse, base + tr(" OOD rel"), c, PlotSeries::Style::Dotted);
+            const auto [distMean, distBand] =
+                meanAndBand(g, &HistoryPoint::distancePRel, base, c, PlotSeries::Style::Line);
+            const auto [exMean, exBand] =
+                meanAndBand(g, &HistoryPoint::distanceExactRel, base + tr(" to exact"), c,
+                            PlotSeries::Style::Dashed);
             PlotSeries tm = trainMean, dm = distMean, vm = valMean, om = oodMean, em = exMean;
             vm.inLegend = om.inLegend = em.inLegend = false;
             loss << trainBand << tm << vm << om;
@@ -165,8 +180,10 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
             if (nExact > 0) {
                 const QString of = tr(" (mean of %n seeds)", nullptr, nExact);
                 addRef(lossRefs, tr("exact: train") + of, exact.trainMse / nExact, kExactColor);
-                addRef(lossRefs, tr("exact: val") + of, exact.valMse / nExact, kExactColor.lighter(130));
-                addRef(distRefs, tr("exact: to teacher") + of, exact.distancePRel / nExact, kExactColor);
+                addRef(lossRefs, tr("exact: val") + of, exact.valMse / nExact,
+                       kExactColor.lighter(130));
+                addRef(distRefs, tr("exact: to teacher") + of, exact.distancePRel / nExact,
+                       kExactColor);
             }
         }
     } else {
@@ -177,10 +194,14 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
         const bool trainer = r->config.solver.kind != SolverKind::Poly;
         if (trainer || !h.empty()) {
             anyHistory = anyHistory || !h.empty();
-            loss << curve(r->name, r->color, PlotSeries::Style::Line, h, &HistoryPoint::trainMse, true);
-            loss << curve(r->name + tr(" val"), r->color, PlotSeries::Style::Dashed, h, &HistoryPoint::valMse);
-            loss << curve(r->name + tr(" OOD rel"), r->color, PlotSeries::Style::Dotted, h, &HistoryPoint::oodRelMse);
-            dist << curve(r->name, r->color, PlotSeries::Style::Line, h, &HistoryPoint::distancePRel, true);
+            loss << curve(r->name, r->color, PlotSeries::Style::Line, h, &HistoryPoint::trainMse,
+                          true);
+            loss << curve(r->name + tr(" val"), r->color, PlotSeries::Style::Dashed, h,
+                          &HistoryPoint::valMse);
+            loss << curve(r->name + tr(" OOD rel"), r->color, PlotSeries::Style::Dotted, h,
+                          &HistoryPoint::oodRelMse);
+            dist << curve(r->name, r->color, PlotSeries::Style::Line, h,
+                          &HistoryPoint::distancePRel, true);
             dist << curve(r->name + tr(" to exact"), r->color, PlotSeries::Style::Dashed, h,
                           &HistoryPoint::distanceExactRel);
             if (r->result && r->result->exactMetrics) {
@@ -207,8 +228,10 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
         if (!std::isfinite(lo)) return;
         const double floor = lo * 1e-3;
         for (auto& s : list)
-            if (s.style == PlotSeries::Style::HLine && !s.points.isEmpty() && s.points.first().y() < floor) {
-                s.name += QStringLiteral(" %1 (off scale)").arg(QString::number(s.points.first().y(), 'g', 3));
+            if (s.style == PlotSeries::Style::HLine && !s.points.isEmpty() &&
+                s.points.first().y() < floor) {
+                s.name += QStringLiteral(" %1 (off scale)")
+                              .arg(QString::number(s.points.first().y(), 'g', 3));
                 s.points.first().setY(floor);
             }
     };
@@ -218,16 +241,20 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
     offScale(dist);
     m_loss->setSeries(loss);
     m_distance->setSeries(dist);
-    const QString note = anyHistory || runs.isEmpty()
-                             ? QString()
-                             : tr("Exact-solver runs have no epochs: their values are drawn as horizontal lines. "
-                                  "Choose solver mhla, multilayer or softmax (or the SGD preset) for training curves.");
-    m_loss->setNote(anyHistory ? tr("Solid: training MSE; dashed: validation MSE; dotted: OOD relative error "
-                                    "(one colour per run). Grey dashed: the exact solver on the same data.")
-                               : note);
-    m_distance->setNote(anyHistory ? tr("Solid: distance to the teacher ‖P̂ − P*‖/‖P*‖; dashed: distance to the exact "
-                                        "solver's P on the same data.")
-                                   : note);
+    const QString note =
+        anyHistory || runs.isEmpty()
+            ? QString()
+            : tr("Exact-solver runs have no epochs: their values are drawn as horizontal lines. "
+                 "Choose solver mhla, multilayer or softmax (or the SGD preset) for training curves.");
+    m_loss->setNote(
+        anyHistory ? tr("Solid: training MSE; dashed: validation MSE; dotted: OOD relative error "
+                        "(one colour per run). Grey dashed: the exact solver on the same data.")
+                   : note);
+    m_distance->setNote(
+        anyHistory
+            ? tr("Solid: distance to the teacher ‖P̂ − P*‖/‖P*‖; dashed: distance to the exact "
+                 "solver's P on the same data.")
+            : note);
 }
 
 } // namespace mhla::ui

@@ -69,7 +69,8 @@ QString overwriteRisk(const QString& path, const QByteArray& knownBytes) {
     for (const ConfigIssue& issue : validateAll(obj))
         if (!findExperimentKey(issue.key)) unknown << issue.key;
     if (!unknown.isEmpty()) {
-        const bool experiment = obj.contains(QStringLiteral("task")) || obj.contains(QStringLiteral("solver"));
+        const bool experiment =
+            obj.contains(QStringLiteral("task")) || obj.contains(QStringLiteral("solver"));
         if (!experiment)
             return tr("%1 is not an experiment file (it has %2). Saving replaces all of its content. Replace it?")
                 .arg(name, unknown.join(QStringLiteral(", ")));

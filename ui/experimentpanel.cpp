@@ -1,21 +1,21 @@
 #include "ui/experimentpanel.h"
-#include "core/runner.h"
 #include "core/model.h"
+#include "core/runner.h"
 #include "ui/presets.h"
 #include "ui/theme.h"
 #include <QCheckBox>
 #include <QComboBox>
-#include <QGridLayout>
 #include <QDoubleSpinBox>
-#include <QKeySequence>
-#include <QSpinBox>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QJsonArray>
+#include <QKeySequence>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSpinBox>
 #include <QVBoxLayout>
 
 namespace mhla::ui {
@@ -45,7 +45,8 @@ void ExperimentPanel::buildForm() {
     presetRow->addWidget(new QLabel(tr("Preset:"), this));
     m_presetCombo = new QComboBox(this);
     m_presetCombo->setObjectName(QStringLiteral("presetCombo"));
-    m_presetCombo->setToolTip(tr("Ready-made experiments that run in a second. Loading one replaces every field."));
+    m_presetCombo->setToolTip(
+        tr("Ready-made experiments that run in a second. Loading one replaces every field."));
     m_presetCombo->addItem(tr("(custom)"));
     for (const auto& p : builtinPresets()) m_presetCombo->addItem(p.title);
     m_presetCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -74,9 +75,10 @@ void ExperimentPanel::buildForm() {
     m_seedsSpin->setObjectName(QStringLiteral("seedsSpin"));
     m_seedsSpin->setRange(1, 50);
     m_seedsSpin->setValue(1);
-    m_seedsSpin->setToolTip(tr("Queue K runs with task.seed and solver.seed + 0 … K−1 (new data, new "
-                               "initialisation). The Curves tab draws them as a mean with a min–max band; "
-                               "the command line does the same with mhla-lab solve --seeds K."));
+    m_seedsSpin->setToolTip(
+        tr("Queue K runs with task.seed and solver.seed + 0 … K−1 (new data, new "
+           "initialisation). The Curves tab draws them as a mean with a min–max band; "
+           "the command line does the same with mhla-lab solve --seeds K."));
     seedsLabel->setBuddy(m_seedsSpin);
     seedsLabel->setToolTip(m_seedsSpin->toolTip());
     seedsRow->addWidget(seedsLabel);
@@ -95,8 +97,9 @@ void ExperimentPanel::buildForm() {
     // bounds in setGeometry() once rows have been hidden and an error label in a row is shown
     // (found with valgrind; tst_gui_mainwindow::switchingPresetsThenEditingIsSafe).
     QMap<QString, QGridLayout*> forms;
-    for (const auto& [group, title] : {std::pair{"task", tr("Task")}, std::pair{"solver", tr("Solver")},
-                                       std::pair{"eval", tr("Evaluation")}}) {
+    for (const auto& [group, title] :
+         {std::pair{"task", tr("Task")}, std::pair{"solver", tr("Solver")},
+          std::pair{"eval", tr("Evaluation")}}) {
         auto* box = new QGroupBox(title, inner);
         auto* form = new QGridLayout(box);
         form->setColumnStretch(1, 1);
@@ -174,8 +177,9 @@ void ExperimentPanel::buildForm() {
     m_derived = new QLabel(this);
     m_derived->setObjectName(QStringLiteral("derivedLabel"));
     m_derived->setWordWrap(true);
-    m_derived->setToolTip(tr("Dimensions implied by the task: token dimension d, tokens n, output d_out and "
-                             "feature dimension D = d²(d+1)/2."));
+    m_derived->setToolTip(
+        tr("Dimensions implied by the task: token dimension d, tokens n, output d_out and "
+           "feature dimension D = d²(d+1)/2."));
     outer->addWidget(m_derived);
     m_generalLabel = new QLabel(this);
     m_generalLabel->setObjectName(QStringLiteral("generalError"));
@@ -218,8 +222,9 @@ void ExperimentPanel::buildForm() {
     m_lrScale->setDecimals(3);
     m_lrScale->setValue(1.0);
     m_lrScale->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
-    m_lrScale->setToolTip(tr("Multiplies the scheduled learning rate of the running training from its next "
-                             "minibatch on, without restarting; the history records the rate used."));
+    m_lrScale->setToolTip(
+        tr("Multiplies the scheduled learning rate of the running training from its next "
+           "minibatch on, without restarting; the history records the rate used."));
     lrLabel->setBuddy(m_lrScale);
     lrLabel->setToolTip(m_lrScale->toolTip());
     live->addWidget(m_pause);
@@ -229,7 +234,8 @@ void ExperimentPanel::buildForm() {
     outer->addLayout(live);
     connect(m_pause, &QPushButton::toggled, this, [this](bool on) {
         m_pause->setText(on ? tr("Resume") : tr("Pause"));
-        m_pause->setShortcut(QKeySequence(QStringLiteral("Ctrl+P"))); // setText() replaces the shortcut
+        m_pause->setShortcut(
+            QKeySequence(QStringLiteral("Ctrl+P"))); // setText() replaces the shortcut
         m_step->setEnabled(on && m_running);
         if (!m_resettingControls) Q_EMIT pauseToggled(on);
     });
@@ -298,9 +304,11 @@ QString ExperimentPanel::setExperiment(const QJsonObject& obj) {
         error = QString::fromStdString(e.what());
         resolved = m_defaults;
         // Keep what the file says so that the user sees (and can fix) the offending value.
-        for (const QString& group : {QStringLiteral("task"), QStringLiteral("solver"), QStringLiteral("eval")}) {
+        for (const QString& group :
+             {QStringLiteral("task"), QStringLiteral("solver"), QStringLiteral("eval")}) {
             const QJsonObject g = obj.value(group).toObject();
-            for (auto it = g.begin(); it != g.end(); ++it) setDotted(resolved, group + u'.' + it.key(), it.value());
+            for (auto it = g.begin(); it != g.end(); ++it)
+                setDotted(resolved, group + u'.' + it.key(), it.value());
         }
     }
     m_loading = true;
@@ -333,9 +341,10 @@ void ExperimentPanel::loadPreset(int index) {
         QString shown = vals.join(QStringLiteral(", "));
         if (shown.size() > 20) shown = vals.first() + QStringLiteral(", …, ") + vals.last();
         m_sweepCheck->setText(tr("Sweep %1 = %2").arg(p.sweepKey.section(u'.', 1), shown));
-        m_sweepCheck->setToolTip(tr("Run once per value of %1 (%2 = %3) and overlay the %4 runs")
-                                     .arg(k ? k->label : p.sweepKey, p.sweepKey, vals.join(QStringLiteral(", ")))
-                                     .arg(p.sweepValues.size()));
+        m_sweepCheck->setToolTip(
+            tr("Run once per value of %1 (%2 = %3) and overlay the %4 runs")
+                .arg(k ? k->label : p.sweepKey, p.sweepKey, vals.join(QStringLiteral(", ")))
+                .arg(p.sweepValues.size()));
         m_sweepCheck->setVisible(true);
         m_sweepCheck->setChecked(true);
     }
@@ -358,9 +367,10 @@ QList<ExperimentPanel::NamedConfig> ExperimentPanel::baseJobs() const {
         // The name says what was edited ("#10 Random MHLA d=4" for a d = 14 run misled).
         const QStringList changed = changedFromPreset();
         if (!changed.isEmpty())
-            baseName += QStringLiteral(" (%1)").arg(changed.size() > 3 ? changed.mid(0, 3).join(QStringLiteral(", ")) +
-                                                                             QStringLiteral(", …")
-                                                                       : changed.join(QStringLiteral(", ")));
+            baseName += QStringLiteral(" (%1)").arg(
+                changed.size() > 3
+                    ? changed.mid(0, 3).join(QStringLiteral(", ")) + QStringLiteral(", …")
+                    : changed.join(QStringLiteral(", ")));
         if (!m_sweepCheck->isHidden() && m_sweepCheck->isChecked() && !p.sweepKey.isEmpty()) {
             for (const auto& v : p.sweepValues) {
                 QJsonObject o = base;
@@ -368,7 +378,10 @@ QList<ExperimentPanel::NamedConfig> ExperimentPanel::baseJobs() const {
                 try {
                     const ExperimentConfig cfg = experimentFromJson(o);
                     validate(cfg);
-                    out << NamedConfig{QStringLiteral("%1 · %2=%3").arg(baseName, p.sweepKey.section(u'.', 1), valueText(v)), cfg};
+                    out << NamedConfig{
+                        QStringLiteral("%1 · %2=%3")
+                            .arg(baseName, p.sweepKey.section(u'.', 1), valueText(v)),
+                        cfg};
                 } catch (const ConfigError&) {
                     // An invalid sweep value is skipped; the base experiment was validated.
                 }
@@ -388,7 +401,8 @@ QList<ExperimentPanel::NamedConfig> ExperimentPanel::jobs() const {
     for (const NamedConfig& job : base) {
         try {
             for (const ExperimentConfig& c : seedVariants(job.config, seeds))
-                out << NamedConfig{QStringLiteral("%1 · seed %2").arg(job.name).arg(c.task.seed), c};
+                out << NamedConfig{QStringLiteral("%1 · seed %2").arg(job.name).arg(c.task.seed),
+                                   c};
         } catch (const ConfigError&) {
             out << job; // seeds too close to 2^53 to repeat: run the experiment once
         }
@@ -400,8 +414,11 @@ void ExperimentPanel::markField(Field& f, const QString& message) {
     m_errors.insert(f.key, message);
     f.error->setText(message);
     f.error->setVisible(true);
-    QWidget* input = f.edit ? static_cast<QWidget*>(f.edit) : f.combo ? static_cast<QWidget*>(f.combo) : f.check;
-    input->setStyleSheet(QStringLiteral("border: 2px solid %1; border-radius: 3px;").arg(colors::css(colors::kError)));
+    QWidget* input = f.edit    ? static_cast<QWidget*>(f.edit)
+                     : f.combo ? static_cast<QWidget*>(f.combo)
+                               : f.check;
+    input->setStyleSheet(QStringLiteral("border: 2px solid %1; border-radius: 3px;")
+                             .arg(colors::css(colors::kError)));
 }
 
 ExperimentPanel::Field* ExperimentPanel::fieldForKey(const QString& key) {
@@ -414,7 +431,8 @@ QString ExperimentPanel::messageForField(const Field& f, const QString& message)
     // Core's messages start with the dotted key ("task.samples: 0 is out of range ..."); the
     // form shows the field's label instead.
     const QString prefix = f.key + QStringLiteral(": ");
-    if (message.startsWith(prefix)) return f.info->label + QStringLiteral(": ") + message.mid(prefix.size());
+    if (message.startsWith(prefix))
+        return f.info->label + QStringLiteral(": ") + message.mid(prefix.size());
     return message;
 }
 
@@ -426,7 +444,9 @@ void ExperimentPanel::revalidate() {
     for (Field& f : m_fields) {
         f.error->setVisible(false);
         f.error->clear();
-        QWidget* input = f.edit ? static_cast<QWidget*>(f.edit) : f.combo ? static_cast<QWidget*>(f.combo) : f.check;
+        QWidget* input = f.edit    ? static_cast<QWidget*>(f.edit)
+                         : f.combo ? static_cast<QWidget*>(f.combo)
+                                   : f.check;
         input->setStyleSheet(QString());
     }
     // Every problem at once, each with the key it is about (core's structured issues).
@@ -447,10 +467,8 @@ void ExperimentPanel::revalidate() {
     m_generalLabel->setVisible(!m_general.isEmpty());
     if (!m_valid && !m_errors.isEmpty())
         m_run->setToolTip(tr("Fix the marked field(s) first: %1").arg(m_errors.first()));
-    else if (!m_valid)
-        m_run->setToolTip(tr("Cannot run: %1").arg(m_general));
-    else
-        m_run->setToolTip(tr("Run the experiment (Ctrl+R)"));
+    else if (!m_valid) m_run->setToolTip(tr("Cannot run: %1").arg(m_general));
+    else m_run->setToolTip(tr("Run the experiment (Ctrl+R)"));
     updateDerived();
     updatePresetMark();
     setRunning(m_running);
@@ -499,8 +517,9 @@ void ExperimentPanel::updatePresetMark() {
     const auto& presets = builtinPresets();
     const bool modified = !changedFromPreset().isEmpty();
     for (int i = 0; i < presets.size(); ++i)
-        m_presetCombo->setItemText(i + 1, i == m_preset && modified ? tr("%1 (modified)").arg(presets[i].title)
-                                                                    : presets[i].title);
+        m_presetCombo->setItemText(i + 1, i == m_preset && modified
+                                              ? tr("%1 (modified)").arg(presets[i].title)
+                                              : presets[i].title);
     m_revert->setEnabled(m_preset >= 0 && modified);
 }
 

@@ -87,10 +87,12 @@ private:
     void updateVisibility();
     void updateDerived();
     void updatePresetMark();
+
 public:
     /// Fields whose values differ from the loaded preset's, as "key=value" (empty: unmodified or
     /// no preset).
     QStringList changedFromPreset() const;
+
 private:
     QJsonValue fieldValue(const Field& f) const;
     void setFieldValue(Field& f, const QJsonValue& v);

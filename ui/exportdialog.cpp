@@ -1,10 +1,10 @@
 #include "ui/exportdialog.h"
-#include "ui/theme.h"
-#include <QDir>
-#include <QFileInfo>
 #include "ui/exporter.h"
+#include "ui/theme.h"
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -14,8 +14,8 @@
 
 namespace mhla::ui {
 
-ExportDialog::ExportDialog(const QString& figureTitle, const QString& suggestedPath, const QSize& size, int dpi,
-                           QWidget* parent)
+ExportDialog::ExportDialog(const QString& figureTitle, const QString& suggestedPath,
+                           const QSize& size, int dpi, QWidget* parent)
     : QDialog(parent) {
     setWindowTitle(tr("Export figure — %1").arg(figureTitle));
     auto* form = new QFormLayout(this);
@@ -55,11 +55,13 @@ ExportDialog::ExportDialog(const QString& figureTitle, const QString& suggestedP
     });
     connect(bb, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString p = QFileDialog::getSaveFileName(this, tr("Export figure"), m_path->text(),
-                                                       tr("SVG (*.svg);;PDF (*.pdf);;PNG (*.png);;CSV data (*.csv)"));
+        const QString p = QFileDialog::getSaveFileName(
+            this, tr("Export figure"), m_path->text(),
+            tr("SVG (*.svg);;PDF (*.pdf);;PNG (*.png);;CSV data (*.csv)"));
         if (!p.isEmpty()) m_path->setText(p);
     });
-    for (QSpinBox* s : {m_width, m_height, m_dpi}) connect(s, &QSpinBox::valueChanged, this, &ExportDialog::updateInfo);
+    for (QSpinBox* s : {m_width, m_height, m_dpi})
+        connect(s, &QSpinBox::valueChanged, this, &ExportDialog::updateInfo);
     updateInfo();
 }
 
@@ -72,7 +74,8 @@ QString ExportDialog::problem() const {
     formatFromPath(p, &ok);
     if (!ok) return tr("Choose a file ending in .svg, .pdf, .png or .csv.");
     const QFileInfo fi(p);
-    if (!fi.absoluteDir().exists()) return tr("The folder %1 does not exist.").arg(fi.absolutePath());
+    if (!fi.absoluteDir().exists())
+        return tr("The folder %1 does not exist.").arg(fi.absolutePath());
     if (fi.isDir()) return tr("%1 is a folder; add a file name.").arg(p);
     return {};
 }
@@ -80,14 +83,16 @@ QSize ExportDialog::pixelSize() const { return {m_width->value(), m_height->valu
 int ExportDialog::dpi() const { return m_dpi->value(); }
 
 void ExportDialog::updateInfo() {
-    const double w = m_width->value() / double(m_dpi->value()), h = m_height->value() / double(m_dpi->value());
-    m_info->setText(tr("Physical size %1 × %2 in (%3 × %4 cm); SVG and PDF use the same size. A CSV of the data is "
-                       "written beside the figure; every file carries the experiment, seeds and %5.")
-                        .arg(w, 0, 'f', 2)
-                        .arg(h, 0, 'f', 2)
-                        .arg(w * 2.54, 0, 'f', 1)
-                        .arg(h * 2.54, 0, 'f', 1)
-                        .arg(appVersionString()));
+    const double w = m_width->value() / double(m_dpi->value()),
+                 h = m_height->value() / double(m_dpi->value());
+    m_info->setText(
+        tr("Physical size %1 × %2 in (%3 × %4 cm); SVG and PDF use the same size. A CSV of the data is "
+           "written beside the figure; every file carries the experiment, seeds and %5.")
+            .arg(w, 0, 'f', 2)
+            .arg(h, 0, 'f', 2)
+            .arg(w * 2.54, 0, 'f', 1)
+            .arg(h * 2.54, 0, 'f', 1)
+            .arg(appVersionString()));
 }
 
 } // namespace mhla::ui

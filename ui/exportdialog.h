@@ -13,8 +13,8 @@ namespace mhla::ui {
 class ExportDialog : public QDialog {
     Q_OBJECT
 public:
-    ExportDialog(const QString& figureTitle, const QString& suggestedPath, const QSize& size, int dpi,
-                 QWidget* parent = nullptr);
+    ExportDialog(const QString& figureTitle, const QString& suggestedPath, const QSize& size,
+                 int dpi, QWidget* parent = nullptr);
     QString path() const;
     /// Why the chosen file cannot be written (bad suffix, missing folder), or empty.
     QString problem() const;

@@ -28,7 +28,9 @@ QString seedsOf(const QJsonObject& exp) {
 
 /// Every file goes through core's atomic writer (temporary file, checked writes, rename; never
 /// through a symbolic link), so a failed export leaves the previous file untouched.
-QString writeText(const QString& path, const QByteArray& data) { return writeFileAtomic(path, data); }
+QString writeText(const QString& path, const QByteArray& data) {
+    return writeFileAtomic(path, data);
+}
 
 QSizeF logicalSize(const QSize& px, int dpi) {
     const double s = kLogicalDpi / std::max(dpi, 1);
@@ -38,26 +40,29 @@ QSizeF logicalSize(const QSize& px, int dpi) {
 QByteArray xmpPacket(const ExportMetadata& meta) {
     const QString desc = QString::fromUtf8(meta.json()).toHtmlEscaped();
     const QString title = meta.title.toHtmlEscaped();
-    const QString xml = QStringLiteral(
-        "<?xpacket begin=\"\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n"
-        "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\">\n"
-        " <rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">\n"
-        "  <rdf:Description rdf:about=\"\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\""
-        " xmlns:xmp=\"http://ns.adobe.com/xap/1.0/\">\n"
-        "   <dc:title><rdf:Alt><rdf:li xml:lang=\"x-default\">%1</rdf:li></rdf:Alt></dc:title>\n"
-        "   <dc:description><rdf:Alt><rdf:li xml:lang=\"x-default\">%2</rdf:li></rdf:Alt></dc:description>\n"
-        "   <xmp:CreatorTool>%3</xmp:CreatorTool>\n"
-        "  </rdf:Description>\n"
-        " </rdf:RDF>\n"
-        "</x:xmpmeta>\n"
-        "<?xpacket end=\"w\"?>")
-                            .arg(title, desc, appVersionString());
+    const QString xml =
+        QStringLiteral(
+            "<?xpacket begin=\"\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n"
+            "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\">\n"
+            " <rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">\n"
+            "  <rdf:Description rdf:about=\"\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\""
+            " xmlns:xmp=\"http://ns.adobe.com/xap/1.0/\">\n"
+            "   <dc:title><rdf:Alt><rdf:li xml:lang=\"x-default\">%1</rdf:li></rdf:Alt></dc:title>\n"
+            "   <dc:description><rdf:Alt><rdf:li xml:lang=\"x-default\">%2</rdf:li></rdf:Alt></dc:description>\n"
+            "   <xmp:CreatorTool>%3</xmp:CreatorTool>\n"
+            "  </rdf:Description>\n"
+            " </rdf:RDF>\n"
+            "</x:xmpmeta>\n"
+            "<?xpacket end=\"w\"?>")
+            .arg(title, desc, appVersionString());
     return xml.toUtf8();
 }
 
 } // namespace
 
-QString appVersionString() { return QStringLiteral("MHLA Lab %1").arg(QStringLiteral(MHLA_VERSION)); }
+QString appVersionString() {
+    return QStringLiteral("MHLA Lab %1").arg(QStringLiteral(MHLA_VERSION));
+}
 
 QString ExportMetadata::summary() const {
     QString s = appVersionString() + QStringLiteral(" - ") + title;
@@ -104,7 +109,8 @@ QString suffixOf(ExportFormat f) {
 }
 
 QString csvWithMetadata(const QString& csv, const ExportMetadata& meta) {
-    QString out = QStringLiteral("# %1\n# metadata: %2\n").arg(meta.summary(), QString::fromUtf8(meta.json()));
+    QString out = QStringLiteral("# %1\n# metadata: %2\n")
+                      .arg(meta.summary(), QString::fromUtf8(meta.json()));
     out += csv;
     if (!out.endsWith(u'\n')) out += u'\n';
     return out;
@@ -112,21 +118,23 @@ QString csvWithMetadata(const QString& csv, const ExportMetadata& meta) {
 
 QString exportFigure(const Figure& figure, const QString& path, ExportFormat format,
                      const QSize& pixelSize, int dpi, const ExportMetadata& meta, bool withCsv) {
-    if (!figure.hasData()) return QStringLiteral("the figure \"%1\" has no data yet").arg(figure.figureTitle());
+    if (!figure.hasData())
+        return QStringLiteral("the figure \"%1\" has no data yet").arg(figure.figureTitle());
     if (pixelSize.width() < 16 || pixelSize.height() < 16 || pixelSize.width() > 20000 ||
         pixelSize.height() > 20000)
         return QStringLiteral("image size %1 x %2 is outside 16..20000 pixels")
             .arg(pixelSize.width())
             .arg(pixelSize.height());
-    if (dpi < 36 || dpi > 2400) return QStringLiteral("resolution %1 dpi is outside 36..2400").arg(dpi);
+    if (dpi < 36 || dpi > 2400)
+        return QStringLiteral("resolution %1 dpi is outside 36..2400").arg(dpi);
     const QFileInfo fi(path);
-    if (!fi.absoluteDir().exists()) return QStringLiteral("folder %1 does not exist").arg(fi.absolutePath());
+    if (!fi.absoluteDir().exists())
+        return QStringLiteral("folder %1 does not exist").arg(fi.absolutePath());
     const QSizeF logical = logicalSize(pixelSize, dpi);
     const QRectF rect(QPointF(0, 0), logical);
 
     switch (format) {
-    case ExportFormat::Csv:
-        return writeText(path, csvWithMetadata(figure.csv(), meta).toUtf8());
+    case ExportFormat::Csv: return writeText(path, csvWithMetadata(figure.csv(), meta).toUtf8());
     case ExportFormat::Svg: {
         QBuffer buffer;
         buffer.open(QIODevice::WriteOnly);
@@ -148,22 +156,24 @@ QString exportFigure(const Figure& figure, const QString& path, ExportFormat for
         QBuffer buffer;
         buffer.open(QIODevice::WriteOnly);
         {
-        QPdfWriter pdf(&buffer);
-        pdf.setResolution(static_cast<int>(kLogicalDpi));
-        pdf.setPageSize(QPageSize(QSizeF(logical.width() * 72.0 / kLogicalDpi, logical.height() * 72.0 / kLogicalDpi),
-                                  QPageSize::Point, QString(), QPageSize::ExactMatch));
-        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-        pdf.setTitle(meta.title);
-        pdf.setCreator(meta.summary());
-        pdf.setDocumentXmpMetadata(xmpPacket(meta));
-        pdf.addFileAttachment(QStringLiteral("experiment.json"), meta.json(), QStringLiteral("application/json"));
-        QPainter p;
-        if (!p.begin(&pdf)) return QStringLiteral("cannot write %1").arg(path);
-        // The page may be a device pixel off the requested size: scale to fit exactly.
-        const QRect page = p.viewport();
-        p.scale(page.width() / logical.width(), page.height() / logical.height());
-        figure.paintFigure(p, rect);
-        p.end();
+            QPdfWriter pdf(&buffer);
+            pdf.setResolution(static_cast<int>(kLogicalDpi));
+            pdf.setPageSize(QPageSize(
+                QSizeF(logical.width() * 72.0 / kLogicalDpi, logical.height() * 72.0 / kLogicalDpi),
+                QPageSize::Point, QString(), QPageSize::ExactMatch));
+            pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+            pdf.setTitle(meta.title);
+            pdf.setCreator(meta.summary());
+            pdf.setDocumentXmpMetadata(xmpPacket(meta));
+            pdf.addFileAttachment(QStringLiteral("experiment.json"), meta.json(),
+                                  QStringLiteral("application/json"));
+            QPainter p;
+            if (!p.begin(&pdf)) return QStringLiteral("cannot write %1").arg(path);
+            // The page may be a device pixel off the requested size: scale to fit exactly.
+            const QRect page = p.viewport();
+            p.scale(page.width() / logical.width(), page.height() / logical.height());
+            figure.paintFigure(p, rect);
+            p.end();
         }
         if (const QString err = writeText(path, buffer.data()); !err.isEmpty()) return err;
         break;
@@ -218,15 +228,17 @@ QString plotCsvName(const QString& baseName) {
     // of the same base name gets a name of its own.
     static const QStringList dataFiles{QStringLiteral("spectrum"), QStringLiteral("heads"),
                                        QStringLiteral("lambda_trace"), QStringLiteral("history")};
-    return baseName + (dataFiles.contains(baseName) ? QStringLiteral("_plot.csv") : QStringLiteral(".csv"));
+    return baseName +
+           (dataFiles.contains(baseName) ? QStringLiteral("_plot.csv") : QStringLiteral(".csv"));
 }
 
-QStringList exportAllFileNames(const QList<const Figure*>& figures, const QList<ExportTable>& tables,
-                               const ExperimentResult* result) {
+QStringList exportAllFileNames(const QList<const Figure*>& figures,
+                               const QList<ExportTable>& tables, const ExperimentResult* result) {
     QStringList names;
     for (const Figure* f : figures) {
         if (!f->hasData()) continue;
-        for (const char* s : {"svg", "pdf", "png"}) names << f->figureName() + u'.' + QString::fromLatin1(s);
+        for (const char* s : {"svg", "pdf", "png"})
+            names << f->figureName() + u'.' + QString::fromLatin1(s);
         names << plotCsvName(f->figureName());
     }
     for (const ExportTable& t : tables)
@@ -239,8 +251,9 @@ QStringList exportAllFileNames(const QList<const Figure*>& figures, const QList<
     return names;
 }
 
-QString exportAll(const QList<const Figure*>& figures, const QList<ExportTable>& tables, const QString& dir,
-                  const ExperimentResult& result, const std::function<ExportMetadata(const Figure&)>& metaFor,
+QString exportAll(const QList<const Figure*>& figures, const QList<ExportTable>& tables,
+                  const QString& dir, const ExperimentResult& result,
+                  const std::function<ExportMetadata(const Figure&)>& metaFor,
                   const ExportMetadata& tableMeta, const QSize& pixelSize, int dpi, bool overwrite,
                   QStringList* written, QStringList* existing) {
     if (const QString err = prepareOutputFolder(dir); !err.isEmpty()) return err;
@@ -260,7 +273,8 @@ QString exportAll(const QList<const Figure*>& figures, const QList<ExportTable>&
         const ExportMetadata m = metaFor(*f);
         for (ExportFormat fmt : {ExportFormat::Svg, ExportFormat::Pdf, ExportFormat::Png}) {
             const QString path = d.filePath(f->figureName() + u'.' + suffixOf(fmt));
-            const QString err = exportFigure(*f, path, fmt, pixelSize, dpi, m, fmt == ExportFormat::Png);
+            const QString err =
+                exportFigure(*f, path, fmt, pixelSize, dpi, m, fmt == ExportFormat::Png);
             if (!err.isEmpty()) return err;
             if (written) *written << path;
         }
@@ -271,12 +285,16 @@ QString exportAll(const QList<const Figure*>& figures, const QList<ExportTable>&
         ExportMetadata m = tableMeta;
         m.title = t.title;
         const QString path = d.filePath(t.fileName + QStringLiteral(".csv"));
-        if (const QString err = writeText(path, csvWithMetadata(t.csv, m).toUtf8()); !err.isEmpty()) return err;
+        if (const QString err = writeText(path, csvWithMetadata(t.csv, m).toUtf8()); !err.isEmpty())
+            return err;
         if (written) *written << path;
     }
     // The data files through core's writer: the same names, schemas and values as `solve --out`.
-    const QByteArray resultJson = QJsonDocument(resultToJson(result)).toJson(QJsonDocument::Indented);
-    if (const QString err = writeFiles(dir, resultFiles(result, resultJson), written); !err.isEmpty()) return err;
+    const QByteArray resultJson =
+        QJsonDocument(resultToJson(result)).toJson(QJsonDocument::Indented);
+    if (const QString err = writeFiles(dir, resultFiles(result, resultJson), written);
+        !err.isEmpty())
+        return err;
     return {};
 }
 

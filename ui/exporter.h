@@ -43,20 +43,22 @@ QString exportFigure(const Figure& figure, const QString& path, ExportFormat for
 QString csvWithMetadata(const QString& csv, const ExportMetadata& meta);
 
 /// Writes every figure (SVG, PDF, PNG and its plot CSV), every table (CSV) and the run's data
-/// files (core's resultFiles(): the same as `solve --out`) into `dir` (created if needed; a symbolic link or a folder that cannot be
-/// written is refused). Files that would be overwritten are listed in `*existing` and nothing is
-/// written unless `overwrite` is set. Returns an error message or an empty string; `*written`
-/// receives the paths written. `metaFor` gives each figure's metadata (its title and the runs it
-/// shows); tables carry `tableMeta` with their own title.
-QString exportAll(const QList<const Figure*>& figures, const QList<ExportTable>& tables, const QString& dir,
-                  const ExperimentResult& result, const std::function<ExportMetadata(const Figure&)>& metaFor,
+/// files (core's resultFiles(): the same as `solve --out`) into `dir` (created if needed; a
+/// symbolic link or a folder that cannot be written is refused). Files that would be overwritten
+/// are listed in `*existing` and nothing is written unless `overwrite` is set. Returns an error
+/// message or an empty string; `*written` receives the paths written. `metaFor` gives each figure's
+/// metadata (its title and the runs it shows); tables carry `tableMeta` with their own title.
+QString exportAll(const QList<const Figure*>& figures, const QList<ExportTable>& tables,
+                  const QString& dir, const ExperimentResult& result,
+                  const std::function<ExportMetadata(const Figure&)>& metaFor,
                   const ExportMetadata& tableMeta, const QSize& pixelSize, int dpi, bool overwrite,
                   QStringList* written, QStringList* existing = nullptr);
 
 /// Files exportAll would write (for the overwrite check): figures, their plot CSVs, tables, and
 /// the data files core's writer produces for `result` (result.json, experiment.json,
 /// spectrum.csv, heads.csv, lambda_trace.csv, history.csv; only the two JSON files when null).
-QStringList exportAllFileNames(const QList<const Figure*>& figures, const QList<ExportTable>& tables = {},
+QStringList exportAllFileNames(const QList<const Figure*>& figures,
+                               const QList<ExportTable>& tables = {},
                                const ExperimentResult* result = nullptr);
 
 /// The CSV written beside a figure file ("loss.svg" -> "loss.csv"; a figure named like one of

@@ -1,28 +1,28 @@
 #include "ui/guimain.h"
 #include "core/config.h"
-#include "core/runner.h"
 #include "core/fileio.h"
 #include "core/loader.h"
+#include "core/runner.h"
 #include "ui/appsettings.h"
 #include "ui/colormap.h"
-#include "ui/guioptions.h"
-#include "ui/resultpanel.h"
-#include "ui/runlist.h"
 #include "ui/exporter.h"
+#include "ui/guioptions.h"
 #include "ui/headspanel.h"
 #include "ui/mainwindow.h"
 #include "ui/presets.h"
+#include "ui/resultpanel.h"
 #include "ui/runcontroller.h"
+#include "ui/runlist.h"
 #include <QApplication>
+#include <QCheckBox>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QLineEdit>
 #include <QMessageBox>
-#include <QTemporaryDir>
-#include <QCheckBox>
 #include <QSpinBox>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <cmath>
 #include <cstdio>
@@ -34,8 +34,10 @@ namespace {
 
 /// A QChart needs a QApplication; without a display use the offscreen platform.
 void ensurePlatform() {
-    const bool haveDisplay = qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY");
-    if (!haveDisplay && !qEnvironmentVariableIsSet("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    const bool haveDisplay =
+        qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY");
+    if (!haveDisplay && !qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
 }
 
 void setAppInfo() {
@@ -82,10 +84,11 @@ int runFigures(int argc, char** argv) {
     }
     const QString out = opt.out;
     auto refuse = [&out](const QString& what) {
-        std::fprintf(stderr,
-                     "mhla-lab figures: --out \"%s\" already holds %s; choose another folder or pass --force to "
-                     "overwrite\n",
-                     qPrintable(out), qPrintable(what));
+        std::fprintf(
+            stderr,
+            "mhla-lab figures: --out \"%s\" already holds %s; choose another folder or pass --force to "
+            "overwrite\n",
+            qPrintable(out), qPrintable(what));
         return 2;
     };
 
@@ -99,13 +102,15 @@ int runFigures(int argc, char** argv) {
     }
     // Check the output folder before spending time on the run.
     if (const QString err = prepareOutputFolder(out); !err.isEmpty()) {
-        std::fprintf(stderr, "mhla-lab figures: cannot write to --out \"%s\": %s\n", qPrintable(out), qPrintable(err));
+        std::fprintf(stderr, "mhla-lab figures: cannot write to --out \"%s\": %s\n",
+                     qPrintable(out), qPrintable(err));
         return 2;
     }
     if (!opt.force)
         for (const char* name : {"result.json", "experiment.json", "spectrum.svg"})
             if (QFileInfo::exists(QDir(out).filePath(QString::fromLatin1(name))))
-                return refuse(QStringLiteral("the results of a run (%1)").arg(QString::fromLatin1(name)));
+                return refuse(
+                    QStringLiteral("the results of a run (%1)").arg(QString::fromLatin1(name)));
 
     ensurePlatform();
     QApplication app(argc, argv);
@@ -163,13 +168,19 @@ int runFigures(int argc, char** argv) {
         return m;
     };
     QStringList written, existing;
-    QString err = exportAll(figures, tables, out, result, metaFor, runMeta, opt.size, opt.dpi, false, &written, &existing);
+    QString err = exportAll(figures, tables, out, result, metaFor, runMeta, opt.size, opt.dpi,
+                            false, &written, &existing);
     if (!err.isEmpty() && !existing.isEmpty()) {
-        if (!opt.force) return refuse(QStringLiteral("%1 file(s) of this export, e.g. %2").arg(existing.size()).arg(existing.first()));
-        std::fprintf(stderr, "mhla-lab figures: overwriting %lld existing file(s) in %s (--force)\n",
+        if (!opt.force)
+            return refuse(QStringLiteral("%1 file(s) of this export, e.g. %2")
+                              .arg(existing.size())
+                              .arg(existing.first()));
+        std::fprintf(stderr,
+                     "mhla-lab figures: overwriting %lld existing file(s) in %s (--force)\n",
                      static_cast<long long>(existing.size()), qPrintable(out));
         written.clear();
-        err = exportAll(figures, tables, out, result, metaFor, runMeta, opt.size, opt.dpi, true, &written);
+        err = exportAll(figures, tables, out, result, metaFor, runMeta, opt.size, opt.dpi, true,
+                        &written);
     }
     if (!err.isEmpty()) {
         std::fprintf(stderr, "mhla-lab figures: %s\n", qPrintable(err));
@@ -177,7 +188,8 @@ int runFigures(int argc, char** argv) {
     }
     for (const QString& w : written) std::printf("%s\n", qPrintable(QDir::cleanPath(w)));
     const auto& c = result.certificate;
-    std::fprintf(stderr, "%s: lambda_min = %.4g, null dimension %d, ood_rel_mse = %.3g; %lld files in %s\n",
+    std::fprintf(stderr,
+                 "%s: lambda_min = %.4g, null dimension %d, ood_rel_mse = %.3g; %lld files in %s\n",
                  c.certified ? "certified identifiable" : "not certified", c.lambdaMin, c.nullDim,
                  result.metrics.oodRelMse, static_cast<long long>(written.size()), qPrintable(out));
     return 0;
@@ -190,7 +202,8 @@ int runGui(int argc, char** argv) {
         std::fprintf(stderr, "mhla-lab: %s\n", qPrintable(err));
         return 2;
     }
-    const int preset = opt.preset, head = opt.head, seeds = opt.seeds, comparePreset = opt.comparePreset;
+    const int preset = opt.preset, head = opt.head, seeds = opt.seeds,
+              comparePreset = opt.comparePreset;
     const bool run = opt.run, noSweep = opt.noSweep;
     const QString tab = opt.tab, screenshot = opt.screenshot, theme = opt.theme;
     const QSize size = opt.size;
@@ -200,7 +213,8 @@ int runGui(int argc, char** argv) {
     initResources();
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/mhla-lab.svg")));
     QTemporaryDir settingsDir;
-    if (!screenshot.isEmpty()) AppSettings::useFile(settingsDir.filePath(QStringLiteral("settings.ini")));
+    if (!screenshot.isEmpty())
+        AppSettings::useFile(settingsDir.filePath(QStringLiteral("settings.ini")));
     MainWindow w;
     if (!screenshot.isEmpty()) w.setQuitWithoutAsking(true);
     if (theme == u"dark") w.applyTheme(ThemeChoice::Dark);
@@ -209,12 +223,14 @@ int runGui(int argc, char** argv) {
     if (preset > 0) w.loadPreset(preset - 1);
     if (!tab.isEmpty()) w.showTab(tab);
     if (noSweep)
-        if (auto* sweep = w.findChild<QCheckBox*>(QStringLiteral("sweepCheck"))) sweep->setChecked(false);
+        if (auto* sweep = w.findChild<QCheckBox*>(QStringLiteral("sweepCheck")))
+            sweep->setChecked(false);
     if (seeds > 0)
         if (auto* spin = w.findChild<QSpinBox*>(QStringLiteral("seedsSpin"))) spin->setValue(seeds);
     for (const QString& f : fields) {
         const int eq = static_cast<int>(f.indexOf(u'='));
-        if (auto* edit = w.findChild<QLineEdit*>(QStringLiteral("field_") + f.left(eq))) edit->setText(f.mid(eq + 1));
+        if (auto* edit = w.findChild<QLineEdit*>(QStringLiteral("field_") + f.left(eq)))
+            edit->setText(f.mid(eq + 1));
     }
     w.show();
     if (!opt.file.isEmpty()) {
@@ -227,22 +243,28 @@ int runGui(int argc, char** argv) {
             if (head > 0) w.headsPanel()->setHead(head - 1);
             QTimer::singleShot(400, &w, [&w, screenshot] {
                 const bool ok = w.grab().save(screenshot);
-                std::fprintf(stderr, "%s %s\n", ok ? "wrote" : "could not write", qPrintable(screenshot));
+                std::fprintf(stderr, "%s %s\n", ok ? "wrote" : "could not write",
+                             qPrintable(screenshot));
                 QApplication::exit(ok ? 0 : 1);
             });
         };
         if (run && comparePreset > 0 && w.controller()->isBusy())
-            QObject::connect(w.controller(), &RunController::idle, &w, [&w, comparePreset, grab] {
-                w.loadPreset(comparePreset - 1);
-                if (auto* overlay = w.findChild<QCheckBox*>(QStringLiteral("spectrumOverlayCheck")))
-                    overlay->setChecked(true);
-                QObject::connect(w.controller(), &RunController::idle, &w, grab, Qt::SingleShotConnection);
-                w.startRuns();
-            }, Qt::SingleShotConnection);
+            QObject::connect(
+                w.controller(), &RunController::idle, &w,
+                [&w, comparePreset, grab] {
+                    w.loadPreset(comparePreset - 1);
+                    if (auto* overlay =
+                            w.findChild<QCheckBox*>(QStringLiteral("spectrumOverlayCheck")))
+                        overlay->setChecked(true);
+                    QObject::connect(w.controller(), &RunController::idle, &w, grab,
+                                     Qt::SingleShotConnection);
+                    w.startRuns();
+                },
+                Qt::SingleShotConnection);
         else if (run && w.controller()->isBusy())
-            QObject::connect(w.controller(), &RunController::idle, &w, grab, Qt::SingleShotConnection);
-        else
-            QTimer::singleShot(300, &w, grab);
+            QObject::connect(w.controller(), &RunController::idle, &w, grab,
+                             Qt::SingleShotConnection);
+        else QTimer::singleShot(300, &w, grab);
     }
     return QApplication::exec();
 }

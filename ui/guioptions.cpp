@@ -9,7 +9,8 @@ QString parseSize(const QString& text, QSize* size) {
     const QStringList wh = text.split(u'x');
     bool ok1 = false, ok2 = false;
     if (wh.size() == 2) *size = QSize(wh[0].toInt(&ok1), wh[1].toInt(&ok2));
-    if (!ok1 || !ok2 || size->width() < 16 || size->height() < 16 || size->width() > 20000 || size->height() > 20000)
+    if (!ok1 || !ok2 || size->width() < 16 || size->height() < 16 || size->width() > 20000 ||
+        size->height() > 20000)
         return QStringLiteral("--size must be WxH with 16..20000 pixels, got \"%1\"").arg(text);
     return {};
 }
@@ -17,7 +18,12 @@ QString parseSize(const QString& text, QSize* size) {
 QString parseInt(const QString& name, const QString& text, int lo, int hi, int* v) {
     bool ok = false;
     const int x = text.toInt(&ok);
-    if (!ok || x < lo || x > hi) return QStringLiteral("--%1 must be an integer in %2..%3, got \"%4\"").arg(name).arg(lo).arg(hi).arg(text);
+    if (!ok || x < lo || x > hi)
+        return QStringLiteral("--%1 must be an integer in %2..%3, got \"%4\"")
+            .arg(name)
+            .arg(lo)
+            .arg(hi)
+            .arg(text);
     *v = x;
     return {};
 }
@@ -27,12 +33,18 @@ QString parseInt(const QString& name, const QString& text, int lo, int hi, int* 
 QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
     QCommandLineParser p;
     p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("help"));
-    const QCommandLineOption config(QStringLiteral("config"), QStringLiteral("experiment file"), QStringLiteral("FILE"));
-    const QCommandLineOption outDir(QStringLiteral("out"), QStringLiteral("output folder"), QStringLiteral("DIR"));
-    const QCommandLineOption set(QStringLiteral("set"), QStringLiteral("override"), QStringLiteral("key=value"));
-    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("PNG size"), QStringLiteral("WxH"));
-    const QCommandLineOption dpi(QStringLiteral("dpi"), QStringLiteral("PNG resolution"), QStringLiteral("N"));
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")},
+                                  QStringLiteral("help"));
+    const QCommandLineOption config(QStringLiteral("config"), QStringLiteral("experiment file"),
+                                    QStringLiteral("FILE"));
+    const QCommandLineOption outDir(QStringLiteral("out"), QStringLiteral("output folder"),
+                                    QStringLiteral("DIR"));
+    const QCommandLineOption set(QStringLiteral("set"), QStringLiteral("override"),
+                                 QStringLiteral("key=value"));
+    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("PNG size"),
+                                  QStringLiteral("WxH"));
+    const QCommandLineOption dpi(QStringLiteral("dpi"), QStringLiteral("PNG resolution"),
+                                 QStringLiteral("N"));
     const QCommandLineOption force(QStringLiteral("force"), QStringLiteral("overwrite"));
     p.addOptions({help, config, outDir, set, size, dpi, force});
     if (!p.parse(QStringList{QStringLiteral("figures")} + args)) return p.errorText();
@@ -54,7 +66,9 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
     if (p.isSet(size))
         if (QString e = parseSize(p.value(size), &o.size); !e.isEmpty()) return e;
     if (p.isSet(dpi))
-        if (QString e = parseInt(QStringLiteral("dpi"), p.value(dpi), 36, 2400, &o.dpi); !e.isEmpty()) return e;
+        if (QString e = parseInt(QStringLiteral("dpi"), p.value(dpi), 36, 2400, &o.dpi);
+            !e.isEmpty())
+            return e;
     if (o.config.isEmpty()) return QStringLiteral("--config FILE is required");
     if (o.out.isEmpty()) return QStringLiteral("--out DIR is required");
     *out = o;
@@ -62,43 +76,64 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
 }
 
 QStringList guiOptionNames() {
-    return {QStringLiteral("--preset"), QStringLiteral("--run"), QStringLiteral("--tab"), QStringLiteral("--theme"),
-            QStringLiteral("--screenshot"), QStringLiteral("--size"), QStringLiteral("--head"), QStringLiteral("--seeds"),
-            QStringLiteral("--no-sweep"), QStringLiteral("--compare-preset"), QStringLiteral("--field")};
+    return {QStringLiteral("--preset"),     QStringLiteral("--run"),
+            QStringLiteral("--tab"),        QStringLiteral("--theme"),
+            QStringLiteral("--screenshot"), QStringLiteral("--size"),
+            QStringLiteral("--head"),       QStringLiteral("--seeds"),
+            QStringLiteral("--no-sweep"),   QStringLiteral("--compare-preset"),
+            QStringLiteral("--field")};
 }
 
 QString parseGuiOptions(const QStringList& args, GuiOptions* out) {
     QCommandLineParser p;
-    const QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("preset (1-based)"), QStringLiteral("N"));
+    const QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("preset (1-based)"),
+                                    QStringLiteral("N"));
     const QCommandLineOption run(QStringLiteral("run"), QStringLiteral("run at start"));
-    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("result tab"), QStringLiteral("NAME"));
-    const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light or dark"), QStringLiteral("THEME"));
-    const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("write a screenshot and quit"),
+    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("result tab"),
+                                 QStringLiteral("NAME"));
+    const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light or dark"),
+                                   QStringLiteral("THEME"));
+    const QCommandLineOption shot(QStringLiteral("screenshot"),
+                                  QStringLiteral("write a screenshot and quit"),
                                   QStringLiteral("FILE"));
-    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("window size"), QStringLiteral("WxH"));
-    const QCommandLineOption head(QStringLiteral("head"), QStringLiteral("head (1-based)"), QStringLiteral("H"));
-    const QCommandLineOption seeds(QStringLiteral("seeds"), QStringLiteral("repeat over seeds"), QStringLiteral("K"));
-    const QCommandLineOption noSweep(QStringLiteral("no-sweep"), QStringLiteral("run a sweep preset once"));
-    const QCommandLineOption compare(QStringLiteral("compare-preset"), QStringLiteral("also run this preset"),
-                                     QStringLiteral("N"));
-    const QCommandLineOption field(QStringLiteral("field"), QStringLiteral("set a field"), QStringLiteral("key=value"));
+    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("window size"),
+                                  QStringLiteral("WxH"));
+    const QCommandLineOption head(QStringLiteral("head"), QStringLiteral("head (1-based)"),
+                                  QStringLiteral("H"));
+    const QCommandLineOption seeds(QStringLiteral("seeds"), QStringLiteral("repeat over seeds"),
+                                   QStringLiteral("K"));
+    const QCommandLineOption noSweep(QStringLiteral("no-sweep"),
+                                     QStringLiteral("run a sweep preset once"));
+    const QCommandLineOption compare(QStringLiteral("compare-preset"),
+                                     QStringLiteral("also run this preset"), QStringLiteral("N"));
+    const QCommandLineOption field(QStringLiteral("field"), QStringLiteral("set a field"),
+                                   QStringLiteral("key=value"));
     p.addOptions({preset, run, tab, theme, shot, size, head, seeds, noSweep, compare, field});
     p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("experiment file to open"));
     // Qt's own options (-platform, -style, …) are consumed by QApplication before this runs.
     if (!p.parse(args)) return p.errorText();
     GuiOptions o;
     if (p.positionalArguments().size() > 1)
-        return QStringLiteral("only one file can be opened, got %1").arg(p.positionalArguments().join(QStringLiteral(", ")));
+        return QStringLiteral("only one file can be opened, got %1")
+            .arg(p.positionalArguments().join(QStringLiteral(", ")));
     o.file = p.positionalArguments().value(0);
     if (p.isSet(preset))
-        if (QString e = parseInt(QStringLiteral("preset"), p.value(preset), 1, 99, &o.preset); !e.isEmpty()) return e;
+        if (QString e = parseInt(QStringLiteral("preset"), p.value(preset), 1, 99, &o.preset);
+            !e.isEmpty())
+            return e;
     if (p.isSet(compare))
-        if (QString e = parseInt(QStringLiteral("compare-preset"), p.value(compare), 1, 99, &o.comparePreset); !e.isEmpty())
+        if (QString e = parseInt(QStringLiteral("compare-preset"), p.value(compare), 1, 99,
+                                 &o.comparePreset);
+            !e.isEmpty())
             return e;
     if (p.isSet(head))
-        if (QString e = parseInt(QStringLiteral("head"), p.value(head), 1, 4096, &o.head); !e.isEmpty()) return e;
+        if (QString e = parseInt(QStringLiteral("head"), p.value(head), 1, 4096, &o.head);
+            !e.isEmpty())
+            return e;
     if (p.isSet(seeds))
-        if (QString e = parseInt(QStringLiteral("seeds"), p.value(seeds), 1, 50, &o.seeds); !e.isEmpty()) return e;
+        if (QString e = parseInt(QStringLiteral("seeds"), p.value(seeds), 1, 50, &o.seeds);
+            !e.isEmpty())
+            return e;
     if (p.isSet(size))
         if (QString e = parseSize(p.value(size), &o.size); !e.isEmpty()) return e;
     o.run = p.isSet(run);

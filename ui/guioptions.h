@@ -21,12 +21,12 @@ struct FiguresOptions {
 /// The desktop app: an optional experiment file or results folder to open, and the developer
 /// options used for the README screenshots.
 struct GuiOptions {
-    QString file;          ///< experiment file to open at start (positional)
-    int preset = 0;        ///< 1-based; 0 = the last used
+    QString file;   ///< experiment file to open at start (positional)
+    int preset = 0; ///< 1-based; 0 = the last used
     bool run = false;
     QString tab, theme, screenshot;
-    QSize size;            ///< invalid = automatic
-    int head = 0;          ///< 1-based
+    QSize size;   ///< invalid = automatic
+    int head = 0; ///< 1-based
     int seeds = 0;
     bool noSweep = false;
     int comparePreset = 0; ///< 1-based; with --run: run this preset too and overlay the spectra

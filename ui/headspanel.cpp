@@ -1,8 +1,8 @@
 #include "ui/headspanel.h"
-#include "ui/theme.h"
 #include "ui/explanations.h"
 #include "ui/heatmapwidget.h"
 #include "ui/plotwidget.h"
+#include "ui/theme.h"
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -22,7 +22,8 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent) {
     m_headBox = new QSpinBox(this);
     m_headBox->setObjectName(QStringLiteral("headSelector"));
     m_headBox->setRange(1, 1);
-    m_headBox->setToolTip(tr("Canonical head r (ordered by singular value σ_r of unfold(P), largest first)"));
+    m_headBox->setToolTip(
+        tr("Canonical head r (ordered by singular value σ_r of unfold(P), largest first)"));
     row->addWidget(m_headBox);
     m_info = new QLabel(this);
     m_info->setObjectName(QStringLiteral("headsInfo"));
@@ -61,7 +62,8 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent) {
     connect(exportP, &QPushButton::clicked, this, [this] { Q_EMIT exportRequested(m_coeffs); });
     connect(m_sv, &PlotWidget::exportRequested, this, [this] { Q_EMIT exportRequested(m_sv); });
     showRun(nullptr);
-    connect(this, &HeadsPanel::exportRequested, this, [this](const Figure* f) { requestExport(f); });
+    connect(this, &HeadsPanel::exportRequested, this,
+            [this](const Figure* f) { requestExport(f); });
 }
 
 QList<const Figure*> HeadsPanel::figures() const { return {m_heads, m_coeffs, m_sv}; }
@@ -75,7 +77,8 @@ void HeadsPanel::showRun(const RunRecord* run) {
         m_result = *run->result;
         m_runName = run->name;
         m_runColor = run->color;
-        const int n = std::max({1, m_result.heads.heads.count(), m_result.teacherHeads.heads.count()});
+        const int n =
+            std::max({1, m_result.heads.heads.count(), m_result.teacherHeads.heads.count()});
         const QSignalBlocker b(m_headBox);
         m_headBox->setRange(1, n);
     }
@@ -96,24 +99,35 @@ void HeadsPanel::refresh() {
     const int h = head();
     const auto& L = r.heads.heads;
     const auto& T = r.teacherHeads.heads;
-    auto pick = [](const std::vector<Mat>& v, int i) { return i < static_cast<int>(v.size()) ? v[i] : Mat(); };
+    auto pick = [](const std::vector<Mat>& v, int i) {
+        return i < static_cast<int>(v.size()) ? v[i] : Mat();
+    };
     const Mat tv = pick(T.V, h), tq = pick(T.Q, h), lv = pick(L.V, h), lq = pick(L.Q, h);
     // A difference only where both models have head h (a missing head is not a zero head).
     auto diff = [](const Mat& a, const Mat& b) -> Mat {
-        if (a.size() == 0 || b.size() == 0 || a.rows() != b.rows() || a.cols() != b.cols()) return {};
+        if (a.size() == 0 || b.size() == 0 || a.rows() != b.rows() || a.cols() != b.cols())
+            return {};
         return a - b;
     };
     const QString none = tr("no head %1 (rank %2)");
     QList<HeatmapPanel> panels;
     const QString rn = QStringLiteral("i"), cn = QStringLiteral("a");
-    panels << HeatmapPanel{tr("teacher V%1").arg(h + 1), tv, rn, cn, none.arg(h + 1).arg(T.count())};
-    panels << HeatmapPanel{tr("learned V%1").arg(h + 1), lv, rn, cn, none.arg(h + 1).arg(L.count())};
-    panels << HeatmapPanel{tr("learned − teacher V%1").arg(h + 1), diff(lv, tv), rn, cn, tr("head %1 missing on one side").arg(h + 1)};
+    panels << HeatmapPanel{tr("teacher V%1").arg(h + 1), tv, rn, cn,
+                           none.arg(h + 1).arg(T.count())};
+    panels << HeatmapPanel{tr("learned V%1").arg(h + 1), lv, rn, cn,
+                           none.arg(h + 1).arg(L.count())};
+    panels << HeatmapPanel{tr("learned − teacher V%1").arg(h + 1), diff(lv, tv), rn, cn,
+                           tr("head %1 missing on one side").arg(h + 1)};
     const QString qr = QStringLiteral("b"), qc = QStringLiteral("c");
-    panels << HeatmapPanel{tr("teacher Q%1").arg(h + 1), tq, qr, qc, none.arg(h + 1).arg(T.count())};
-    panels << HeatmapPanel{tr("learned Q%1").arg(h + 1), lq, qr, qc, none.arg(h + 1).arg(L.count())};
-    panels << HeatmapPanel{tr("learned − teacher Q%1").arg(h + 1), diff(lq, tq), qr, qc, tr("head %1 missing on one side").arg(h + 1)};
-    m_heads->setTitle(tr("Head %1 in canonical SVD form (V: d_out × d, Q: d × d) — %2").arg(h + 1).arg(m_runName));
+    panels << HeatmapPanel{tr("teacher Q%1").arg(h + 1), tq, qr, qc,
+                           none.arg(h + 1).arg(T.count())};
+    panels << HeatmapPanel{tr("learned Q%1").arg(h + 1), lq, qr, qc,
+                           none.arg(h + 1).arg(L.count())};
+    panels << HeatmapPanel{tr("learned − teacher Q%1").arg(h + 1), diff(lq, tq), qr, qc,
+                           tr("head %1 missing on one side").arg(h + 1)};
+    m_heads->setTitle(tr("Head %1 in canonical SVD form (V: d_out × d, Q: d × d) — %2")
+                          .arg(h + 1)
+                          .arg(m_runName));
     m_heads->setPanels(panels, 3);
 
     QList<HeatmapPanel> cp;
@@ -121,7 +135,8 @@ void HeadsPanel::refresh() {
     cp << HeatmapPanel{tr("P* (teacher)"), r.teacherP, pr, pc, {}};
     cp << HeatmapPanel{tr("P̂ (learned)"), r.P, pr, pc, tr("this model has no folded coefficients")};
     Mat dP;
-    if (r.P.size() && r.P.rows() == r.teacherP.rows() && r.P.cols() == r.teacherP.cols()) dP = r.P - r.teacherP;
+    if (r.P.size() && r.P.rows() == r.teacherP.rows() && r.P.cols() == r.teacherP.cols())
+        dP = r.P - r.teacherP;
     cp << HeatmapPanel{tr("P̂ − P*"), dP, pr, pc, tr("no learned P")};
     m_coeffs->setTitle(tr("Folded coefficients (d_out × D) — %1").arg(m_runName));
     m_coeffs->setPanels(cp, 1);
@@ -131,7 +146,8 @@ void HeadsPanel::refresh() {
     ls.name = tr("learned σ_r");
     ls.color = m_runColor;
     ls.style = PlotSeries::Style::Bars;
-    for (Index i = 0; i < r.heads.singularValues.size(); ++i) ls.points << QPointF(i + 1, r.heads.singularValues(i));
+    for (Index i = 0; i < r.heads.singularValues.size(); ++i)
+        ls.points << QPointF(i + 1, r.heads.singularValues(i));
     PlotSeries ts;
     ts.name = tr("teacher σ_r");
     ts.color = colors::kBlack;
@@ -140,13 +156,15 @@ void HeadsPanel::refresh() {
         ts.points << QPointF(i + 1, r.teacherHeads.singularValues(i));
     sv << ls << ts;
     if (r.heads.singularValues.size() > 0 && r.heads.singularValues(0) > 0)
-        sv << PlotSeries::hline(tr("rank threshold"), r.config.solver.rankTolerance * r.heads.singularValues(0),
+        sv << PlotSeries::hline(tr("rank threshold"),
+                                r.config.solver.rankTolerance * r.heads.singularValues(0),
                                 colors::kExactReference);
     m_sv->setTitle(tr("Singular values of unfold(P) — %1").arg(m_runName));
     m_sv->setSeries(sv);
-    m_info->setText(tr("learned rank %1, teacher rank %2; one colour scale per figure (see its colour bar)")
-                        .arg(r.heads.rank)
-                        .arg(r.teacherHeads.rank));
+    m_info->setText(
+        tr("learned rank %1, teacher rank %2; one colour scale per figure (see its colour bar)")
+            .arg(r.heads.rank)
+            .arg(r.teacherHeads.rank));
 }
 
 } // namespace mhla::ui

@@ -1,16 +1,17 @@
 #include "ui/heatmapwidget.h"
 #include "ui/colormap.h"
+#include <QHelpEvent>
 #include <QLinearGradient>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QHelpEvent>
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
 
 namespace mhla::ui {
 
-HeatmapWidget::HeatmapWidget(const QString& figureName, QWidget* parent) : QWidget(parent), m_name(figureName) {
+HeatmapWidget::HeatmapWidget(const QString& figureName, QWidget* parent)
+    : QWidget(parent), m_name(figureName) {
     setObjectName(figureName + QStringLiteral("Heatmap"));
     setMouseTracking(true);
     setMinimumSize(200, 140);
@@ -41,7 +42,8 @@ double HeatmapWidget::scale() const {
 }
 
 bool HeatmapWidget::hasData() const {
-    return std::any_of(m_panels.begin(), m_panels.end(), [](const HeatmapPanel& p) { return p.matrix.size() > 0; });
+    return std::any_of(m_panels.begin(), m_panels.end(),
+                       [](const HeatmapPanel& p) { return p.matrix.size() > 0; });
 }
 
 HeatmapWidget::Layout HeatmapWidget::layoutFor(const QRectF& rect) const {
@@ -49,8 +51,10 @@ HeatmapWidget::Layout HeatmapWidget::layoutFor(const QRectF& rect) const {
     const double titleH = m_title.isEmpty() ? 0 : 26;
     const double barW = 78;
     L.titleRect = QRectF(rect.left(), rect.top(), rect.width(), titleH);
-    const QRectF grid(rect.left() + 6, rect.top() + titleH + 4, rect.width() - barW - 18, rect.height() - titleH - 10);
-    L.colorBar = QRectF(rect.right() - barW + 8, grid.top() + 22, 16, std::max(40.0, grid.height() - 44));
+    const QRectF grid(rect.left() + 6, rect.top() + titleH + 4, rect.width() - barW - 18,
+                      rect.height() - titleH - 10);
+    L.colorBar =
+        QRectF(rect.right() - barW + 8, grid.top() + 22, 16, std::max(40.0, grid.height() - 44));
     const int n = static_cast<int>(m_panels.size());
     const int cols = std::min(m_columns, std::max(n, 1));
     const int rows = (n + cols - 1) / std::max(cols, 1);
@@ -70,7 +74,8 @@ HeatmapWidget::Layout HeatmapWidget::layoutFor(const QRectF& rect) const {
         cellW = std::min(cellW, s * 1.0);
         cellH = std::min(cellH, std::max(s, std::min(cellH, 14 * cellW)));
         const QSizeF sz(cellW * m.cols(), cellH * m.rows());
-        L.matrix << QRectF(area.left() + (area.width() - sz.width()) / 2, area.top(), sz.width(), sz.height());
+        L.matrix << QRectF(area.left() + (area.width() - sz.width()) / 2, area.top(), sz.width(),
+                           sz.height());
     }
     return L;
 }
@@ -100,7 +105,8 @@ void HeatmapWidget::paintImpl(QPainter& p, const QRectF& rect, bool exportMode) 
         const Mat& m = panel.matrix;
         if (m.size() == 0) {
             p.setPen(pal.color(QPalette::PlaceholderText));
-            p.drawText(mr, Qt::AlignCenter | Qt::TextWordWrap, panel.emptyText.isEmpty() ? tr("(no data)") : panel.emptyText);
+            p.drawText(mr, Qt::AlignCenter | Qt::TextWordWrap,
+                       panel.emptyText.isEmpty() ? tr("(no data)") : panel.emptyText);
             continue;
         }
         const double cw = mr.width() / m.cols(), ch = mr.height() / m.rows();
@@ -120,12 +126,12 @@ void HeatmapWidget::paintImpl(QPainter& p, const QRectF& rect, bool exportMode) 
         p.setFont(sf);
         if (ch >= 11 && m.rows() <= 40)
             for (Index r = 0; r < m.rows(); ++r)
-                p.drawText(QRectF(mr.left() - 20, mr.top() + r * ch, 17, ch), Qt::AlignRight | Qt::AlignVCenter,
-                           QString::number(r + 1));
+                p.drawText(QRectF(mr.left() - 20, mr.top() + r * ch, 17, ch),
+                           Qt::AlignRight | Qt::AlignVCenter, QString::number(r + 1));
         if (cw >= 11 && m.cols() <= 40 && mr.bottom() + 12 <= rect.bottom())
             for (Index c = 0; c < m.cols(); ++c)
-                p.drawText(QRectF(mr.left() + c * cw, mr.bottom() + 1, cw, 11), Qt::AlignHCenter | Qt::AlignTop,
-                           QString::number(c + 1));
+                p.drawText(QRectF(mr.left() + c * cw, mr.bottom() + 1, cw, 11),
+                           Qt::AlignHCenter | Qt::AlignTop, QString::number(c + 1));
         p.setFont(f);
     }
     // Colour bar.
@@ -134,7 +140,8 @@ void HeatmapWidget::paintImpl(QPainter& p, const QRectF& rect, bool exportMode) 
         const int steps = 64;
         for (int k = 0; k < steps; ++k) {
             const double v = s * (1.0 - 2.0 * (k + 0.5) / steps);
-            p.fillRect(QRectF(cb.left(), cb.top() + k * cb.height() / steps, cb.width(), cb.height() / steps + 0.3),
+            p.fillRect(QRectF(cb.left(), cb.top() + k * cb.height() / steps, cb.width(),
+                              cb.height() / steps + 0.3),
                        divergingColor(v, s));
         }
         p.setPen(QPen(fg, 0.8));
@@ -151,7 +158,9 @@ void HeatmapWidget::paintImpl(QPainter& p, const QRectF& rect, bool exportMode) 
     p.restore();
 }
 
-void HeatmapWidget::paintFigure(QPainter& painter, const QRectF& rect) const { paintImpl(painter, rect, true); }
+void HeatmapWidget::paintFigure(QPainter& painter, const QRectF& rect) const {
+    paintImpl(painter, rect, true);
+}
 
 void HeatmapWidget::paintEvent(QPaintEvent*) {
     QPainter p(this);
@@ -176,8 +185,10 @@ QString HeatmapWidget::textAt(const QPointF& pos) const {
         const Mat& m = m_panels[i].matrix;
         if (m.size() == 0 || !L.matrix[i].contains(pos)) continue;
         const QRectF mr = L.matrix[i];
-        const int c = std::clamp(static_cast<int>((pos.x() - mr.left()) / (mr.width() / m.cols())), 0, int(m.cols()) - 1);
-        const int r = std::clamp(static_cast<int>((pos.y() - mr.top()) / (mr.height() / m.rows())), 0, int(m.rows()) - 1);
+        const int c = std::clamp(static_cast<int>((pos.x() - mr.left()) / (mr.width() / m.cols())),
+                                 0, int(m.cols()) - 1);
+        const int r = std::clamp(static_cast<int>((pos.y() - mr.top()) / (mr.height() / m.rows())),
+                                 0, int(m.rows()) - 1);
         text = describeCell(i, r, c);
     }
     return text;
@@ -188,7 +199,8 @@ bool HeatmapWidget::event(QEvent* e) {
         // The value under the cursor, not a generic hint while on a cell.
         const auto* he = static_cast<QHelpEvent*>(e);
         const QString text = textAt(he->pos());
-        if (text.isEmpty()) QToolTip::showText(he->globalPos(), tr("Hover a cell for its value"), this);
+        if (text.isEmpty())
+            QToolTip::showText(he->globalPos(), tr("Hover a cell for its value"), this);
         else QToolTip::showText(he->globalPos(), text, this);
         return true;
     }
@@ -217,13 +229,17 @@ QString HeatmapWidget::csv() const {
         t.replace(u'"', QStringLiteral("\"\""));
         for (Index r = 0; r < pn.matrix.rows(); ++r)
             for (Index c = 0; c < pn.matrix.cols(); ++c)
-                out += u'"' + t + QStringLiteral("\",%1,%2,%3\n").arg(r + 1).arg(c + 1).arg(QString::number(pn.matrix(r, c), 'g', 12));
+                out += u'"' + t +
+                       QStringLiteral("\",%1,%2,%3\n")
+                           .arg(r + 1)
+                           .arg(c + 1)
+                           .arg(QString::number(pn.matrix(r, c), 'g', 12));
     }
     return out;
 }
 
-QString HeatmapWidget::exportTo(const QString& path, ExportFormat format, const QSize& pixelSize, int dpi,
-                                const ExportMetadata& meta) const {
+QString HeatmapWidget::exportTo(const QString& path, ExportFormat format, const QSize& pixelSize,
+                                int dpi, const ExportMetadata& meta) const {
     return exportFigure(*this, path, format, pixelSize, dpi, meta);
 }
 

@@ -13,7 +13,7 @@ namespace mhla::ui {
 
 struct HeatmapPanel {
     QString title;
-    Mat matrix;          ///< empty: the panel shows `emptyText`
+    Mat matrix; ///< empty: the panel shows `emptyText`
     QString rowName = QStringLiteral("row"), colName = QStringLiteral("col");
     QString emptyText;
 };

@@ -1,14 +1,14 @@
 #include "ui/mainwindow.h"
+#include "core/fileio.h"
 #include "ui/automatonpanel.h"
 #include "ui/certificatepanel.h"
 #include "ui/curvespanel.h"
+#include "ui/elidedlabel.h"
+#include "ui/experimentfile.h"
 #include "ui/experimentpanel.h"
 #include "ui/explanations.h"
 #include "ui/exportdialog.h"
-#include "ui/experimentfile.h"
-#include "ui/elidedlabel.h"
 #include "ui/exporter.h"
-#include "core/fileio.h"
 #include "ui/headspanel.h"
 #include "ui/heatmapwidget.h"
 #include "ui/plotwidget.h"
@@ -21,6 +21,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDateTime>
+#include <QDesktopServices>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -31,9 +32,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
-#include <QDesktopServices>
 #include <QScreen>
-#include <QUrl>
 #include <QScrollArea>
 #include <QStatusBar>
 #include <QStyle>
@@ -41,6 +40,7 @@
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QToolBar>
+#include <QUrl>
 
 namespace mhla::ui {
 
@@ -74,17 +74,22 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_panel, &ExperimentPanel::resetRequested, this, &MainWindow::resetRuns);
     connect(m_panel, &ExperimentPanel::pauseToggled, this, [this](bool on) {
         m_controller->setPaused(on);
-        statusBar()->showMessage(on ? tr("Training paused between epochs — Step runs one epoch, Pause again resumes")
-                                    : tr("Training resumed"), 4000);
+        statusBar()->showMessage(
+            on ? tr("Training paused between epochs — Step runs one epoch, Pause again resumes")
+               : tr("Training resumed"),
+            4000);
     });
     connect(m_panel, &ExperimentPanel::stepRequested, m_controller, &RunController::stepEpoch);
-    connect(m_controller, &RunController::controlsReset, m_panel, &ExperimentPanel::resetLiveControls);
-    connect(m_panel, &ExperimentPanel::learningRateScaleChanged, m_controller, &RunController::setLearningRateScale);
+    connect(m_controller, &RunController::controlsReset, m_panel,
+            &ExperimentPanel::resetLiveControls);
+    connect(m_panel, &ExperimentPanel::learningRateScaleChanged, m_controller,
+            &RunController::setLearningRateScale);
     connect(m_panel, &ExperimentPanel::validityChanged, this, &MainWindow::updateRunState);
     connect(m_panel, &ExperimentPanel::edited, this, [this] { setWindowModified(true); });
     connect(m_panel, &ExperimentPanel::presetLoaded, this, [this](int i) {
         const auto& presets = builtinPresets();
-        m_explanation->setHtml(QStringLiteral("<h3>%1</h3>%2").arg(presets[i].title.toHtmlEscaped(), presets[i].explanation));
+        m_explanation->setHtml(QStringLiteral("<h3>%1</h3>%2")
+                                   .arg(presets[i].title.toHtmlEscaped(), presets[i].explanation));
         m_settings.setLastPreset(i);
         setCurrentFile({});
     });
@@ -177,29 +182,33 @@ void MainWindow::buildActions() {
     auto* openAct = file->addAction(tr("&Open experiment…"), this, &MainWindow::openInteractive);
     openAct->setShortcut(QKeySequence::Open);
     file->addAction(tr("Open results &folder…"), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a results folder (its experiment.json)"),
-                                                              m_settings.lastDirectory());
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, tr("Open a results folder (its experiment.json)"), m_settings.lastDirectory());
         if (dir.isEmpty()) return;
         const QString err = openExperiment(dir);
         if (!err.isEmpty()) QMessageBox::warning(this, tr("Open results folder"), err);
     });
     m_recentMenu = file->addMenu(tr("Open &recent"));
-    auto* saveAct = file->addAction(tr("&Save experiment"), this, [this] { saveInteractive(false); });
+    auto* saveAct =
+        file->addAction(tr("&Save experiment"), this, [this] { saveInteractive(false); });
     saveAct->setShortcut(QKeySequence::Save);
-    auto* saveAsAct = file->addAction(tr("Save experiment &as…"), this, [this] { saveInteractive(true); });
+    auto* saveAsAct =
+        file->addAction(tr("Save experiment &as…"), this, [this] { saveInteractive(true); });
     saveAsAct->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+S")));
     file->addSeparator();
     auto* exportAct = file->addAction(tr("&Export figure…"), this, [this] {
         // The first figure with data on the visible tab.
         const int tab = m_tabs->currentIndex();
-        const QList<const Figure*> figs =
-            tab >= 0 && tab < m_resultPanels.size() ? m_resultPanels[tab]->figures() : QList<const Figure*>{};
+        const QList<const Figure*> figs = tab >= 0 && tab < m_resultPanels.size()
+                                              ? m_resultPanels[tab]->figures()
+                                              : QList<const Figure*>{};
         for (const Figure* f : figs)
             if (f->hasData()) return exportFigureInteractive(f);
         statusBar()->showMessage(tr("Nothing to export on this tab yet"), 4000);
     });
     exportAct->setShortcut(QKeySequence(QStringLiteral("Ctrl+E")));
-    auto* exportAllAct = file->addAction(tr("Export &all…"), this, &MainWindow::exportAllInteractive);
+    auto* exportAllAct =
+        file->addAction(tr("Export &all…"), this, &MainWindow::exportAllInteractive);
     exportAllAct->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+E")));
     file->addSeparator();
     auto* quitAct = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -210,7 +219,8 @@ void MainWindow::buildActions() {
     m_runAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+R")));
     m_stopAction = run->addAction(tr("&Stop"), this, &MainWindow::stopRuns);
     m_stopAction->setShortcut(QKeySequence(Qt::Key_Escape));
-    m_resetAction = run->addAction(tr("&Clear runs and rerun (same seeds, same run)"), this, &MainWindow::resetRuns);
+    m_resetAction = run->addAction(tr("&Clear runs and rerun (same seeds, same run)"), this,
+                                   &MainWindow::resetRuns);
     m_resetAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+R")));
     m_resetAction->setIconText(tr("Clear and rerun")); // the toolbar's short form
     run->addSeparator();
@@ -223,7 +233,8 @@ void MainWindow::buildActions() {
 
     auto* view = menuBar()->addMenu(tr("&View"));
     for (int i = 0; i < m_resultPanels.size(); ++i) {
-        auto* a = view->addAction(m_resultPanels[i]->tabName(), this, [this, i] { m_tabs->setCurrentIndex(i); });
+        auto* a = view->addAction(m_resultPanels[i]->tabName(), this,
+                                  [this, i] { m_tabs->setCurrentIndex(i); });
         if (i < 9) a->setShortcut(QKeySequence(QStringLiteral("Alt+%1").arg(i + 1)));
     }
     view->addSeparator();
@@ -231,8 +242,9 @@ void MainWindow::buildActions() {
     view->addSeparator();
     auto* themeMenu = view->addMenu(tr("&Theme"));
     auto* group = new QActionGroup(this);
-    const std::pair<QString, ThemeChoice> themes[] = {
-        {tr("System"), ThemeChoice::System}, {tr("Light"), ThemeChoice::Light}, {tr("Dark"), ThemeChoice::Dark}};
+    const std::pair<QString, ThemeChoice> themes[] = {{tr("System"), ThemeChoice::System},
+                                                      {tr("Light"), ThemeChoice::Light},
+                                                      {tr("Dark"), ThemeChoice::Dark}};
     for (const auto& [name, t] : themes) {
         auto* a = themeMenu->addAction(name);
         a->setCheckable(true);
@@ -246,21 +258,24 @@ void MainWindow::buildActions() {
     }
 
     auto* help = menuBar()->addMenu(tr("&Help"));
-    auto* tourAct = help->addAction(tr("Guided &tour of the presets"), this, [this] { showTourStep(0); });
+    auto* tourAct =
+        help->addAction(tr("Guided &tour of the presets"), this, [this] { showTourStep(0); });
     tourAct->setObjectName(QStringLiteral("tourAction"));
     auto* keysAct = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
-        QMessageBox box(QMessageBox::NoIcon, tr("Keyboard shortcuts"), shortcutsHtml(), QMessageBox::Close, this);
+        QMessageBox box(QMessageBox::NoIcon, tr("Keyboard shortcuts"), shortcutsHtml(),
+                        QMessageBox::Close, this);
         box.setTextFormat(Qt::RichText);
         box.exec();
     });
     keysAct->setShortcut(QKeySequence::HelpContents);
     help->addSeparator();
     help->addAction(tr("&About MHLA Lab"), this, [this] {
-        QMessageBox::about(this, tr("About MHLA Lab"),
-                           tr("<h3>%1</h3><p>Learning multi-head linear attention in polynomial time, with an "
-                              "identifiability certificate.</p><p>Reference: Yau, Akyürek, Mao, Tenenbaum, Jegelka, "
-                              "Andreas, <i>Learning Linear Attention in Polynomial Time</i> (NeurIPS 2025).</p>")
-                               .arg(appVersionString()));
+        QMessageBox::about(
+            this, tr("About MHLA Lab"),
+            tr("<h3>%1</h3><p>Learning multi-head linear attention in polynomial time, with an "
+               "identifiability certificate.</p><p>Reference: Yau, Akyürek, Mao, Tenenbaum, Jegelka, "
+               "Andreas, <i>Learning Linear Attention in Polynomial Time</i> (NeurIPS 2025).</p>")
+                .arg(appVersionString()));
     });
 
     auto* tb = addToolBar(tr("Run"));
@@ -276,7 +291,8 @@ void MainWindow::buildActions() {
     tb->addAction(exportAllAct);
     m_runAction->setToolTip(tr("Run the experiment (Ctrl+R)"));
     m_stopAction->setToolTip(tr("Stop at once (Esc)"));
-    m_resetAction->setToolTip(tr("Clear all runs and run again with the same seeds (Ctrl+Shift+R)"));
+    m_resetAction->setToolTip(
+        tr("Clear all runs and run again with the same seeds (Ctrl+Shift+R)"));
 }
 
 void MainWindow::applyTheme(ThemeChoice t) {
@@ -302,7 +318,9 @@ bool MainWindow::startRuns() {
         statusBar()->showMessage(tr("Cannot run: %1").arg(why), 8000);
         m_phase->setText(tr("Cannot run: %1").arg(why));
         if (!errs.isEmpty())
-            if (auto* field = m_panel->findChild<QWidget*>(QStringLiteral("field_") + errs.firstKey())) field->setFocus();
+            if (auto* field =
+                    m_panel->findChild<QWidget*>(QStringLiteral("field_") + errs.firstKey()))
+                field->setFocus();
         return false;
     }
     QList<RunController::Job> jobs;
@@ -346,11 +364,14 @@ void MainWindow::onProgress(int runId, const RunProgress& p) {
     m_runs->refresh(runId);
     const int queued = m_controller->queued();
     // The same progress as the run list (one model: core's whole-run fraction, elapsed, ETA).
-    m_phase->setText(queued > 0 ? tr("%1: %2, %3 (%4 more queued)").arg(r->name, p.phase, r->stateText()).arg(queued)
-                                : tr("%1: %2, %3").arg(r->name, p.phase, r->stateText()));
+    m_phase->setText(
+        queued > 0
+            ? tr("%1: %2, %3 (%4 more queued)").arg(r->name, p.phase, r->stateText()).arg(queued)
+            : tr("%1: %2, %3").arg(r->name, p.phase, r->stateText()));
     m_progress->setValue(static_cast<int>(p.fraction * 1000));
     if (!p.newPoints.empty() || !p.newTrace.empty())
-        for (ResultPanel* panel : m_resultPanels) panel->liveUpdate(r, m_runs->visibleRuns(), m_runs->current() == r);
+        for (ResultPanel* panel : m_resultPanels)
+            panel->liveUpdate(r, m_runs->visibleRuns(), m_runs->current() == r);
 }
 
 void MainWindow::onFinished(int runId, const ExperimentResult& result) {
@@ -398,7 +419,8 @@ void MainWindow::refreshCurrent() {
 void MainWindow::updateRunState() {
     const bool busy = m_controller->isBusy();
     m_panel->setRunning(busy);
-    m_runAction->setEnabled(true); // Ctrl+R on invalid fields says why (startRuns) instead of doing nothing
+    m_runAction->setEnabled(
+        true); // Ctrl+R on invalid fields says why (startRuns) instead of doing nothing
     m_stopAction->setEnabled(busy);
     m_resetAction->setEnabled(m_panel->isValid());
     if (!busy && m_progress->value() != 1000) m_progress->setValue(0);
@@ -426,9 +448,11 @@ ExportMetadata MainWindow::exportMetadata(const QString& title, const Figure* fi
     for (const ResultPanel* panel : m_resultPanels)
         if (figure && panel->overlaysRuns() && panel->figures().contains(figure)) overlay = true;
     if (overlay)
-        for (const RunRecord* r : m_runs->visibleRuns()) m.runs << qMakePair(r->name, experimentToJson(r->config));
+        for (const RunRecord* r : m_runs->visibleRuns())
+            m.runs << qMakePair(r->name, experimentToJson(r->config));
     if (m.runs.isEmpty())
-        if (const RunRecord* r = m_runs->current()) m.runs << qMakePair(r->name, experimentToJson(r->config));
+        if (const RunRecord* r = m_runs->current())
+            m.runs << qMakePair(r->name, experimentToJson(r->config));
     return m;
 }
 
@@ -438,14 +462,15 @@ QList<ExportTable> MainWindow::tables() const {
     return out;
 }
 
-QString MainWindow::exportAllTo(const QString& dir, bool overwrite, QStringList* written, QStringList* existing) {
+QString MainWindow::exportAllTo(const QString& dir, bool overwrite, QStringList* written,
+                                QStringList* existing) {
     const RunRecord* cur = m_runs->current();
     if (!cur || !cur->result) return tr("there is no finished run to export");
     auto metaFor = [this](const Figure& f) { return exportMetadata(f.figureTitle(), &f); };
     ExportMetadata tableMeta;
     tableMeta.runs << qMakePair(cur->name, experimentToJson(cur->config));
-    return exportAll(figures(), tables(), dir, *cur->result, metaFor, tableMeta, m_settings.exportSize(),
-                     m_settings.exportDpi(), overwrite, written, existing);
+    return exportAll(figures(), tables(), dir, *cur->result, metaFor, tableMeta,
+                     m_settings.exportSize(), m_settings.exportDpi(), overwrite, written, existing);
 }
 
 void MainWindow::exportFigureInteractive(const Figure* f) {
@@ -453,14 +478,17 @@ void MainWindow::exportFigureInteractive(const Figure* f) {
         statusBar()->showMessage(tr("Nothing to export yet: run an experiment first"), 4000);
         return;
     }
-    const QString suggested = QDir(m_settings.lastDirectory()).filePath(f->figureName() + QStringLiteral(".svg"));
-    ExportDialog dlg(f->figureTitle(), suggested, m_settings.exportSize(), m_settings.exportDpi(), this);
+    const QString suggested =
+        QDir(m_settings.lastDirectory()).filePath(f->figureName() + QStringLiteral(".svg"));
+    ExportDialog dlg(f->figureTitle(), suggested, m_settings.exportSize(), m_settings.exportDpi(),
+                     this);
     if (dlg.exec() != QDialog::Accepted) return;
     const QString path = dlg.path();
     bool ok = false;
     const ExportFormat fmt = formatFromPath(path, &ok);
     if (!ok) {
-        QMessageBox::warning(this, tr("Export"), tr("Choose a file ending in .svg, .pdf, .png or .csv."));
+        QMessageBox::warning(this, tr("Export"),
+                             tr("Choose a file ending in .svg, .pdf, .png or .csv."));
         return;
     }
     const QFileInfo fi(path);
@@ -469,28 +497,33 @@ void MainWindow::exportFigureInteractive(const Figure* f) {
     if (fi.exists()) clash << fi.fileName();
     // The CSV beside the figure is asked about only when it is not one this app wrote (loss.png
     // after loss.svg rewrites the same data).
-    if (fmt != ExportFormat::Csv && QFileInfo::exists(csvPath) && !isOurCsv(csvPath)) clash << QFileInfo(csvPath).fileName();
+    if (fmt != ExportFormat::Csv && QFileInfo::exists(csvPath) && !isOurCsv(csvPath))
+        clash << QFileInfo(csvPath).fileName();
     if (!clash.isEmpty() &&
-        QMessageBox::question(this, tr("Overwrite?"), tr("Overwrite %1?").arg(clash.join(QStringLiteral(", ")))) !=
+        QMessageBox::question(this, tr("Overwrite?"),
+                              tr("Overwrite %1?").arg(clash.join(QStringLiteral(", ")))) !=
             QMessageBox::Yes)
         return;
     m_settings.setExportSize(dlg.pixelSize());
     m_settings.setExportDpi(dlg.dpi());
     m_settings.setLastDirectory(fi.absolutePath());
-    const QString err = exportFigure(*f, path, fmt, dlg.pixelSize(), dlg.dpi(), exportMetadata(f->figureTitle(), f));
+    const QString err = exportFigure(*f, path, fmt, dlg.pixelSize(), dlg.dpi(),
+                                     exportMetadata(f->figureTitle(), f));
     if (!err.isEmpty()) QMessageBox::warning(this, tr("Export failed"), err);
     else statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
 }
 
 void MainWindow::exportAllInteractive() {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export all figures into folder"), m_settings.lastDirectory());
+    const QString dir = QFileDialog::getExistingDirectory(
+        this, tr("Export all figures into folder"), m_settings.lastDirectory());
     if (dir.isEmpty()) return;
     m_settings.setLastDirectory(dir);
     QStringList written, existing;
     QString err = exportAllTo(dir, false, &written, &existing);
     if (!err.isEmpty() && !existing.isEmpty()) {
         if (QMessageBox::question(this, tr("Overwrite?"),
-                                  tr("%n file(s) already exist in %1 (e.g. %2). Overwrite them?", nullptr, existing.size())
+                                  tr("%n file(s) already exist in %1 (e.g. %2). Overwrite them?",
+                                     nullptr, existing.size())
                                       .arg(dir, existing.first())) != QMessageBox::Yes)
             return;
         written.clear();
@@ -518,16 +551,20 @@ QString MainWindow::openExperiment(const QString& pathOrFolder) {
         m_settings.addRecentFile(QFileInfo(path).absoluteFilePath());
         updateRecentMenu();
     }
-    QString note = tr("<h3>%1</h3><p>Experiment file loaded. Hover a parameter for its meaning.</p>")
-                       .arg(QFileInfo(path).fileName().toHtmlEscaped());
-    for (const QString& w : read.warnings) note += QStringLiteral("<p>%1</p>").arg(w.toHtmlEscaped());
+    QString note =
+        tr("<h3>%1</h3><p>Experiment file loaded. Hover a parameter for its meaning.</p>")
+            .arg(QFileInfo(path).fileName().toHtmlEscaped());
+    for (const QString& w : read.warnings)
+        note += QStringLiteral("<p>%1</p>").arg(w.toHtmlEscaped());
     m_explanation->setHtml(note);
     return read.valid ? QString() : err.isEmpty() ? read.error : err;
 }
 
 QString MainWindow::saveExperiment(const QString& path) {
-    if (!m_panel->isValid()) return tr("the experiment has invalid values; fix the marked fields first");
-    const QByteArray bytes = QJsonDocument(experimentToJson(m_panel->config())).toJson(QJsonDocument::Indented);
+    if (!m_panel->isValid())
+        return tr("the experiment has invalid values; fix the marked fields first");
+    const QByteArray bytes =
+        QJsonDocument(experimentToJson(m_panel->config())).toJson(QJsonDocument::Indented);
     const QString err = writeFileAtomic(path, bytes);
     if (!err.isEmpty()) return err;
     setCurrentFile(path);
@@ -542,8 +579,9 @@ QString MainWindow::saveRisk(const QString& path) const {
 }
 
 void MainWindow::openInteractive() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open experiment"), m_settings.lastDirectory(),
-                                                      tr("Experiment files (*.json);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open experiment"), m_settings.lastDirectory(),
+                                     tr("Experiment files (*.json);;All files (*)"));
     if (path.isEmpty()) return;
     m_settings.setLastDirectory(QFileInfo(path).absolutePath());
     const QString err = openExperiment(path);
@@ -554,21 +592,23 @@ bool MainWindow::saveInteractive(bool saveAs) {
     QString path = m_currentFile;
     if (saveAs || path.isEmpty()) {
         // QFileDialog asks before replacing an existing file.
-        path = QFileDialog::getSaveFileName(this, tr("Save experiment"),
-                                            QDir(m_settings.lastDirectory()).filePath(QStringLiteral("experiment.json")),
-                                            tr("Experiment files (*.json)"));
+        path = QFileDialog::getSaveFileName(
+            this, tr("Save experiment"),
+            QDir(m_settings.lastDirectory()).filePath(QStringLiteral("experiment.json")),
+            tr("Experiment files (*.json)"));
         if (path.isEmpty()) return false;
         if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");
         m_settings.setLastDirectory(QFileInfo(path).absolutePath());
     }
     if (!m_panel->isValid()) {
-        QMessageBox::warning(this, tr("Save failed"), tr("The experiment has invalid values; fix the marked fields first."));
+        QMessageBox::warning(this, tr("Save failed"),
+                             tr("The experiment has invalid values; fix the marked fields first."));
         return false;
     }
     const QString risk = saveRisk(path);
-    if (!risk.isEmpty() &&
-        QMessageBox::question(this, tr("Replace file?"), risk, QMessageBox::Yes | QMessageBox::Cancel,
-                              QMessageBox::Cancel) != QMessageBox::Yes)
+    if (!risk.isEmpty() && QMessageBox::question(this, tr("Replace file?"), risk,
+                                                 QMessageBox::Yes | QMessageBox::Cancel,
+                                                 QMessageBox::Cancel) != QMessageBox::Yes)
         return false;
     const QString err = saveExperiment(path);
     if (!err.isEmpty()) {
@@ -582,8 +622,9 @@ bool MainWindow::saveInteractive(bool saveAs) {
 void MainWindow::setCurrentFile(const QString& path) {
     m_currentFile = path;
     m_currentFileBytes = QByteArray();
-    setWindowTitle(path.isEmpty() ? QStringLiteral("MHLA Lab[*]")
-                                  : QStringLiteral("%1[*] — MHLA Lab").arg(QFileInfo(path).fileName()));
+    setWindowTitle(path.isEmpty()
+                       ? QStringLiteral("MHLA Lab[*]")
+                       : QStringLiteral("%1[*] — MHLA Lab").arg(QFileInfo(path).fileName()));
     setWindowModified(false);
 }
 
@@ -591,16 +632,21 @@ void MainWindow::updateRecentMenu() {
     m_recentMenu->clear();
     const QStringList files = m_settings.recentFiles();
     for (const QString& f : files) {
-        m_recentMenu->addAction(QFileInfo(f).fileName(), this, [this, f] {
-            if (!QFileInfo::exists(f)) {
-                m_settings.removeRecentFile(f);
-                updateRecentMenu();
-                QMessageBox::warning(this, tr("Open recent"), tr("%1 no longer exists.").arg(f));
-                return;
-            }
-            const QString err = openExperiment(f);
-            if (!err.isEmpty()) QMessageBox::warning(this, tr("Invalid experiment"), err);
-        })->setToolTip(f);
+        m_recentMenu
+            ->addAction(QFileInfo(f).fileName(), this,
+                        [this, f] {
+                            if (!QFileInfo::exists(f)) {
+                                m_settings.removeRecentFile(f);
+                                updateRecentMenu();
+                                QMessageBox::warning(this, tr("Open recent"),
+                                                     tr("%1 no longer exists.").arg(f));
+                                return;
+                            }
+                            const QString err = openExperiment(f);
+                            if (!err.isEmpty())
+                                QMessageBox::warning(this, tr("Invalid experiment"), err);
+                        })
+            ->setToolTip(f);
     }
     m_recentMenu->setEnabled(!files.isEmpty());
 }
@@ -613,9 +659,12 @@ void MainWindow::showTab(const QString& name) {
 QString MainWindow::closeQuestion() const {
     if (m_controller->isBusy()) return tr("A run is still going. Stop it and quit?");
     if (isWindowModified() && m_runs->count() > 0)
-        return tr("The experiment has unsaved changes and %n run(s) will be lost. Quit anyway?", nullptr, m_runs->count());
+        return tr("The experiment has unsaved changes and %n run(s) will be lost. Quit anyway?",
+                  nullptr, m_runs->count());
     if (isWindowModified()) return tr("The experiment has unsaved changes. Quit anyway?");
-    if (m_runs->count() > 0) return tr("%n run(s) will be lost (export them first with Export all). Quit anyway?", nullptr, m_runs->count());
+    if (m_runs->count() > 0)
+        return tr("%n run(s) will be lost (export them first with Export all). Quit anyway?",
+                  nullptr, m_runs->count());
     return {};
 }
 
@@ -627,11 +676,14 @@ QString MainWindow::shortcutsHtml() const {
             QString text = a->text();
             text.remove(u'&');
             rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
-                        .arg(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(), text.toHtmlEscaped());
+                        .arg(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(),
+                             text.toHtmlEscaped());
         }
     }
-    rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(tr("Ctrl+P"), tr("Pause / resume training"));
-    rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(tr("Ctrl+T"), tr("One epoch while paused"));
+    rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                .arg(tr("Ctrl+P"), tr("Pause / resume training"));
+    rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                .arg(tr("Ctrl+T"), tr("One epoch while paused"));
     return QStringLiteral("<table cellspacing='4'>%1</table>").arg(rows);
 }
 
@@ -643,36 +695,48 @@ void MainWindow::showTourStep(int step) {
         const char* look;
     };
     static const Stop stops[] = {
-        {0, "certificate", QT_TR_NOOP("Gaussian keys: λ_min(Λ) is well above τ, so the exact solver's answer is the only "
-                                       "function that fits the data. Look at the green badge and the spectrum: no eigenvalue "
-                                       "at the floor.")},
-        {1, "certificate", QT_TR_NOOP("Orthogonal keys: many eigenvalues of Λ are zero. The training data is fitted "
-                                       "perfectly, yet 'another exact fit' is far off out of distribution — the certificate "
-                                       "says so before any test data is seen.")},
-        {2, "heads", QT_TR_NOOP("A random multi-head teacher: the learned heads match the teacher's in canonical SVD form, "
-                                 "and P matches P*. Hover a cell for its value.")},
-        {3, "curves", QT_TR_NOOP("Gradient descent on the same task with 1, 2, 4 and 8 heads: more heads train better, "
-                                  "and the dashed grey lines are the exact solver's answer they approach.")},
-        {4, "automaton", QT_TR_NOOP("Executing an automaton from its transition table in the prompt: one-hot codes are "
-                                     "never certified, Gaussian codes are — compare step and word accuracy.")},
+        {0, "certificate",
+         QT_TR_NOOP(
+             "Gaussian keys: λ_min(Λ) is well above τ, so the exact solver's answer is the only "
+             "function that fits the data. Look at the green badge and the spectrum: no eigenvalue "
+             "at the floor.")},
+        {1, "certificate",
+         QT_TR_NOOP(
+             "Orthogonal keys: many eigenvalues of Λ are zero. The training data is fitted "
+             "perfectly, yet 'another exact fit' is far off out of distribution — the certificate "
+             "says so before any test data is seen.")},
+        {2, "heads",
+         QT_TR_NOOP(
+             "A random multi-head teacher: the learned heads match the teacher's in canonical SVD form, "
+             "and P matches P*. Hover a cell for its value.")},
+        {3, "curves",
+         QT_TR_NOOP(
+             "Gradient descent on the same task with 1, 2, 4 and 8 heads: more heads train better, "
+             "and the dashed grey lines are the exact solver's answer they approach.")},
+        {4, "automaton",
+         QT_TR_NOOP(
+             "Executing an automaton from its transition table in the prompt: one-hot codes are "
+             "never certified, Gaussian codes are — compare step and word accuracy.")},
     };
     const int n = static_cast<int>(std::size(stops));
     if (step < 0 || step >= n || stops[step].preset >= builtinPresets().size()) return;
     const Stop& st = stops[step];
     loadPreset(st.preset);
     showTab(QString::fromLatin1(st.tab));
-    m_explanation->setHtml(tr("<h3>Tour %1 of %2: %3</h3><p>%4</p><p>Press <b>Run</b> (Ctrl+R), then look at the "
-                              "<b>%5</b> tab.</p>%6")
-                               .arg(step + 1)
-                               .arg(n)
-                               .arg(builtinPresets()[st.preset].title.toHtmlEscaped(), tr(st.look),
-                                    QString::fromLatin1(st.tab),
-                                    step + 1 < n ? tr("<p><a href='tour:%1'>Next stop →</a></p>").arg(step + 1)
-                                                 : tr("<p>End of the tour.</p>")));
+    m_explanation->setHtml(
+        tr("<h3>Tour %1 of %2: %3</h3><p>%4</p><p>Press <b>Run</b> (Ctrl+R), then look at the "
+           "<b>%5</b> tab.</p>%6")
+            .arg(step + 1)
+            .arg(n)
+            .arg(builtinPresets()[st.preset].title.toHtmlEscaped(), tr(st.look),
+                 QString::fromLatin1(st.tab),
+                 step + 1 < n ? tr("<p><a href='tour:%1'>Next stop →</a></p>").arg(step + 1)
+                              : tr("<p>End of the tour.</p>")));
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
-    if (const QString q = closeQuestion(); !q.isEmpty() && !m_quitWithoutAsking &&
+    if (const QString q = closeQuestion();
+        !q.isEmpty() && !m_quitWithoutAsking &&
         QMessageBox::question(this, tr("Quit MHLA Lab?"), q, QMessageBox::Yes | QMessageBox::Cancel,
                               QMessageBox::Cancel) != QMessageBox::Yes) {
         e->ignore();

@@ -113,13 +113,16 @@ void niceRange(double& lo, double& hi, int maxTicks) {
 
 double niceFixedRange(double& lo, double& hi, int* count) {
     *count = 2;
-    if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi - lo > 1e-12 * std::max(std::abs(lo), std::abs(hi))))
+    if (!std::isfinite(lo) || !std::isfinite(hi) ||
+        !(hi - lo > 1e-12 * std::max(std::abs(lo), std::abs(hi))))
         return hi - lo;
-    double bestLo = lo, bestHi = hi, bestStep = hi - lo, bestSpan = std::numeric_limits<double>::infinity();
+    double bestLo = lo, bestHi = hi, bestStep = hi - lo,
+           bestSpan = std::numeric_limits<double>::infinity();
     int bestCount = 2;
     for (int k = 4; k <= 11; ++k) {
         const double step = niceStep(hi - lo, k);
-        const double a = std::floor(lo / step + 1e-9) * step, b = std::ceil(hi / step - 1e-9) * step;
+        const double a = std::floor(lo / step + 1e-9) * step,
+                     b = std::ceil(hi / step - 1e-9) * step;
         const int n = static_cast<int>(std::lround((b - a) / step)) + 1;
         if (n < 3 || n > 11) continue;
         if (b - a < bestSpan * (1 - 1e-9)) {
@@ -141,12 +144,14 @@ QString tickFormat(double lo, double hi, double step) {
     if (!(step > 0) || !std::isfinite(big)) return QStringLiteral("%g");
     if (big >= 1e6 || big < 1e-3) {
         // Scientific: enough digits to tell ticks apart.
-        const int digits = std::clamp(static_cast<int>(std::ceil(std::log10(big / step) + 1e-9)) + 1, 1, 15);
+        const int digits =
+            std::clamp(static_cast<int>(std::ceil(std::log10(big / step) + 1e-9)) + 1, 1, 15);
         return QStringLiteral("%.") + QString::number(digits) + QStringLiteral("g");
     }
     int decimals = 0;
-    while (decimals < 15 && std::abs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals))) >
-                                1e-6 * step * std::pow(10.0, decimals))
+    while (decimals < 15 &&
+           std::abs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals))) >
+               1e-6 * step * std::pow(10.0, decimals))
         ++decimals;
     return QStringLiteral("%.") + QString::number(decimals) + QStringLiteral("f");
 }
@@ -155,14 +160,17 @@ QString logTickLabel(double value) {
     if (!(value > 0) || !std::isfinite(value)) return QStringLiteral("%1").arg(value);
     const int e = static_cast<int>(std::lround(std::log10(value)));
     if (e >= -3 && e <= 4) return QString::number(std::pow(10.0, e), 'g', 6);
-    return QStringLiteral("1e%1%2").arg(e < 0 ? QStringLiteral("-") : QStringLiteral("+")).arg(std::abs(e), 2, 10, QLatin1Char('0'));
+    return QStringLiteral("1e%1%2")
+        .arg(e < 0 ? QStringLiteral("-") : QStringLiteral("+"))
+        .arg(std::abs(e), 2, 10, QLatin1Char('0'));
 }
 
 Ranges computeRanges(const PlotState& st) {
     Ranges r;
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
     for (const auto& s : st.series) {
-        const QList<QPointF> all = s.style == PlotSeries::Style::Band ? s.points + s.lower : s.points;
+        const QList<QPointF> all =
+            s.style == PlotSeries::Style::Band ? s.points + s.lower : s.points;
         for (const auto& p : all) {
             const bool isH = s.style == PlotSeries::Style::HLine;
             if (!std::isfinite(p.y())) continue;

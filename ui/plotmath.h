@@ -29,7 +29,8 @@ struct PlotState {
     QString title, xTitle, yTitle;
     QList<PlotSeries> series;
     bool logX = false, logY = false;
-    std::optional<QRectF> manualRange; ///< x from left to right, y from top() (min) to bottom() (max)
+    std::optional<QRectF>
+        manualRange; ///< x from left to right, y from top() (min) to bottom() (max)
     QString note;
 };
 

@@ -78,7 +78,8 @@ QList<QPointF> filtered(const PlotSeries& s, const PlotState& st, const Ranges& 
 }
 
 /// Bars as a step outline over the baseline: (x-w, base), (x-w, y), (x+w, y), (x+w, base).
-void barOutline(const QList<QPointF>& pts, double base, QList<QPointF>& upper, QList<QPointF>& lower) {
+void barOutline(const QList<QPointF>& pts, double base, QList<QPointF>& upper,
+                QList<QPointF>& lower) {
     upper.clear();
     lower.clear();
     const double w = 0.38;
@@ -86,15 +87,16 @@ void barOutline(const QList<QPointF>& pts, double base, QList<QPointF>& upper, Q
         upper << QPointF(p.x() - w, base) << QPointF(p.x() - w, p.y()) << QPointF(p.x() + w, p.y())
               << QPointF(p.x() + w, base);
     }
-    if (!upper.isEmpty()) lower << QPointF(upper.first().x(), base) << QPointF(upper.last().x(), base);
+    if (!upper.isEmpty())
+        lower << QPointF(upper.first().x(), base) << QPointF(upper.last().x(), base);
 }
 
 QStringList signatureOf(const PlotState& st) {
     QStringList sig;
     sig << QStringLiteral("logx=%1 logy=%2").arg(st.logX).arg(st.logY);
     for (const auto& s : st.series)
-        sig << s.name + u'|' + QString::number(static_cast<int>(s.style)) + u'|' + s.color.name() + u'|' +
-                   QString::number(s.width) + u'|' + QString::number(s.inLegend);
+        sig << s.name + u'|' + QString::number(static_cast<int>(s.style)) + u'|' + s.color.name() +
+                   u'|' + QString::number(s.width) + u'|' + QString::number(s.inLegend);
     return sig;
 }
 
@@ -173,8 +175,9 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
         case PlotSeries::Style::Markers:
         case PlotSeries::Style::Triangles: {
             auto* sc = new QScatterSeries;
-            sc->setMarkerShape(s.style == PlotSeries::Style::Triangles ? QScatterSeries::MarkerShapeTriangle
-                                                                       : QScatterSeries::MarkerShapeCircle);
+            sc->setMarkerShape(s.style == PlotSeries::Style::Triangles
+                                   ? QScatterSeries::MarkerShapeTriangle
+                                   : QScatterSeries::MarkerShapeCircle);
             sc->setMarkerSize(s.style == PlotSeries::Style::Triangles ? 11 : 7);
             sc->setColor(color);
             sc->setBorderColor(color.darker(130));
@@ -233,7 +236,8 @@ QString num(double v) { return exact(v); }
 
 } // namespace
 
-PlotWidget::PlotWidget(const QString& figureName, QWidget* parent) : QWidget(parent), m_name(figureName) {
+PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
+    : QWidget(parent), m_name(figureName) {
     setObjectName(figureName + QStringLiteral("Plot"));
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
@@ -261,7 +265,8 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent) : QWidget(par
     m_hover->setObjectName(figureName + QStringLiteral("Hover"));
     bar->addSpacing(8);
     bar->addWidget(m_hover, 1);
-    auto* exportButton = mk(tr("Export…"), tr("Export this figure as SVG, PDF, PNG and CSV"), false);
+    auto* exportButton =
+        mk(tr("Export…"), tr("Export this figure as SVG, PDF, PNG and CSV"), false);
     lay->addLayout(bar);
 
     m_chart = new QChart;
@@ -351,13 +356,18 @@ QString PlotWidget::fullNote() const {
     if (!hasData()) parts << tr("No data yet: run an experiment (Ctrl+R).");
     if (!m_state.note.isEmpty()) parts << m_state.note;
     if (r.droppedLogY > 0)
-        parts << tr("%n value(s) ≤ 0 cannot be shown on the log y axis (switch log y off to see them).", nullptr,
-                    r.droppedLogY);
+        parts << tr(
+            "%n value(s) ≤ 0 cannot be shown on the log y axis (switch log y off to see them).",
+            nullptr, r.droppedLogY);
     if (r.raisedLogY > 0)
-        parts << tr("%n value(s) below %1 (zero up to round-off) are drawn at %1, the floor of the log axis; the CSV has "
-                    "the exact values.", nullptr, r.raisedLogY)
-                     .arg(logTickLabel(kLogFloor));
-    if (r.droppedLogX > 0) parts << tr("%n point(s) with x ≤ 0 are not shown on the log x axis.", nullptr, r.droppedLogX);
+        parts
+            << tr("%n value(s) below %1 (zero up to round-off) are drawn at %1, the floor of the log axis; the CSV has "
+                  "the exact values.",
+                  nullptr, r.raisedLogY)
+                   .arg(logTickLabel(kLogFloor));
+    if (r.droppedLogX > 0)
+        parts << tr("%n point(s) with x ≤ 0 are not shown on the log x axis.", nullptr,
+                    r.droppedLogX);
     return parts.join(u' ');
 }
 
@@ -396,7 +406,8 @@ void PlotWidget::refreshData() {
         }
         return true;
     };
-    if ((!hx.isEmpty() && !setAxis(hx.first(), r.x0, r.x1)) || (!vy.isEmpty() && !setAxis(vy.first(), r.y0, r.y1))) {
+    if ((!hx.isEmpty() && !setAxis(hx.first(), r.x0, r.x1)) ||
+        (!vy.isEmpty() && !setAxis(vy.first(), r.y0, r.y1))) {
         rebuild();
         return;
     }
@@ -436,15 +447,18 @@ void PlotWidget::editAxes() {
 }
 
 bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_view->viewport() && event->type() == QEvent::MouseMove && !m_handles.isEmpty()) {
+    if (watched == m_view->viewport() && event->type() == QEvent::MouseMove &&
+        !m_handles.isEmpty()) {
         const auto* me = static_cast<QMouseEvent*>(event);
-        const QPointF chartPos = m_chart->mapFromScene(m_view->mapToScene(me->position().toPoint()));
+        const QPointF chartPos =
+            m_chart->mapFromScene(m_view->mapToScene(me->position().toPoint()));
         if (!m_chart->plotArea().contains(chartPos)) {
             m_hover->clear();
             return false;
         }
         const QPointF v = m_chart->mapToValue(chartPos, m_handles.first());
-        QString text = QStringLiteral("x = %1, y = %2").arg(QString::number(v.x(), 'g', 4), QString::number(v.y(), 'g', 4));
+        QString text = QStringLiteral("x = %1, y = %2")
+                           .arg(QString::number(v.x(), 'g', 4), QString::number(v.y(), 'g', 4));
         double best = 400; // px^2
         QString nearest;
         const Ranges r = computeRanges(m_state);
@@ -452,22 +466,26 @@ bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
             const auto& s = m_state.series[i];
             if (s.style == PlotSeries::Style::HLine) {
                 if (s.points.isEmpty()) continue;
-                const QPointF p = m_chart->mapToPosition(QPointF(v.x(), s.points.first().y()), m_handles[i]);
+                const QPointF p =
+                    m_chart->mapToPosition(QPointF(v.x(), s.points.first().y()), m_handles[i]);
                 const double d2 = std::pow(p.y() - chartPos.y(), 2);
                 if (d2 < best) {
                     best = d2;
-                    nearest = QStringLiteral("%1: %2").arg(s.name, QString::number(s.points.first().y(), 'g', 6));
+                    nearest = QStringLiteral("%1: %2").arg(
+                        s.name, QString::number(s.points.first().y(), 'g', 6));
                 }
                 continue;
             }
             for (const auto& q : filtered(s, m_state, r)) {
                 const QPointF p = m_chart->mapToPosition(q, m_handles[i]);
-                const double d2 = std::pow(p.x() - chartPos.x(), 2) + std::pow(p.y() - chartPos.y(), 2);
+                const double d2 =
+                    std::pow(p.x() - chartPos.x(), 2) + std::pow(p.y() - chartPos.y(), 2);
                 if (d2 < best) {
                     best = d2;
-                    nearest = QStringLiteral("%1: (%2, %3)")
-                                  .arg(s.name.isEmpty() ? tr("point") : s.name, QString::number(q.x(), 'g', 6),
-                                       QString::number(q.y(), 'g', 6));
+                    nearest =
+                        QStringLiteral("%1: (%2, %3)")
+                            .arg(s.name.isEmpty() ? tr("point") : s.name,
+                                 QString::number(q.x(), 'g', 6), QString::number(q.y(), 'g', 6));
                 }
             }
         }
@@ -485,8 +503,8 @@ void PlotWidget::changeEvent(QEvent* e) {
     QWidget::changeEvent(e);
 }
 
-QString PlotWidget::exportTo(const QString& path, ExportFormat format, const QSize& pixelSize, int dpi,
-                             const ExportMetadata& meta) const {
+QString PlotWidget::exportTo(const QString& path, ExportFormat format, const QSize& pixelSize,
+                             int dpi, const ExportMetadata& meta) const {
     return exportFigure(*this, path, format, pixelSize, dpi, meta);
 }
 
@@ -495,9 +513,11 @@ void PlotWidget::paintFigure(QPainter& painter, const QRectF& rect) const {
     QFont noteFont = QApplication::font();
     noteFont.setPointSizeF(9);
     const QFontMetricsF fm(noteFont);
-    const double noteH = note.isEmpty()
-                             ? 0
-                             : fm.boundingRect(QRectF(0, 0, rect.width() - 16, 1000), Qt::TextWordWrap, note).height() + 8;
+    const double noteH = note.isEmpty() ? 0
+                                        : fm.boundingRect(QRectF(0, 0, rect.width() - 16, 1000),
+                                                          Qt::TextWordWrap, note)
+                                                  .height() +
+                                              8;
     QGraphicsScene scene;
     auto* chart = new QChart;
     scene.addItem(chart);
@@ -512,8 +532,9 @@ void PlotWidget::paintFigure(QPainter& painter, const QRectF& rect) const {
     if (!note.isEmpty()) {
         painter.setFont(noteFont);
         painter.setPen(colors::kNoteText);
-        painter.drawText(QRectF(rect.left() + 8, rect.top() + chartRect.height() + 2, rect.width() - 16, noteH),
-                         Qt::TextWordWrap, note);
+        painter.drawText(
+            QRectF(rect.left() + 8, rect.top() + chartRect.height() + 2, rect.width() - 16, noteH),
+            Qt::TextWordWrap, note);
     }
     painter.restore();
 }
@@ -526,13 +547,17 @@ QString PlotWidget::csv() const {
     };
     for (const auto& s : m_state.series) {
         if (s.style == PlotSeries::Style::HLine) {
-            if (!s.points.isEmpty()) out += quote(s.name) + QStringLiteral(",,") + num(s.points.first().y()) + u'\n';
+            if (!s.points.isEmpty())
+                out += quote(s.name) + QStringLiteral(",,") + num(s.points.first().y()) + u'\n';
             continue;
         }
-        const QString upper = s.style == PlotSeries::Style::Band ? QStringLiteral(" (upper)") : QString();
-        for (const auto& p : s.points) out += quote(s.name + upper) + u',' + num(p.x()) + u',' + num(p.y()) + u'\n';
+        const QString upper =
+            s.style == PlotSeries::Style::Band ? QStringLiteral(" (upper)") : QString();
+        for (const auto& p : s.points)
+            out += quote(s.name + upper) + u',' + num(p.x()) + u',' + num(p.y()) + u'\n';
         for (const auto& p : s.lower)
-            out += quote(s.name + QStringLiteral(" (lower)")) + u',' + num(p.x()) + u',' + num(p.y()) + u'\n';
+            out += quote(s.name + QStringLiteral(" (lower)")) + u',' + num(p.x()) + u',' +
+                   num(p.y()) + u'\n';
     }
     return out;
 }

@@ -10,7 +10,7 @@
 namespace mhla::ui {
 
 struct Preset {
-    QString file;        ///< file name in :/presets/
+    QString file; ///< file name in :/presets/
     QString title;
     QString shortName;   ///< used in run names
     QString explanation; ///< rich text

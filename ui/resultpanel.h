@@ -35,7 +35,8 @@ public:
     /// The visible runs, for panels that overlay runs (default: ignored).
     virtual void showRuns(const QList<const RunRecord*>& runs) { (void)runs; }
     /// A running run delivered new points (training history or the lambda_min trace).
-    virtual void liveUpdate(const RunRecord* run, const QList<const RunRecord*>& visible, bool isCurrent) {
+    virtual void liveUpdate(const RunRecord* run, const QList<const RunRecord*>& visible,
+                            bool isCurrent) {
         (void)run, (void)visible, (void)isCurrent;
     }
     /// True when this panel's figures show every visible run (not only the selected one).

@@ -7,7 +7,8 @@
 namespace mhla::ui {
 
 QList<ResultPanel*> createResultPanels(QWidget* parent) {
-    return {new CertificatePanel(parent), new CurvesPanel(parent), new HeadsPanel(parent), new AutomatonPanel(parent)};
+    return {new CertificatePanel(parent), new CurvesPanel(parent), new HeadsPanel(parent),
+            new AutomatonPanel(parent)};
 }
 
 } // namespace mhla::ui

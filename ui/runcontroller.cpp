@@ -101,7 +101,8 @@ void RunController::dispatchNext() {
     auto control = m_control;
     const ExperimentConfig cfg = job.config;
     QMetaObject::invokeMethod(
-        m_worker, [w, gen, cfg, token, control] { w->execute(gen, cfg, token, control); }, Qt::QueuedConnection);
+        m_worker, [w, gen, cfg, token, control] { w->execute(gen, cfg, token, control); },
+        Qt::QueuedConnection);
     Q_EMIT started(job.runId);
 }
 

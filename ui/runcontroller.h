@@ -50,7 +50,9 @@ Q_SIGNALS:
 private:
     void dispatchNext();
     void resetControls();
-    bool accept(quint64 generation) const { return generation == m_generation && m_currentRun != 0; }
+    bool accept(quint64 generation) const {
+        return generation == m_generation && m_currentRun != 0;
+    }
 
     QThread m_thread;
     RunWorker* m_worker = nullptr;

@@ -1,15 +1,15 @@
 #include "ui/runlist.h"
 #include "ui/colormap.h"
+#include <QDateTime>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QMessageBox>
 #include <QPainter>
 #include <QPixmap>
-#include <QDateTime>
-#include <algorithm>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace mhla::ui {
 
@@ -30,7 +30,10 @@ namespace {
 QString clock(qint64 ms) {
     const qint64 s = (ms + 500) / 1000;
     if (s < 3600) return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
-    return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1:%2:%3")
+        .arg(s / 3600)
+        .arg((s / 60) % 60, 2, 10, QLatin1Char('0'))
+        .arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 } // namespace
 
@@ -43,9 +46,10 @@ QString RunRecord::timeText(qint64 nowMs) const {
 }
 
 QString RunRecord::stateText() const {
-    const QString took = startedMs >= 0 && endedMs >= startedMs
-                             ? QStringLiteral(" · %1 s").arg(QString::number((endedMs - startedMs) / 1000.0, 'f', 1))
-                             : QString();
+    const QString took =
+        startedMs >= 0 && endedMs >= startedMs
+            ? QStringLiteral(" · %1 s").arg(QString::number((endedMs - startedMs) / 1000.0, 'f', 1))
+            : QString();
     switch (state) {
     case State::Queued: return RunList::tr("queued");
     case State::Running: {
@@ -71,12 +75,14 @@ RunList::RunList(QWidget* parent) : QWidget(parent) {
     m_tree->setObjectName(QStringLiteral("runTree"));
     m_tree->setColumnCount(2);
     m_tree->setHeaderLabels({tr("Run"), tr("State")});
-    m_tree->headerItem()->setToolTip(0, tr("Tick to show in the overlay plots, double-click to rename"));
+    m_tree->headerItem()->setToolTip(
+        0, tr("Tick to show in the overlay plots, double-click to rename"));
     m_tree->setRootIsDecorated(false);
     m_tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_tree->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-    m_tree->setToolTip(tr("Every run of this session. The tick shows or hides a run in the overlay plots; "
-                          "the selected run is shown in the Certificate, Heads and Automaton tabs."));
+    m_tree->setToolTip(
+        tr("Every run of this session. The tick shows or hides a run in the overlay plots; "
+           "the selected run is shown in the Certificate, Heads and Automaton tabs."));
     lay->addWidget(m_tree);
     auto* row = new QHBoxLayout;
     auto* removeButton = new QPushButton(tr("Remove"), this);
@@ -94,10 +100,12 @@ RunList::RunList(QWidget* parent) : QWidget(parent) {
     connect(clearButton, &QPushButton::clicked, this, [this] {
         if (m_runs.empty()) return;
         // Runs are not saved anywhere: ask before dropping them.
-        if (QMessageBox::question(this, tr("Clear all runs?"),
-                                  tr("Remove all %n run(s) and their results? Export them first (File ▸ Export all) "
-                                     "to keep them.", nullptr, count()),
-                                  QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) == QMessageBox::Yes)
+        if (QMessageBox::question(
+                this, tr("Clear all runs?"),
+                tr("Remove all %n run(s) and their results? Export them first (File ▸ Export all) "
+                   "to keep them.",
+                   nullptr, count()),
+                QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) == QMessageBox::Yes)
             clear();
     });
     connect(m_tree, &QTreeWidget::itemChanged, this, [this](QTreeWidgetItem* it, int col) {
@@ -175,7 +183,8 @@ void RunList::select(int id) {
 
 QTreeWidgetItem* RunList::itemFor(int id) const {
     for (int i = 0; i < m_tree->topLevelItemCount(); ++i)
-        if (m_tree->topLevelItem(i)->data(0, Qt::UserRole).toInt() == id) return m_tree->topLevelItem(i);
+        if (m_tree->topLevelItem(i)->data(0, Qt::UserRole).toInt() == id)
+            return m_tree->topLevelItem(i);
     return nullptr;
 }
 

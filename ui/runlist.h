@@ -24,14 +24,16 @@ struct RunRecord {
     State state = State::Queued;
     QString message;
     QString phase;
-    double fraction = 0;          ///< of the whole run, 0..1 (core's one progress model)
-    qint64 startedMs = -1;        ///< wall clock when the worker started it (ms since epoch)
-    qint64 endedMs = -1;          ///< wall clock when it ended
+    double fraction = 0;   ///< of the whole run, 0..1 (core's one progress model)
+    qint64 startedMs = -1; ///< wall clock when the worker started it (ms since epoch)
+    qint64 endedMs = -1;   ///< wall clock when it ended
     std::vector<HistoryPoint> liveHistory;
     std::vector<std::pair<long long, double>> liveTrace;
     std::optional<ExperimentResult> result;
 
-    const std::vector<HistoryPoint>& history() const { return result ? result->history : liveHistory; }
+    const std::vector<HistoryPoint>& history() const {
+        return result ? result->history : liveHistory;
+    }
     const std::vector<std::pair<long long, double>>& trace() const {
         return result && !result->lambdaTrace.empty() ? result->lambdaTrace : liveTrace;
     }

@@ -5,7 +5,8 @@
 
 namespace mhla::ui {
 
-void RunWorker::execute(quint64 generation, const ExperimentConfig& cfg, std::shared_ptr<CancelToken> token,
+void RunWorker::execute(quint64 generation, const ExperimentConfig& cfg,
+                        std::shared_ptr<CancelToken> token,
                         std::shared_ptr<TrainingControl> control) {
     RunProgress pending;
     QElapsedTimer clock;

@@ -13,8 +13,8 @@ namespace mhla::ui {
 struct RunProgress {
     QString phase;
     double fraction = 0;
-    std::vector<HistoryPoint> newPoints;                  ///< training points logged since
-    std::vector<std::pair<long long, double>> newTrace;   ///< (samples seen, lambda_min so far)
+    std::vector<HistoryPoint> newPoints;                ///< training points logged since
+    std::vector<std::pair<long long, double>> newTrace; ///< (samples seen, lambda_min so far)
 };
 
 class RunWorker : public QObject {
@@ -26,7 +26,8 @@ public:
 
     /// Runs on the worker thread (invoke with a queued call). Emits exactly one of finished,
     /// failed or cancelled, tagged with `generation`.
-    void execute(quint64 generation, const mhla::ExperimentConfig& cfg, std::shared_ptr<mhla::CancelToken> token,
+    void execute(quint64 generation, const mhla::ExperimentConfig& cfg,
+                 std::shared_ptr<mhla::CancelToken> token,
                  std::shared_ptr<mhla::TrainingControl> control);
 
 Q_SIGNALS:

@@ -19,14 +19,14 @@ inline const QColor kYellow{240, 228, 66};
 inline const QColor kBlack{0, 0, 0};
 
 // Roles.
-inline const QColor kError = kVermillion;        ///< invalid fields, failed states, clamped values
-inline const QColor kGood = kBluishGreen;        ///< certified
+inline const QColor kError = kVermillion; ///< invalid fields, failed states, clamped values
+inline const QColor kGood = kBluishGreen; ///< certified
 inline const QColor kExactReference{100, 100, 100}; ///< the exact solver's reference lines
-inline const QColor kTau = kOrange;              ///< the certificate threshold tau (not grid grey)
-inline const QColor kNoteText{60, 60, 60};       ///< notes under exported figures
-inline const QColor kMissing{128, 128, 128};     ///< NaN cells
-inline const QColor kNeutral{247, 247, 247};     ///< zero of the diverging map
-inline const QColor kOnDark{230, 230, 230};      ///< black data drawn on the dark theme
+inline const QColor kTau = kOrange;          ///< the certificate threshold tau (not grid grey)
+inline const QColor kNoteText{60, 60, 60};   ///< notes under exported figures
+inline const QColor kMissing{128, 128, 128}; ///< NaN cells
+inline const QColor kNeutral{247, 247, 247}; ///< zero of the diverging map
+inline const QColor kOnDark{230, 230, 230};  ///< black data drawn on the dark theme
 
 /// "#rrggbb" for style sheets.
 inline QString css(const QColor& c) { return c.name(QColor::HexRgb); }

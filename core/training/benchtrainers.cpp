@@ -78,8 +78,7 @@ void benchTrainers(std::ostream& out, int repeats) {
             c.d, c.d);
         const auto data = training::prepareTrainingData(ds, probe->usesMoments());
         std::vector<double> rates;
-        for (int r = 0; r < repeats; ++r)
-            rates.push_back(stepsPerSecond(c, data, N));
+        for (int r = 0; r < repeats; ++r) rates.push_back(stepsPerSecond(c, data, N));
         std::sort(rates.begin(), rates.end());
         const double median = rates[rates.size() / 2];
         char line[200];

@@ -10,8 +10,7 @@ struct MhlaWorkspace : TrainableModel::Workspace {
     Mat zq, q, t, r, g, sg; // columns = samples of a chunk
     Mat S;                  // predict(): S(Z)
     void reserve(Index d, Index Hd, Index dOut, Index B) {
-        if (zq.cols() >= B && zq.rows() == d)
-            return;
+        if (zq.cols() >= B && zq.rows() == d) return;
         zq.resize(d, B);
         q.resize(Hd, B);
         t.resize(Hd, B);
@@ -25,16 +24,14 @@ struct MhlaWorkspace : TrainableModel::Workspace {
 
 MhlaModel::MhlaModel(int d, int dOut, int heads, Rng& rng)
     : TrainableModel(d, dOut), m_heads(heads) {
-    if (heads < 1)
-        throw std::invalid_argument("MhlaModel: heads must be >= 1");
+    if (heads < 1) throw std::invalid_argument("MhlaModel: heads must be >= 1");
     addBlock("V", dOut, static_cast<Index>(heads) * d);
     addBlock("Q", static_cast<Index>(heads) * d, d);
     allocateParameters();
     m_V = block("V");
     m_Q = block("Q");
     const double sd = 1.0 / std::sqrt(static_cast<double>(d));
-    for (Index i = 0; i < m_theta.size(); ++i)
-        m_theta(i) = sd * rng.normal();
+    for (Index i = 0; i < m_theta.size(); ++i) m_theta(i) = sd * rng.normal();
 }
 
 Heads MhlaModel::heads() const {
@@ -68,9 +65,7 @@ std::unique_ptr<TrainableModel::Workspace> MhlaModel::makeWorkspace() const {
     return std::make_unique<MhlaWorkspace>();
 }
 
-double MhlaModel::workPerSample(Index) const {
-    return 3.0 * static_cast<double>(m_theta.size());
-}
+double MhlaModel::workPerSample(Index) const { return 3.0 * static_cast<double>(m_theta.size()); }
 
 double MhlaModel::sumSquaredError(const TrainingData& data, const long long* idx, int count,
                                   double* grad, Workspace& wsBase) const {
@@ -85,8 +80,7 @@ double MhlaModel::sumSquaredError(const TrainingData& data, const long long* idx
     const Mat& Y = *data.Y;
 
     auto zq = ws.zq.leftCols(B);
-    for (Index j = 0; j < B; ++j)
-        zq.col(j) = data.Zq.col(idx[j]);
+    for (Index j = 0; j < B; ++j) zq.col(j) = data.Zq.col(idx[j]);
     ws.q.leftCols(B).noalias() = Q * zq;
     for (Index j = 0; j < B; ++j) {
         Eigen::Map<const Mat> S(data.S.col(idx[j]).data(), d, d);
@@ -95,11 +89,9 @@ double MhlaModel::sumSquaredError(const TrainingData& data, const long long* idx
     }
     auto r = ws.r.leftCols(B);
     r.noalias() = V * ws.t.leftCols(B);
-    for (Index j = 0; j < B; ++j)
-        r.col(j) -= Y.col(idx[j]);
+    for (Index j = 0; j < B; ++j) r.col(j) -= Y.col(idx[j]);
     const double sum = r.squaredNorm();
-    if (!grad)
-        return sum;
+    if (!grad) return sum;
 
     r *= 2.0; // d(sum of squares)/d(prediction)
     gradView(grad, m_V).noalias() += r * ws.t.leftCols(B).transpose();

@@ -14,8 +14,7 @@ struct MultilayerWorkspace : TrainableModel::Workspace {
     Vec r;
     Index n = -1;
     void reserve(Index d, Index Hd, int L, Index tokens) {
-        if (n == tokens && static_cast<int>(S.size()) == L)
-            return;
+        if (n == tokens && static_cast<int>(S.size()) == L) return;
         n = tokens;
         X.assign(static_cast<size_t>(L) + 1, Mat::Zero(d, tokens));
         S.assign(static_cast<size_t>(L), Mat::Zero(d * d, tokens));
@@ -60,14 +59,11 @@ MultilayerModel::MultilayerModel(int d, int dOut, int heads, int layers, Rng& rn
     for (int l = 0; l < layers; ++l) {
         auto V = view(m_V[static_cast<size_t>(l)]);
         auto Q = view(m_Q[static_cast<size_t>(l)]);
-        for (Index i = 0; i < V.size(); ++i)
-            V.data()[i] = sdV * rng.normal();
-        for (Index i = 0; i < Q.size(); ++i)
-            Q.data()[i] = sdQ * rng.normal();
+        for (Index i = 0; i < V.size(); ++i) V.data()[i] = sdV * rng.normal();
+        for (Index i = 0; i < Q.size(); ++i) Q.data()[i] = sdQ * rng.normal();
     }
     auto R = view(m_R);
-    for (Index i = 0; i < R.size(); ++i)
-        R.data()[i] = sdQ * rng.normal();
+    for (Index i = 0; i < R.size(); ++i) R.data()[i] = sdQ * rng.normal();
 }
 
 std::unique_ptr<TrainableModel::Workspace> MultilayerModel::makeWorkspace() const {
@@ -127,8 +123,7 @@ double MultilayerModel::sumSquaredError(const TrainingData& data, const long lon
         ws.r.noalias() = R * ws.X.back().col(n - 1);
         ws.r -= data.Y->col(idx[j]);
         sum += ws.r.squaredNorm();
-        if (!grad)
-            continue;
+        if (!grad) continue;
 
         ws.r *= 2.0;
         gradView(grad, m_R).noalias() += ws.r * ws.X.back().col(n - 1).transpose();
@@ -153,8 +148,7 @@ double MultilayerModel::sumSquaredError(const TrainingData& data, const long lon
                     Eigen::Map<const Mat>(ws.W.col(t).data(), d, H);
             gradView(grad, m_Q[static_cast<size_t>(l)]).noalias() +=
                 ws.SW.middleCols(t0, m) * X.middleCols(t0, m).transpose();
-            if (l == 0)
-                break; // no gradient needed with respect to the prompt
+            if (l == 0) break; // no gradient needed with respect to the prompt
             ws.Gin.setZero();
             ws.Gin.middleCols(t0, m) = Gm;
             ws.Gin.middleCols(t0, m).noalias() += Q.transpose() * ws.SW.middleCols(t0, m);

@@ -7,10 +7,8 @@ namespace mhla::training {
 double scheduledRate(ScheduleKind kind, double base, double warmup, long long step,
                      long long total) {
     const long long W = static_cast<long long>(std::floor(warmup * static_cast<double>(total)));
-    if (step < W)
-        return base * static_cast<double>(step + 1) / static_cast<double>(W);
-    if (kind == ScheduleKind::Constant)
-        return base;
+    if (step < W) return base * static_cast<double>(step + 1) / static_cast<double>(W);
+    if (kind == ScheduleKind::Constant) return base;
     const double span = static_cast<double>(std::max<long long>(1, total - W));
     const double progress = std::min(1.0, static_cast<double>(step - W) / span);
     return base * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
@@ -18,15 +16,13 @@ double scheduledRate(ScheduleKind kind, double base, double warmup, long long st
 
 double clipGradient(Vec& grad, double maxNorm) {
     const double norm = grad.norm();
-    if (maxNorm > 0 && norm > maxNorm)
-        grad *= maxNorm / norm;
+    if (maxNorm > 0 && norm > maxNorm) grad *= maxNorm / norm;
     return norm;
 }
 
 Optimizer::Optimizer(OptimizerKind kind, Index parameters, double momentum)
     : m_kind(kind), m_momentum(momentum), m_m(Vec::Zero(parameters)) {
-    if (kind == OptimizerKind::Adam)
-        m_v = Vec::Zero(parameters);
+    if (kind == OptimizerKind::Adam) m_v = Vec::Zero(parameters);
 }
 
 void Optimizer::step(Vec& theta, const Vec& grad, double lr) {

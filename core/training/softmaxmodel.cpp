@@ -14,8 +14,7 @@ struct SoftmaxWorkspace : TrainableModel::Workspace {
     double rstd2 = 0;
     Index n = -1;
     void reserve(Index d, Index Hdh, Index H, Index tokens) {
-        if (n == tokens)
-            return;
+        if (n == tokens) return;
         n = tokens;
         Xhat1.resize(d, tokens);
         A.resize(d, tokens);
@@ -51,8 +50,7 @@ void normaliseBackward(const V1& dxhat, const V2& xhat, double rstd, Out&& dx) {
 
 SoftmaxModel::SoftmaxModel(int d, int dOut, int heads, Rng& rng)
     : TrainableModel(d, dOut), m_heads(heads), m_dh(d % heads == 0 ? d / heads : d) {
-    if (heads < 1)
-        throw std::invalid_argument("SoftmaxModel: heads must be >= 1");
+    if (heads < 1) throw std::invalid_argument("SoftmaxModel: heads must be >= 1");
     const Index Hdh = static_cast<Index>(heads) * m_dh;
     addBlock("ln1_gain", d, 1);
     addBlock("ln1_bias", d, 1);
@@ -84,8 +82,7 @@ SoftmaxModel::SoftmaxModel(int d, int dOut, int heads, Rng& rng)
     auto fill = [&](const Block& b, double variance) {
         auto M = view(b);
         const double sd = std::sqrt(variance);
-        for (Index i = 0; i < M.size(); ++i)
-            M.data()[i] = sd * rng.normal();
+        for (Index i = 0; i < M.size(); ++i) M.data()[i] = sd * rng.normal();
     };
     const double dd = d;
     view(m_g1).setOnes();
@@ -161,8 +158,7 @@ double SoftmaxModel::sumSquaredError(const TrainingData& data, const long long* 
         ws.r.noalias() = R * ws.x2;
         ws.r -= data.Y->col(idx[j]);
         sum += ws.r.squaredNorm();
-        if (!grad)
-            continue;
+        if (!grad) continue;
 
         ws.r *= 2.0;
         // readout and MLP
@@ -172,8 +168,7 @@ double SoftmaxModel::sumSquaredError(const TrainingData& data, const long long* 
         gradView(grad, m_c2).col(0) += ws.g2;
         ws.dhid.noalias() = view(m_W2).transpose() * ws.g2;
         for (Index i = 0; i < ws.dhid.size(); ++i)
-            if (ws.pre(i) <= 0)
-                ws.dhid(i) = 0;
+            if (ws.pre(i) <= 0) ws.dhid(i) = 0;
         gradView(grad, m_W1).noalias() += ws.dhid * ws.b.transpose();
         gradView(grad, m_c1).col(0) += ws.dhid;
         ws.db.noalias() = view(m_W1).transpose() * ws.dhid;

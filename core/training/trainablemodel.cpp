@@ -15,8 +15,7 @@ TrainingData prepareTrainingData(const Dataset& data, bool moments, int threads)
     t.Y = &data.Y;
     if (static_cast<long long>(data.Z.size()) != data.Y.cols())
         throw std::invalid_argument("prepareTrainingData: prompts and labels differ in count");
-    if (!moments || data.Z.empty())
-        return t;
+    if (!moments || data.Z.empty()) return t;
     const Index d = data.Z.front().rows();
     const long long N = data.Y.cols();
     t.S.resize(d * d, N);
@@ -42,8 +41,7 @@ void TrainableModel::setParameters(const Vec& theta) {
 
 const TrainableModel::Block& TrainableModel::block(const std::string& name) const {
     for (const auto& b : m_blocks)
-        if (b.name == name)
-            return b;
+        if (b.name == name) return b;
     throw std::out_of_range("no parameter block " + name);
 }
 
@@ -67,18 +65,15 @@ Vec TrainableModel::predict(const Mat& Z) const {
 
 double TrainableModel::lossAndGradient(const TrainingData& data, const long long* idx, int count,
                                        Vec* grad, int threads) {
-    if (count <= 0)
-        throw std::invalid_argument("lossAndGradient: empty minibatch");
+    if (count <= 0) throw std::invalid_argument("lossAndGradient: empty minibatch");
     const int chunks = (count + kChunk - 1) / kChunk;
-    while (static_cast<int>(m_stepWs.size()) < chunks)
-        m_stepWs.push_back(makeWorkspace());
+    while (static_cast<int>(m_stepWs.size()) < chunks) m_stepWs.push_back(makeWorkspace());
     if (static_cast<int>(m_chunkLoss.size()) < chunks)
         m_chunkLoss.resize(static_cast<size_t>(chunks));
     if (grad) {
         while (static_cast<int>(m_chunkGrad.size()) < chunks)
             m_chunkGrad.emplace_back(m_theta.size());
-        for (int c = 0; c < chunks; ++c)
-            m_chunkGrad[static_cast<size_t>(c)].setZero();
+        for (int c = 0; c < chunks; ++c) m_chunkGrad[static_cast<size_t>(c)].setZero();
     }
     auto runChunk = [&](long long c) {
         const int begin = static_cast<int>(c) * kChunk;
@@ -92,19 +87,15 @@ double TrainableModel::lossAndGradient(const TrainingData& data, const long long
     if (chunks > 1 && work > 2e6 && resolveThreads(threads) > 1)
         parallelFor(chunks, threads, runChunk);
     else
-        for (int c = 0; c < chunks; ++c)
-            runChunk(c);
+        for (int c = 0; c < chunks; ++c) runChunk(c);
 
     const double scale = 1.0 / (static_cast<double>(count) * m_dOut);
     double sum = 0;
-    for (int c = 0; c < chunks; ++c)
-        sum += m_chunkLoss[static_cast<size_t>(c)];
+    for (int c = 0; c < chunks; ++c) sum += m_chunkLoss[static_cast<size_t>(c)];
     if (grad) {
-        if (grad->size() != m_theta.size())
-            grad->resize(m_theta.size());
+        if (grad->size() != m_theta.size()) grad->resize(m_theta.size());
         *grad = m_chunkGrad[0];
-        for (int c = 1; c < chunks; ++c)
-            *grad += m_chunkGrad[static_cast<size_t>(c)];
+        for (int c = 1; c < chunks; ++c) *grad += m_chunkGrad[static_cast<size_t>(c)];
         *grad *= scale;
     }
     return sum * scale;
@@ -112,8 +103,7 @@ double TrainableModel::lossAndGradient(const TrainingData& data, const long long
 
 double TrainableModel::mse(const TrainingData& data, int threads) const {
     const long long N = data.size();
-    if (N == 0)
-        return 0;
+    if (N == 0) return 0;
     const double sum = blockedSum(N, 256, threads, [&](long long begin, long long end) {
         auto ws = makeWorkspace();
         std::vector<long long> idx(static_cast<size_t>(end - begin));
@@ -124,22 +114,16 @@ double TrainableModel::mse(const TrainingData& data, int threads) const {
 }
 
 std::unique_ptr<TrainableModel> makeModel(const SolverConfig& solver, int d, int dOut) {
-    if (d < 1 || dOut < 1)
-        throw std::invalid_argument("makeModel: d and d_out must be >= 1");
-    if (solver.heads < 1)
-        throw std::invalid_argument("makeModel: trainers need heads >= 1");
+    if (d < 1 || dOut < 1) throw std::invalid_argument("makeModel: d and d_out must be >= 1");
+    if (solver.heads < 1) throw std::invalid_argument("makeModel: trainers need heads >= 1");
     Rng rng(static_cast<std::uint64_t>(solver.seed), Stream::TrainInit);
     switch (solver.kind) {
-    case SolverKind::Mhla:
-        return std::make_unique<MhlaModel>(d, dOut, solver.heads, rng);
+    case SolverKind::Mhla: return std::make_unique<MhlaModel>(d, dOut, solver.heads, rng);
     case SolverKind::Multilayer:
-        if (solver.layers < 1)
-            throw std::invalid_argument("makeModel: layers must be >= 1");
+        if (solver.layers < 1) throw std::invalid_argument("makeModel: layers must be >= 1");
         return std::make_unique<MultilayerModel>(d, dOut, solver.heads, solver.layers, rng);
-    case SolverKind::Softmax:
-        return std::make_unique<SoftmaxModel>(d, dOut, solver.heads, rng);
-    case SolverKind::Poly:
-        break;
+    case SolverKind::Softmax: return std::make_unique<SoftmaxModel>(d, dOut, solver.heads, rng);
+    case SolverKind::Poly: break;
     }
     throw std::invalid_argument("makeModel: the poly solver is not a trainer");
 }

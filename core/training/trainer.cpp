@@ -25,8 +25,7 @@ double overflowAsInfinity(double relErr) {
 static double cancellableMse(const TrainableModel& model, const TrainingData& data,
                              const RunContext& ctx, int dOut) {
     const long long N = data.size();
-    if (N == 0)
-        return 0;
+    if (N == 0) return 0;
     const double sum = blockedSum(N, 256, ctx.threads, [&](long long begin, long long end) {
         ctx.checkCancel();
         auto ws = model.makeWorkspace();
@@ -38,8 +37,7 @@ static double cancellableMse(const TrainableModel& model, const TrainingData& da
 }
 
 double relativeDistance(const Mat& A, const Mat& B) {
-    if (B.size() == 0 || A.rows() != B.rows() || A.cols() != B.cols())
-        return kNaN;
+    if (B.size() == 0 || A.rows() != B.rows() || A.cols() != B.cols()) return kNaN;
     const double nb = B.norm();
     return nb > 0 ? (A - B).norm() / nb : kNaN;
 }
@@ -51,11 +49,9 @@ MinibatchStep::MinibatchStep(TrainableModel& model, const SolverConfig& solver, 
 double MinibatchStep::operator()(const TrainingData& data, const long long* idx, int count,
                                  double lr) {
     const double loss = m_model.lossAndGradient(data, idx, count, &m_grad, m_threads);
-    if (!std::isfinite(loss))
-        return loss;
+    if (!std::isfinite(loss)) return loss;
     m_gradNorm = clipGradient(m_grad, m_clip);
-    if (!std::isfinite(m_gradNorm))
-        return std::numeric_limits<double>::infinity();
+    if (!std::isfinite(m_gradNorm)) return std::numeric_limits<double>::infinity();
     m_opt.step(m_model.mutableParameters(), m_grad, lr);
     return loss;
 }
@@ -65,8 +61,7 @@ Trainer::Trainer(const ExperimentConfig& cfg, const Task& task, const Dataset& t
     : m_cfg(cfg), m_task(task), m_exactP(exactP), m_ctx(ctx),
       m_model(makeModel(cfg.solver, task.d(), task.dOut())) {
     const long long N = static_cast<long long>(train.Z.size());
-    if (N < 1)
-        throw std::invalid_argument("trainer: empty training set");
+    if (N < 1) throw std::invalid_argument("trainer: empty training set");
     if (cfg.solver.batch < 1 || cfg.solver.epochs < 0 || cfg.solver.logEvery < 1)
         throw std::invalid_argument("trainer: batch and log_every must be >= 1, epochs >= 0");
     m_batch = static_cast<int>(std::min<long long>(cfg.solver.batch, N));
@@ -83,20 +78,16 @@ Trainer::Trainer(const ExperimentConfig& cfg, const Task& task, const Dataset& t
         m_oodTeacher[static_cast<size_t>(i)] =
             mhlaOutput(task.teacher(), m_oodPrompts[static_cast<size_t>(i)]);
     });
-    for (const auto& y : m_oodTeacher)
-        m_oodTeacherSq += y.squaredNorm();
+    for (const auto& y : m_oodTeacher) m_oodTeacherSq += y.squaredNorm();
 }
 
 Trainer::~Trainer() = default;
 
-MhlaModel* Trainer::mhlaModel() {
-    return dynamic_cast<MhlaModel*>(m_model.get());
-}
+MhlaModel* Trainer::mhlaModel() { return dynamic_cast<MhlaModel*>(m_model.get()); }
 
 double Trainer::historyOod() const {
     const long long K = static_cast<long long>(m_oodPrompts.size());
-    if (K == 0 || m_oodTeacherSq <= 0)
-        return kNaN;
+    if (K == 0 || m_oodTeacherSq <= 0) return kNaN;
     const double sum = blockedSum(K, 64, m_ctx.threads, [&](long long begin, long long end) {
         m_ctx.checkCancel();
         auto ws = m_model->makeWorkspace();
@@ -117,14 +108,14 @@ HistoryPoint Trainer::evaluate(int epoch, double lr, double trainMse) const {
     p.step = m_steps;
     p.lr = lr;
     p.trainMse = trainMse;
-    p.valMse = m_valData.size() > 0 ? cancellableMse(*m_model, m_valData, m_ctx, m_task.dOut()) : kNaN;
+    p.valMse =
+        m_valData.size() > 0 ? cancellableMse(*m_model, m_valData, m_ctx, m_task.dOut()) : kNaN;
     p.oodRelMse = historyOod();
     if (const auto* mh = dynamic_cast<const MhlaModel*>(m_model.get())) {
         const Mat P = foldHeads(mh->heads(), m_task.d(), m_task.dOut());
         p.distanceP = (P - m_task.teacherP()).norm();
         p.distancePRel = relativeDistance(P, m_task.teacherP());
-        if (m_exactP.size() > 0)
-            p.distanceExactRel = relativeDistance(P, m_exactP);
+        if (m_exactP.size() > 0) p.distanceExactRel = relativeDistance(P, m_exactP);
     }
     return p;
 }
@@ -164,7 +155,8 @@ void Trainer::run(ExperimentResult& out) {
             std::vector<HistoryPoint> thinned;
             thinned.reserve(out.history.size() / 2 + 2);
             for (size_t i = 0; i < out.history.size(); i += 2) thinned.push_back(out.history[i]);
-            if (thinned.back().step != out.history.back().step) thinned.push_back(out.history.back());
+            if (thinned.back().step != out.history.back().step)
+                thinned.push_back(out.history.back());
             out.history = std::move(thinned);
         }
         ProgressEvent e;
@@ -175,17 +167,17 @@ void Trainer::run(ExperimentResult& out) {
     };
 
     double lr = total > 0 ? scheduledRate(s.schedule, s.lr, s.warmup, 0, total) : s.lr;
-    HistoryPoint first = evaluate(0, lr, cancellableMse(*m_model, m_trainData, m_ctx, m_task.dOut()));
+    HistoryPoint first =
+        evaluate(0, lr, cancellableMse(*m_model, m_trainData, m_ctx, m_task.dOut()));
     Vec snapshot = m_model->parameters();
     bool diverged = !isFinitePoint(first);
-    if (!diverged)
-        log(first);
+    if (!diverged) log(first);
     std::string reason = "epochs";
-    if (!diverged && s.targetLoss > 0 && first.trainMse <= s.targetLoss)
-        reason = "target_loss";
+    if (!diverged && s.targetLoss > 0 && first.trainMse <= s.targetLoss) reason = "target_loss";
 
     for (int epoch = 1; epoch <= s.epochs && !diverged && reason == "epochs"; ++epoch) {
-        waitWhilePaused(total > 0 ? static_cast<double>(m_steps) / static_cast<double>(total) : 1.0);
+        waitWhilePaused(total > 0 ? static_cast<double>(m_steps) / static_cast<double>(total)
+                                  : 1.0);
         std::iota(perm.begin(), perm.end(), 0LL);
         Rng rng(static_cast<std::uint64_t>(s.seed), Stream::TrainShuffle,
                 static_cast<std::uint64_t>(epoch));
@@ -205,19 +197,16 @@ void Trainer::run(ExperimentResult& out) {
             }
             ++m_steps;
         }
-        if (diverged)
-            break;
+        if (diverged) break;
         const bool logNow = epoch % s.logEvery == 0 || epoch == s.epochs;
-        if (!logNow && s.targetLoss <= 0)
-            continue;
+        if (!logNow && s.targetLoss <= 0) continue;
         const double trainMse = cancellableMse(*m_model, m_trainData, m_ctx, m_task.dOut());
         if (!std::isfinite(trainMse)) {
             diverged = true;
             break;
         }
         const bool reached = s.targetLoss > 0 && trainMse <= s.targetLoss;
-        if (!logNow && !reached)
-            continue;
+        if (!logNow && !reached) continue;
         const HistoryPoint p = evaluate(epoch, lr, trainMse);
         if (!isFinitePoint(p)) {
             diverged = true;
@@ -225,8 +214,7 @@ void Trainer::run(ExperimentResult& out) {
         }
         snapshot = m_model->parameters();
         log(p);
-        if (reached)
-            reason = "target_loss";
+        if (reached) reason = "target_loss";
     }
     if (diverged) {
         reason = "diverged";
@@ -245,8 +233,7 @@ void Trainer::run(ExperimentResult& out) {
     const TrainableModel& model = *m_model;
     m.oodRelMse = oodRelMse(
         m_task, [&model](const Mat& Z) { return model.predict(Z); }, m_cfg.eval.oodSamples, m_ctx);
-    if (m_oodTeacherSq > 0)
-        m.oodRelMse = overflowAsInfinity(m.oodRelMse);
+    if (m_oodTeacherSq > 0) m.oodRelMse = overflowAsInfinity(m.oodRelMse);
     if (const auto* mh = dynamic_cast<const MhlaModel*>(m_model.get())) {
         out.P = foldHeads(mh->heads(), m_task.d(), m_task.dOut());
         out.heads = headsFromP(out.P, m_task.d(), 0, s.rankTolerance, m_ctx);

@@ -6,8 +6,8 @@ namespace mhla {
 
 /// The in-memory data set a trainer sees (the same samples the exact solver streams).
 struct Dataset {
-    std::vector<Mat> Z;  ///< prompts, d x n
-    Mat Y;               ///< d_out x N labels
+    std::vector<Mat> Z; ///< prompts, d x n
+    Mat Y;              ///< d_out x N labels
 };
 
 /// Generates the first N samples of a stream of a task.

@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         for (const QByteArray& line : all.mid(nul + 1).split('\n'))
             if (!line.isEmpty()) overrides << QString::fromUtf8(line);
     try {
-        const mhla::LoadedExperiment e = mhla::loadExperimentText(text, overrides, QStringLiteral("fuzz"));
+        const mhla::LoadedExperiment e =
+            mhla::loadExperimentText(text, overrides, QStringLiteral("fuzz"));
         // A parsed experiment must round-trip through its own JSON.
         (void)mhla::experimentToJson(e.config);
     } catch (const mhla::ConfigError&) {
