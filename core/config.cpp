@@ -18,7 +18,6 @@ namespace {
 
 QString q(const char* s) { return QString::fromUtf8(s); }
 std::string str(const QString& s) { return s.toStdString(); }
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kMaxExactInt = 9007199254740992.0; // 2^53
 
 QString describe(const QJsonValue& v) {
