@@ -3,6 +3,7 @@
 # NAME comes from the first line of `mhla-lab --help`, DESCRIPTION from the rest of it, and one
 # section per subcommand from `mhla-lab <command> --help` (a command this build lacks, such as
 # figures without the GUI layer, is left out). The help text is kept as written (no filling).
+cmake_minimum_required(VERSION 3.25)
 foreach(v BIN VERSION OUT)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "manpage.cmake: -D${v}=... is required")
