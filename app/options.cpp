@@ -25,7 +25,8 @@ int levenshtein(const QString& a, const QString& b) {
     return prev[static_cast<size_t>(b.size())];
 }
 
-/// Parses --name's value as an integer in [lo, hi] into *out; returns an error or empty.
+} // namespace
+
 QString intOption(const QCommandLineParser& p, const char* name, int lo, int hi, int* out) {
     if (!p.isSet(q(name))) return {};
     const QString v = p.value(q(name));
@@ -38,8 +39,6 @@ QString intOption(const QCommandLineParser& p, const char* name, int lo, int hi,
     *out = static_cast<int>(x);
     return {};
 }
-
-} // namespace
 
 QString closestMatch(const QString& given, const QStringList& known) {
     QString best;

@@ -5,6 +5,8 @@
 #include <QString>
 #include <QStringList>
 
+class QCommandLineParser;
+
 namespace mhla::cli {
 
 struct SolveOptions {
@@ -31,6 +33,10 @@ struct BenchOptions {
 /// on success.
 QString parseSolveOptions(const QStringList& args, SolveOptions* out);
 QString parseBenchOptions(const QStringList& args, BenchOptions* out);
+
+/// Parses --name's value as an integer in [lo, hi] into *out (untouched when --name is not
+/// given). Returns an error naming the option, the value and the range, or empty.
+QString intOption(const QCommandLineParser& p, const char* name, int lo, int hi, int* out);
 
 /// The closest of `known` to `given` (edit distance at most 2), or empty: "did you mean".
 QString closestMatch(const QString& given, const QStringList& known);

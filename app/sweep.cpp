@@ -29,19 +29,6 @@ namespace {
 QString q(const char* s) { return QString::fromUtf8(s); }
 void err(const QString& s) { std::fprintf(stderr, "%s\n", s.toLocal8Bit().constData()); }
 
-QString intValue(const QCommandLineParser& p, const char* name, int lo, int hi, int* out) {
-    if (!p.isSet(q(name))) return {};
-    const QString v = p.value(q(name));
-    bool ok = false;
-    const qlonglong x = v.trimmed().toLongLong(&ok);
-    if (!ok || x < lo || x > hi)
-        return q("--") + q(name) + q(": \"") + v +
-               q("\" is not allowed; expected an integer in [") + QString::number(lo) + q(", ") +
-               QString::number(hi) + q("]");
-    *out = static_cast<int>(x);
-    return {};
-}
-
 const char kSweepHelp[] = R"(Usage:
   mhla-lab sweep --config FILE --out DIR [--grid KEY=VALUES ...] [--set KEY=VALUE ...]
                  [--seeds K] [--jobs J] [--shard i/n] [--yes] [--quiet]
@@ -154,9 +141,9 @@ QString parseSweepOptions(const QStringList& argsIn, SweepOptions* out) {
     if (p.isSet(q("config")) && o.config.isEmpty())
         return q("--config: expected the path of an experiment file");
     if (o.out.isEmpty()) return q("--out: required; expected the path of a folder") + see;
-    if (QString e = intValue(p, "seeds", 1, 1000, &o.seeds); !e.isEmpty()) return e;
+    if (QString e = intOption(p, "seeds", 1, 1000, &o.seeds); !e.isEmpty()) return e;
     if (o.command == SweepOptions::Command::Run) {
-        if (QString e = intValue(p, "jobs", 1, kMaxThreads, &o.jobs); !e.isEmpty()) return e;
+        if (QString e = intOption(p, "jobs", 1, kMaxThreads, &o.jobs); !e.isEmpty()) return e;
         o.yes = p.isSet(q("yes"));
         o.quiet = p.isSet(q("quiet"));
         if (p.isSet(q("shard"))) {
@@ -174,8 +161,8 @@ QString parseSweepOptions(const QStringList& argsIn, SweepOptions* out) {
     } else {
         if (!p.isSet(q("shards")))
             return q("--shards: required; expected an integer in [1, 100000]") + see;
-        if (QString e = intValue(p, "shards", 1, 100000, &o.slurmShards); !e.isEmpty()) return e;
-        if (QString e = intValue(p, "cpus", 1, kMaxThreads, &o.cpus); !e.isEmpty()) return e;
+        if (QString e = intOption(p, "shards", 1, 100000, &o.slurmShards); !e.isEmpty()) return e;
+        if (QString e = intOption(p, "cpus", 1, kMaxThreads, &o.cpus); !e.isEmpty()) return e;
         o.partition = p.value(q("partition"));
         o.time = p.value(q("time"));
         static const QRegularExpression timeRe(q("^(\\d+-)?\\d+(:\\d\\d){0,2}$"));
