@@ -185,8 +185,8 @@ void benchSolver(const std::vector<Size>& sizes, int repeats, int threads,
         const double tSolve = medianTime(repeats, [&] { sol = solveCertified(L, C, 0.0, opt); });
         HeadDecomposition hd;
         const double tHeads = medianTime(repeats, [&] { hd = headsFromP(sol.P, d); });
-        // Flops: executed = the triangular blocks (D^2/4 per sample, 2 flops each, plus the
-        // scaling); equivalent = what a plain SYRK Phi^T Phi would need (N D^2).
+        // Flops: executed = the distinct entries of Lambda (D^2/4 per sample, 2 flops each, plus
+        // the scaling); equivalent = what a plain SYRK Phi^T Phi would need (N D^2).
         const double exe =
             static_cast<double>(s.N) * pairCount(d) * (static_cast<double>(P) * (P + 1)) +
             static_cast<double>(s.N) * pairCount(d) * P;

@@ -41,8 +41,8 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
         long long end = std::min(N, seen + B);
         if (nextCheckpoint < checkpoints.size()) end = std::min(end, checkpoints[nextCheckpoint]);
         const long long b = end - seen;
-        fillSampleBlock(task, Stream::Train, seen, b, U, Qz, Y, ctx.threads);
-        acc.addBlock(U, Qz, Y, ctx.threads);
+        fillSampleBlock(task, Stream::Train, seen, b, U, Qz, Y, ctx.threads, ctx.cancel);
+        acc.addBlock(U, Qz, Y, ctx.threads, ctx.cancel);
         seen = end;
         ProgressEvent ev{"generate+accumulate", fractionEnd * 0.8 * static_cast<double>(seen) / N,
                          seen};
@@ -69,12 +69,13 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
 }
 
 void fillSampleBlock(const Task& task, Stream stream, long long first, long long count, Mat& U,
-                     Mat& Qz, Mat& Y, int threads) {
+                     Mat& Qz, Mat& Y, int threads, const CancelToken* cancel) {
     const int d = task.d(), P = pairCount(d);
     U.resize(count, P);
     Qz.resize(count, d);
     Y.resize(count, task.dOut());
     parallelFor(count, threads, [&](long long i) {
+        if (cancel && cancel->isCancelled()) return;
         const Sample s = task.sample(stream, first + i);
         Vec u(P);
         promptVech(s.Z, u.data());
@@ -82,6 +83,7 @@ void fillSampleBlock(const Task& task, Stream stream, long long first, long long
         Qz.row(i) = s.Z.col(s.Z.cols() - 1).transpose();
         Y.row(i) = s.y.transpose();
     });
+    if (cancel) cancel->check();
 }
 
 } // namespace mhla

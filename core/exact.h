@@ -13,8 +13,9 @@ namespace mhla {
 
 /// Fills rows of U (vech S), Qz (z_q) and Y (labels) with samples [first, first + count) of a
 /// stream: the input of MomentAccumulator::addBlock. Deterministic for any thread count.
+/// Polls `cancel` per sample and throws Cancelled when it is set.
 void fillSampleBlock(const Task& task, Stream stream, long long first, long long count, Mat& U,
-                     Mat& Qz, Mat& Y, int threads);
+                     Mat& Qz, Mat& Y, int threads, const CancelToken* cancel = nullptr);
 
 /// What the exact solver's pass over the training data produces.
 struct ExactOutput {

@@ -2,6 +2,7 @@
 // The folded cubic feature map psi (MATH.md §2) and the streaming accumulation of the
 // uncentred second moment Lambda and the cross moment C (MATH.md §3-4).
 #include "core/model.h"
+#include "core/types.h"
 #include <vector>
 
 namespace mhla {
@@ -16,17 +17,23 @@ void promptVech(const Mat& Z, double* out);
 /// Accumulates Lambda = (1/N) sum psi psi^T and C = (1/N) sum y psi^T from blocks of samples,
 /// never forming the N x D feature matrix.
 ///
-/// psi psi^T = (u u^T) kron (z_q z_q^T) with u = vech(S): the accumulator keeps, for every
-/// pair c <= c' of query coordinates, the lower triangle of sum_s (q_c q_c')_s u_s u_s^T, about
-/// D^2/4 numbers updated per sample instead of D^2/2 for a plain rank-k update. Each such block
-/// is one unit of work whose arithmetic never depends on the thread that runs it, so results
-/// are bit-identical for any thread count. Memory O(D^2 + block * D).
+/// psi psi^T = (u u^T) kron (z_q z_q^T) with u = vech(S), so the distinct entries of Lambda are
+/// G[(p <= p'), (c <= c')] = sum_s (u_p u_p')_s (q_c q_c')_s: one matrix product
+/// X^T Q of the B x P(P+1)/2 pair products of u with the B x d(d+1)/2 pair products of z_q
+/// (about D^2/4 multiply-adds per sample, the useful work, in one large GEMM instead of
+/// d(d+1)/2 small triangular ones). The pairs (p <= p') are cut into fixed chunks and the samples
+/// into fixed sub-blocks; each chunk is one unit of work whose arithmetic never depends on the
+/// thread that runs it, so results are bit-identical for any thread count. Memory O(D^2/4 +
+/// threads * sub-block * chunk).
 class MomentAccumulator {
 public:
     MomentAccumulator(int d, int dOut);
 
     /// Adds a block: U is B x pairCount(d) (rows vech(S)), Qz is B x d (rows z_q), Y is B x d_out.
-    void addBlock(const Mat& U, const Mat& Qz, const Mat& Y, int threads = 1);
+    /// Polls `cancel` between chunks of work (a few ms each) and throws Cancelled when it is set;
+    /// the accumulator is then unusable.
+    void addBlock(const Mat& U, const Mat& Qz, const Mat& Y, int threads = 1,
+                  const CancelToken* cancel = nullptr);
     /// Convenience: adds prompts and labels one block at a time.
     void addSamples(const std::vector<Mat>& Z, const std::vector<Vec>& y, int threads = 1);
 
@@ -43,13 +50,15 @@ private:
     int m_d, m_dOut, m_P;
     long long m_D;
     long long m_count = 0;
-    std::vector<Mat> m_blocks; ///< lower triangles, one per (c <= c'), P x P
-    Mat m_cRaw;                ///< d_out x D, unnormalised
+    Mat m_gT;                    ///< pairCount(d) x P(P+1)/2: column (p <= p'), row (c <= c')
+    std::vector<int> m_pa, m_pb; ///< the (p, p') of each column of m_gT
+    Mat m_cRaw;                  ///< d_out x D, unnormalised
 };
 
 /// Samples per accumulation block. A constant, so the summation order (and every bit of the
 /// result) never depends on the thread count. Measured (`mhla-lab bench`, Eigen 3.4): the
-/// triangular products run 4-5x faster with blocks of >= 2048 samples than with 256-1024.
+/// products run 4-5x faster with blocks of >= 2048 samples than with 256-1024; the block is
+/// also the unit of the lambda_min trace and of progress reports.
 constexpr long long kAccumulationBlock = 4096;
 
 /// Bytes the accumulation and the solve of feature dimension D need (with a block of B samples).

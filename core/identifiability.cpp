@@ -1,5 +1,6 @@
 #include "core/identifiability.h"
 #include "core/certificate.h"
+#include "core/exact.h"
 #include "core/features.h"
 #include "core/parallel.h"
 #include "core/rng.h"
@@ -857,23 +858,12 @@ namespace {
 /// Adds training samples [from, to) to acc in blocks of kAccumulationBlock.
 void accumulateRange(const Task& task, MomentAccumulator& acc, long long from, long long to,
                      const RunContext& ctx) {
-    const int d = task.d(), P = pairCount(d), dOut = task.dOut();
     Mat U, Qz, Y;
     for (long long first = from; first < to; first += kAccumulationBlock) {
         ctx.checkCancel();
         const long long count = std::min(kAccumulationBlock, to - first);
-        U.resize(count, P);
-        Qz.resize(count, d);
-        Y.resize(count, dOut);
-        parallelFor(count, ctx.threads, [&](long long i) {
-            const Sample s = task.sample(Stream::Train, first + i);
-            Vec u(P);
-            promptVech(s.Z, u.data());
-            U.row(i) = u.transpose();
-            Qz.row(i) = s.Z.col(s.Z.cols() - 1).transpose();
-            Y.row(i) = s.y.transpose();
-        });
-        acc.addBlock(U, Qz, Y, ctx.threads);
+        fillSampleBlock(task, Stream::Train, first, count, U, Qz, Y, ctx.threads, ctx.cancel);
+        acc.addBlock(U, Qz, Y, ctx.threads, ctx.cancel);
     }
 }
 
