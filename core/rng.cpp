@@ -2,6 +2,18 @@
 
 namespace mhla {
 
+Rng::ZigguratTables::ZigguratTables() {
+    const auto density = [](double t) { return std::exp(-0.5 * t * t); };
+    x[0] = v / density(r);
+    x[1] = r;
+    for (int i = 1; i < 255; ++i) x[i + 1] = std::sqrt(-2.0 * std::log(v / x[i] + density(x[i])));
+    x[256] = 0.0;
+    for (int i = 0; i < 257; ++i) f[i] = density(x[i]);
+    f[0] = density(r); // the base strip's top is the density at r
+}
+
+const Rng::ZigguratTables Rng::kZiggurat;
+
 Mat Rng::haarOrthogonal(Index n) {
     const Mat g = normalMatrix(n, n);
     Eigen::HouseholderQR<Mat> qr(g);

