@@ -180,14 +180,20 @@ RunEstimate estimateRun(const ExperimentConfig& cfg) {
 std::string formatDuration(double s) {
     char buf[64];
     if (!std::isfinite(s)) return "forever";
-    if (s < 1) std::snprintf(buf, sizeof buf, "%.0f ms", s * 1e3);
-    else if (s < 60) std::snprintf(buf, sizeof buf, "%.0f s", s);
-    else if (s < 3600)
-        std::snprintf(buf, sizeof buf, "%.0f min %02.0f s", std::floor(s / 60), std::fmod(s, 60));
-    else if (s < 86400)
-        std::snprintf(buf, sizeof buf, "%.0f h %02.0f min", std::floor(s / 3600),
-                      std::floor(std::fmod(s, 3600) / 60));
-    else std::snprintf(buf, sizeof buf, "%.1f days", s / 86400);
+    // Rounded once to the unit shown, so 59.7 s reads "1 min 00 s", never "60 s" or "0 min 60 s".
+    if (std::llround(s * 1e3) < 1000) {
+        std::snprintf(buf, sizeof buf, "%lld ms", std::llround(s * 1e3));
+    } else if (std::llround(s) < 60) {
+        std::snprintf(buf, sizeof buf, "%lld s", std::llround(s));
+    } else if (std::llround(s) < 3600) {
+        const long long t = std::llround(s);
+        std::snprintf(buf, sizeof buf, "%lld min %02lld s", t / 60, t % 60);
+    } else if (std::llround(s / 60) < 24 * 60) {
+        const long long m = std::llround(s / 60);
+        std::snprintf(buf, sizeof buf, "%lld h %02lld min", m / 60, m % 60);
+    } else {
+        std::snprintf(buf, sizeof buf, "%.1f days", s / 86400);
+    }
     return buf;
 }
 

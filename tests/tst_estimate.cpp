@@ -88,6 +88,11 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(formatDuration(12)), QStringLiteral("12 s"));
         QCOMPARE(QString::fromStdString(formatDuration(200)), QStringLiteral("3 min 20 s"));
         QCOMPARE(QString::fromStdString(formatDuration(7500)), QStringLiteral("2 h 05 min"));
+        // Rounding carries into the next unit instead of printing 60.
+        QCOMPARE(QString::fromStdString(formatDuration(839.7)), QStringLiteral("14 min 00 s"));
+        QCOMPARE(QString::fromStdString(formatDuration(59.7)), QStringLiteral("1 min 00 s"));
+        QCOMPARE(QString::fromStdString(formatDuration(0.9996)), QStringLiteral("1 s"));
+        QCOMPARE(QString::fromStdString(formatDuration(3599.8)), QStringLiteral("1 h 00 min"));
         QCOMPARE(QString::fromStdString(formatBytes(1536)), QStringLiteral("1.5 KiB"));
         QCOMPARE(QString::fromStdString(formatBytes(3.0 * (1LL << 30))), QStringLiteral("3.0 GiB"));
     }
