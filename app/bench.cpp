@@ -254,6 +254,61 @@ void benchCrossover(const std::vector<int>& ds, int repeats) {
     }
 }
 
+/// Microseconds per Adam step of the PyTorch reference (shared/bench/torch_sgd_ref.py) at one
+/// size with `torchThreads` intra-op threads, or nothing when it fails.
+std::optional<double> runTorchReference(const QString& script, const TrainerBenchRow& row,
+                                        int torchThreads) {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("OMP_NUM_THREADS"), QString::number(torchThreads));
+    env.insert(QStringLiteral("MKL_NUM_THREADS"), QString::number(torchThreads));
+    QProcess p;
+    p.setProcessEnvironment(env);
+    // N = 4096 prompts, 3 epochs: 384 steps per run, enough to time and quick to start.
+    p.start(QStringLiteral("/usr/bin/python3"),
+            {script, QString::number(row.d), QString::number(row.tokens), QStringLiteral("4096"),
+             QString::number(row.heads), QString::number(row.batch), QStringLiteral("3")});
+    if (!p.waitForFinished(600000) || p.exitCode() != 0) return std::nullopt;
+    const auto m = QRegularExpression(QStringLiteral("\\(([0-9.]+) us/step\\)"))
+                       .match(QString::fromUtf8(p.readAllStandardOutput()));
+    if (!m.hasMatch()) return std::nullopt;
+    return m.captured(1).toDouble();
+}
+
+/// Runs the PyTorch reference for the one-layer MHLA rows, at its best of 1 and all cores'
+/// intra-op threads (small steps are often faster on one), and prints the ratios.
+void benchTorchReference(const QString& script, const std::vector<TrainerBenchRow>& rows,
+                         int repeats) {
+    std::printf("\n== PyTorch reference (%s: Adam, no clipping; ours: Adam + clipping, one "
+                "thread), median of %d ==\n",
+                script.toUtf8().constData(), repeats);
+    const int cores = resolveThreads(0);
+    for (const TrainerBenchRow& row : rows) {
+        if (row.label != "mhla" || row.layers != 1) continue;
+        double best = -1;
+        int bestThreads = 0;
+        for (int t : {1, cores}) {
+            std::vector<double> us;
+            for (int r = 0; r < repeats; ++r)
+                if (const auto x = runTorchReference(script, row, t)) us.push_back(*x);
+            if (us.empty()) continue;
+            const double m = median(us);
+            std::printf("  torch d=%-2d H=%-2d n=%d batch=%d, %d thread(s): %9.1f us/step\n", row.d,
+                        row.heads, row.tokens, row.batch, t, m);
+            if (best < 0 || m < best) best = m, bestThreads = t;
+            if (cores == 1) break;
+        }
+        if (best < 0) {
+            std::printf("  torch reference failed to run for d=%d H=%d (is python3-torch "
+                        "installed?)\n",
+                        row.d, row.heads);
+            continue;
+        }
+        std::printf("  -> d=%d H=%d: ours %.2f us/step, torch at its best (%d thread(s)) %.1f "
+                    "us/step: %.0fx\n",
+                    row.d, row.heads, row.usPerStep, bestThreads, best, best / row.usPerStep);
+    }
+}
+
 void benchDefaultSolve(int repeats, int threads) {
     ExperimentConfig cfg; // the default experiment: associative memory, pairs 2, N = 16384
     RunContext ctx;
@@ -280,13 +335,24 @@ int runBench(int argc, char** argv) {
     if (opt.help) {
         std::puts(
             "Usage: mhla-lab bench [--repeats N] [--threads N] [--quick] [--reference numpy_ref.py]\n"
+            "                      [--torch-reference torch_sgd_ref.py]\n"
             "Times each phase of the exact solver at d = 4, 8, 16 (the sizes of\n"
             "shared/bench/numpy_ref.py), the dense-vs-Lanczos certificate crossover, the\n"
             "default experiment end to end, and the trainers' steps per second.\n"
             "--quick: small sizes only, one repeat (a smoke test).\n"
             "--reference FILE: also run the NumPy reference script (shared/bench/numpy_ref.py)\n"
-            "with the same d, n, N, heads, interleaved, and print the ratios.");
+            "with the same d, n, N, heads, interleaved, and print the ratios.\n"
+            "--torch-reference FILE: also run the PyTorch trainer reference\n"
+            "(shared/bench/torch_sgd_ref.py) at the one-layer MHLA sizes, with 1 and all\n"
+            "intra-op threads (the faster counts), and print the ratios per step.");
         return Success;
+    }
+    if (!opt.torchReference.isEmpty() && !QFileInfo(opt.torchReference).isFile()) {
+        std::fprintf(stderr,
+                     "mhla-lab bench: --torch-reference: \"%s\" is not a file; expected the path "
+                     "of torch_sgd_ref.py\n",
+                     opt.torchReference.toUtf8().constData());
+        return InvalidInput;
     }
     if (!opt.reference.isEmpty() && !QFileInfo(opt.reference).isFile()) {
         std::fprintf(
@@ -305,7 +371,10 @@ int runBench(int argc, char** argv) {
     benchCrossover(quick ? std::vector<int>{6, 8} : std::vector<int>{3, 4, 5, 6, 8, 10, 12, 14, 16},
                    std::min(repeats, 3));
     benchDefaultSolve(repeats, threads);
-    benchTrainers(std::cout, repeats);
+    const std::vector<TrainerBenchRow> rows = benchTrainers(std::cout, repeats);
+    std::cout.flush();
+    if (!opt.torchReference.isEmpty())
+        benchTorchReference(opt.torchReference, rows, std::min(repeats, 3));
     return Success;
 }
 

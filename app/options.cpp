@@ -115,15 +115,18 @@ QString parseBenchOptions(const QStringList& args, BenchOptions* out) {
     p.addOption({q("threads"), q("threads"), q("N")});
     p.addOption({q("quick"), q("small sizes")});
     p.addOption({q("reference"), q("numpy_ref.py"), q("FILE")});
+    p.addOption({q("torch-reference"), q("torch_sgd_ref.py"), q("FILE")});
     p.addOption({{q("h"), q("help")}, q("help")});
     if (QString e = runParser(p, args, "bench",
-                              {q("repeats"), q("threads"), q("quick"), q("reference"), q("help")});
+                              {q("repeats"), q("threads"), q("quick"), q("reference"),
+                               q("torch-reference"), q("help")});
         !e.isEmpty())
         return e;
     BenchOptions o;
     o.help = p.isSet(q("help"));
     o.quick = p.isSet(q("quick"));
     o.reference = p.value(q("reference"));
+    o.torchReference = p.value(q("torch-reference"));
     if (QString e = intOption(p, "repeats", 1, 1000, &o.repeats); !e.isEmpty()) return e;
     if (QString e = intOption(p, "threads", 1, kMaxThreads, &o.threads); !e.isEmpty()) return e;
     if (o.quick) o.repeats = 1;

@@ -25,7 +25,8 @@ struct BenchOptions {
     int repeats = 5;
     int threads = 0;
     bool quick = false;
-    QString reference; ///< --reference numpy_ref.py
+    QString reference;      ///< --reference numpy_ref.py
+    QString torchReference; ///< --torch-reference torch_sgd_ref.py
     bool help = false;
 };
 

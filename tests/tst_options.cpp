@@ -89,6 +89,15 @@ private Q_SLOTS:
                     .contains(QStringLiteral("[1, 1000]")));
         QVERIFY(parseBenchOptions({QStringLiteral("--repeat"), QStringLiteral("3")}, &bad)
                     .contains(QStringLiteral("did you mean --repeats?")));
+        BenchOptions torch;
+        QVERIFY(
+            parseBenchOptions({QStringLiteral("--torch-reference"), QStringLiteral("t.py")}, &torch)
+                .isEmpty());
+        QCOMPARE(torch.torchReference, QStringLiteral("t.py"));
+        QVERIFY(torch.reference.isEmpty());
+        QVERIFY(
+            parseBenchOptions({QStringLiteral("--torch-refrence"), QStringLiteral("t.py")}, &bad)
+                .contains(QStringLiteral("did you mean --torch-reference?")));
     }
     void closest() {
         QCOMPARE(closestMatch(QStringLiteral("--verison"), topLevelWords()),

@@ -48,7 +48,8 @@ double stepsPerSecond(const BenchCase& c, const training::TrainingData& data, lo
 
 } // namespace
 
-void benchTrainers(std::ostream& out, int repeats) {
+std::vector<TrainerBenchRow> benchTrainers(std::ostream& out, int repeats) {
+    std::vector<TrainerBenchRow> rows;
     const BenchCase cases[] = {
         {"mhla", SolverKind::Mhla, 4, 4, 1, 20, 32},
         {"mhla", SolverKind::Mhla, 8, 8, 1, 20, 32},
@@ -88,7 +89,10 @@ void benchTrainers(std::ostream& out, int repeats) {
                       c.label, c.d, c.heads, c.layers, c.tokens, c.batch,
                       static_cast<long long>(probe->parameterCount()), median, 1e6 / median);
         out << line;
+        rows.push_back(
+            TrainerBenchRow{c.label, c.d, c.heads, c.layers, c.tokens, c.batch, 1e6 / median});
     }
+    return rows;
 }
 
 } // namespace mhla

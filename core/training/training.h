@@ -23,8 +23,16 @@ void trainBaseline(const ExperimentConfig& cfg, const Task& task, const Dataset&
 } // namespace mhla
 
 #include <ostream>
+#include <string>
+#include <vector>
 namespace mhla {
+/// One row of the trainers' benchmark.
+struct TrainerBenchRow {
+    std::string label; ///< "mhla", "multilayer", "softmax"
+    int d, heads, layers, tokens, batch;
+    double usPerStep; ///< median over the repeats, one thread
+};
 /// `mhla-lab bench` part for the trainers: minibatch steps per second of each trainer at a
-/// few sizes (median of several repeats), printed as aligned text.
-void benchTrainers(std::ostream& out, int repeats);
+/// few sizes (median of several repeats), printed as aligned text and returned.
+std::vector<TrainerBenchRow> benchTrainers(std::ostream& out, int repeats);
 } // namespace mhla
