@@ -4,6 +4,7 @@
 #include "app/options.h"
 #include "core/certificate.h"
 #include "core/features.h"
+#include "core/gemmkernel.h"
 #include "core/parallel.h"
 #include "core/runner.h"
 #include "core/training/training.h"
@@ -117,26 +118,25 @@ std::optional<std::pair<double, double>> runReference(const QString& script, con
 }
 
 /// This machine's own limit: the aggregate double-precision GEMM rate (FLOP/s) of `threads`
-/// threads, each multiplying its own 768 x 768 matrices with Eigen (same compiler flags as the
-/// kernels measured here). Median of `repeats`.
+/// threads, each multiplying its own 768 x 768 matrices with the accumulation's own kernel
+/// (core/gemmkernel.h: Eigen, compiled for the best x86-64 level this CPU has). Median of
+/// `repeats`.
 double measureDgemmRate(int threads, int repeats) {
     constexpr Index n = 768;
     const int t = resolveThreads(threads);
+    const kernels::GemmAtB gemm = kernels::accumulationGemm().run;
     std::vector<Mat> A(static_cast<size_t>(t)), B(A.size()), C(A.size());
     for (size_t k = 0; k < A.size(); ++k) {
         A[k] = Mat::Random(n, n);
         B[k] = Mat::Random(n, n);
         C[k] = Mat::Zero(n, n);
     }
-    parallelFor(t, t, [&](long long k) {
-        C[static_cast<size_t>(k)].noalias() = A[static_cast<size_t>(k)] * B[static_cast<size_t>(k)];
-    });
-    const double sec = medianTime(std::max(3, repeats), [&] {
-        parallelFor(t, t, [&](long long k) {
-            C[static_cast<size_t>(k)].noalias() +=
-                A[static_cast<size_t>(k)] * B[static_cast<size_t>(k)];
-        });
-    });
+    const auto multiply = [&](long long k) {
+        const size_t i = static_cast<size_t>(k);
+        gemm(n, n, n, A[i].data(), n, B[i].data(), n, C[i].data(), n);
+    };
+    parallelFor(t, t, multiply);
+    const double sec = medianTime(std::max(3, repeats), [&] { parallelFor(t, t, multiply); });
     return 2.0 * static_cast<double>(n) * n * n * t / sec;
 }
 
@@ -144,8 +144,9 @@ void benchSolver(const std::vector<Size>& sizes, int repeats, int threads,
                  const QString& reference) {
     const double limit = measureDgemmRate(threads, repeats);
     std::printf(
-        "\n== This machine's limit: dgemm (Eigen, %d thread(s), 768^3 each) %.1f GFLOP/s ==\n",
-        resolveThreads(threads), limit * 1e-9);
+        "\n== This machine's limit: dgemm (Eigen, kernel %s, %d thread(s), 768^3 each) %.1f "
+        "GFLOP/s ==\n",
+        kernels::accumulationGemm().name, resolveThreads(threads), limit * 1e-9);
     std::printf(
         "Fractions below: the time the phase's useful FLOPs would take at that rate, divided\n"
         "by the measured time (1.0 = at the machine's dgemm limit). Accumulation: N D^2/4\n"

@@ -1,4 +1,5 @@
 #include "core/features.h"
+#include "core/gemmkernel.h"
 #include "core/parallel.h"
 #include <algorithm>
 #include <unistd.h>
@@ -66,6 +67,7 @@ void MomentAccumulator::addBlock(const Mat& U, const Mat& Qz, const Mat& Y, int 
         for (int c2 = c; c2 < m_d; ++c2)
             Q2.col(pairIndex(c, c2, m_d)) = Qz.col(c).cwiseProduct(Qz.col(c2));
     const long long chunks = (R + kChunkColumns - 1) / kChunkColumns;
+    const kernels::GemmAtB gemm = kernels::accumulationGemm().run;
     // Work items: the chunks of G's columns, then one per query coordinate c of C.
     parallelFor(chunks + m_d, threads, [&](long long item) {
         if (cancel && cancel->isCancelled()) return;
@@ -81,7 +83,9 @@ void MomentAccumulator::addBlock(const Mat& U, const Mat& Qz, const Mat& Y, int 
                         U.col(m_pa[static_cast<size_t>(r0 + j)])
                             .segment(s0, b)
                             .cwiseProduct(U.col(m_pb[static_cast<size_t>(r0 + j)]).segment(s0, b));
-                m_gT.middleCols(r0, m).noalias() += Q2.middleRows(s0, b).transpose() * X;
+                // m_gT(:, r0:r0+m) += Q2(s0:s0+b, :)^T X, by the kernel for this CPU.
+                gemm(m_P, m, b, Q2.data() + s0, B, X.data(), X.rows(),
+                     m_gT.data() + r0 * m_gT.rows(), m_gT.rows());
             }
         } else {
             const int c = static_cast<int>(item - chunks);

@@ -1,8 +1,10 @@
 // Streaming accumulation of Lambda and C (MATH.md §3-4) and determinism across thread counts.
 #include "core/features.h"
+#include "core/gemmkernel.h"
 #include "core/runner.h"
 #include "core/tasks.h"
 #include <QTest>
+#include <cstdio>
 
 using namespace mhla;
 
@@ -25,6 +27,35 @@ Data randomData(int d, int n, int dOut, int N, std::uint64_t seed) {
 class TestFeatures : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // Every GEMM kernel this CPU can run (core/gemmkernel.h) computes C += A^T B on strided
+    // sub-matrices: against a plain triple loop, error <= 4 k eps relative to |A|^T |B|
+    // (the bound for a computed dot product of length k), and C's other entries untouched.
+    void gemmKernelsAgreeWithTheDefinition() {
+        const long m = 37, n = 19, k = 300, lda = 311, ldb = 305, ldc = 41;
+        Rng rng(5);
+        const Mat A = rng.normalMatrix(lda, m), B = rng.normalMatrix(ldb, n);
+        const Mat C0 = rng.normalMatrix(ldc, n);
+        const auto kernels = kernels::availableGemmKernels();
+        QVERIFY(!kernels.empty());
+        for (const auto& kernel : kernels) {
+            Mat C = C0;
+            kernel.run(m, n, k, A.data(), lda, B.data(), ldb, C.data(), ldc);
+            for (long j = 0; j < n; ++j) {
+                for (long i = 0; i < m; ++i) {
+                    double ref = C0(i, j), scale = std::abs(C0(i, j));
+                    for (long t = 0; t < k; ++t) {
+                        ref += A(t, i) * B(t, j);
+                        scale += std::abs(A(t, i) * B(t, j));
+                    }
+                    QVERIFY2(std::abs(C(i, j) - ref) <= 4.0 * k * 1.1e-16 * scale, kernel.name);
+                }
+                for (long i = m; i < ldc; ++i) QCOMPARE(C(i, j), C0(i, j));
+            }
+        }
+        std::printf("  GEMM kernels available: %zu, chosen: %s\n", kernels.size(),
+                    kernels::accumulationGemm().name);
+    }
+
     void featureVectorDefinition() {
         Rng rng(1);
         const int d = 3;

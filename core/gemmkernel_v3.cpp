@@ -1,0 +1,3 @@
+// The accumulation GEMM for x86-64-v3 (AVX2, FMA); see gemmkernel_isa.inc.
+#define MHLA_GEMM_ISA v3
+#include "gemmkernel_isa.inc"
