@@ -24,4 +24,33 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
 ///  "noise": ...}: the blocks' own JSON (core/identifiability.h).
 QJsonObject toJson(const IdentifiabilityReport& report);
 
+// ---- Moving along a null direction (issue 11 §2)
+// ------------------------------------------------
+//
+// P(t) = P + t ||P*||_F u v^T with u = e_output and v a unit vector with Lambda v = 0: every P(t)
+// fits the training data as well as P (the training loss stays at round-off for an exact fit),
+// while the function changes off the training distribution. Each metric is a quadratic in t,
+//   mse(t) = (1/M) sum ||r + t n||^2 = mse(0) + 2 t (1/M) sum r.n + t^2 (1/M) sum ||n||^2,
+// with r = P psi - y and n = ||P*|| u (v.psi), so one pass over the same samples as
+// evaluateFolded gives the whole path; the distance to P* is computed directly.
+
+struct NullPath {
+    Mat P;          ///< the fit at t = 0
+    Mat step;       ///< ||P*||_F u v^T (d_out x D)
+    Mat teacherP;   ///< P*
+    Metrics atZero; ///< evaluateFolded(task, P, cfg): the path's metrics at t = 0, exactly
+    double trainLin = 0, trainQuad = 0; ///< trainMse(t) = atZero.trainMse + Lin t + Quad t^2
+    double valLin = 0, valQuad = 0;
+    double oodLin = 0, oodQuad = 0; ///< oodRelMse(t), relative to E||f*||^2 as atZero.oodRelMse
+};
+
+/// The path through P along v (normalised here; length D) in output row `output` (0-based).
+/// Polls ctx's cancel token. Throws std::invalid_argument on a wrong shape or a zero v.
+NullPath nullPath(const Task& task, const ExperimentConfig& cfg, const Mat& P, const Vec& v,
+                  int output, const RunContext& ctx = {});
+/// P(t) = P + t step.
+Mat nullPathP(const NullPath& path, double t);
+/// The metrics of P(t) (atZero itself at t = 0); the losses are clamped at 0 from below.
+Metrics nullPathMetrics(const NullPath& path, double t);
+
 } // namespace mhla

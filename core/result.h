@@ -31,6 +31,11 @@ struct IdentifiabilityReport {
     std::optional<NullRelationsResult> nullRelations; ///< not certified only
     std::vector<ProbeReport> probes;                  ///< not certified only: H = 1, 2, 4
     NoiseAnalysis noise;
+    Mat fitP; ///< the least-squares fit these answers are about (before truncation to solver.heads)
+    /// The teacher's own heads in canonical SVD form of W* = sum_h vec(V*_h) vec(Q*_h)^T (not of
+    /// the symmetric unfold(P*)): what the minimal heads are compared with.
+    Heads teacherMinimalHeads;
+    Vec teacherMinimalSingularValues;
 };
 
 struct ExperimentResult {

@@ -1,6 +1,7 @@
 // The identifiability explorer as a run reports it (result.json "identifiability"): which runs
 // explore, and what it finds on the associative memory with Gaussian and orthonormal keys.
 #include "core/explorer.h"
+#include "core/metrics.h"
 #include "core/resultio.h"
 #include "core/runner.h"
 #include <QTest>
@@ -54,6 +55,52 @@ private Q_SLOTS:
         QVERIFY(two.probe.found);
         QVERIFY(two.oodRelMse > 1e-4);
         QVERIFY(two.probe.fitResidualRel <= 1e-10);
+    }
+    // The slider of the explorer: P(t) = P + t ||P*|| e_1 v^T along a null relation v keeps the
+    // training loss at round-off while the OOD error grows; at t = 0 it is the fit itself.
+    void nullPathKeepsTheFitAndChangesTheFunction() {
+        const ExperimentConfig cfg = small(1.0);
+        const ExperimentResult r = runExperiment(cfg);
+        QVERIFY(!r.certificate.certified);
+        const IdentifiabilityReport& x = *r.identifiability;
+        QVERIFY(x.nullRelations.has_value() && !x.nullRelations->relations.empty());
+        QCOMPARE(x.fitP.rows(), r.P.rows());
+        const auto task = makeTask(cfg.task);
+        const Vec v = x.nullRelations->relations.front().vector;
+        const NullPath path = nullPath(*task, cfg, x.fitP, v, 0);
+        // t = 0 is the run's own fit, bit for bit (same samples, same summation order).
+        const Metrics zero = nullPathMetrics(path, 0.0);
+        QCOMPARE(zero.trainMse, r.metrics.trainMse);
+        QCOMPARE(zero.oodRelMse, r.metrics.oodRelMse);
+        QCOMPARE(zero.distanceP, r.metrics.distanceP);
+        // Round-off: the training loss of an exact fit is ~1e-31 (the labels are O(1)).
+        QVERIFY2(r.metrics.trainMse < 1e-24, qPrintable(QString::number(r.metrics.trainMse)));
+        double prevOod = zero.oodRelMse;
+        for (double t : {0.25, 0.5, 1.0, 2.0}) {
+            for (double s : {t, -t}) {
+                const Metrics m = nullPathMetrics(path, s);
+                QVERIFY2(m.trainMse < 1e-24, qPrintable(QString::number(m.trainMse)));
+                // |distance to P*|: the step has norm |t| ||P*||, and P is close to P* here.
+                QVERIFY(std::abs(m.distancePRel - std::abs(s)) < 0.5 * std::abs(s) + 0.1);
+            }
+            const Metrics m = nullPathMetrics(path, t);
+            QVERIFY2(m.oodRelMse > prevOod, qPrintable(QString::number(m.oodRelMse)));
+            prevOod = m.oodRelMse;
+        }
+        QVERIFY(nullPathMetrics(path, 1.0).oodRelMse > 1e-2);
+        // The quadratic is an identity: it matches a direct evaluation of P(t) to 1e-9 relative.
+        for (double t : {0.7, -1.3}) {
+            const Metrics q = nullPathMetrics(path, t);
+            const Metrics e = evaluateFolded(*task, nullPathP(path, t), cfg);
+            QVERIFY(std::abs(q.oodRelMse - e.oodRelMse) <= 1e-9 * e.oodRelMse);
+            QVERIFY(std::abs(q.valMse - e.valMse) <= 1e-9 * e.valMse + 1e-24);
+            QVERIFY(std::abs(q.trainMse - e.trainMse) <= 1e-24);
+            QVERIFY(std::abs(q.distanceP - e.distanceP) <= 1e-12 * e.distanceP);
+        }
+        // The teacher's own heads in canonical form: one head (the associative memory).
+        QCOMPARE(x.teacherMinimalHeads.count(), 1);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 nullPath(*task, cfg, x.fitP, Vec::Zero(v.size()), 0));
     }
     void whichRunsExplore() {
         ExperimentConfig cfg = small(0.0);
