@@ -41,6 +41,9 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
         NullRelationsOptions nr;
         nr.toleranceRel = cfg.solver.tolerance;
         out.nullRelations = nullRelations(lambda, d, nr);
+        if (!out.nullRelations->relations.empty())
+            out.nullPath =
+                nullPath(task, cfg, P, out.nullRelations->relations.front().vector, 0, ctx);
         ProbeOptions po;
         po.toleranceRel = cfg.solver.tolerance;
         for (int H : {1, 2, 4}) {

@@ -34,16 +34,6 @@ QJsonObject toJson(const IdentifiabilityReport& report);
 // with r = P psi - y and n = ||P*|| u (v.psi), so one pass over the same samples as
 // evaluateFolded gives the whole path; the distance to P* is computed directly.
 
-struct NullPath {
-    Mat P;          ///< the fit at t = 0
-    Mat step;       ///< ||P*||_F u v^T (d_out x D)
-    Mat teacherP;   ///< P*
-    Metrics atZero; ///< evaluateFolded(task, P, cfg): the path's metrics at t = 0, exactly
-    double trainLin = 0, trainQuad = 0; ///< trainMse(t) = atZero.trainMse + Lin t + Quad t^2
-    double valLin = 0, valQuad = 0;
-    double oodLin = 0, oodQuad = 0; ///< oodRelMse(t), relative to E||f*||^2 as atZero.oodRelMse
-};
-
 /// The path through P along v (normalised here; length D) in output row `output` (0-based).
 /// Polls ctx's cancel token. Throws std::invalid_argument on a wrong shape or a zero v.
 NullPath nullPath(const Task& task, const ExperimentConfig& cfg, const Mat& P, const Vec& v,

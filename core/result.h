@@ -25,6 +25,17 @@ struct ProbeReport {
     double oodRelMse = std::numeric_limits<double>::quiet_NaN(); ///< of P' (NaN when none found)
 };
 
+/// A straight path through the least-squares fits along a null direction (core/explorer.h).
+struct NullPath {
+    Mat P;          ///< the fit at t = 0
+    Mat step;       ///< ||P*||_F u v^T (d_out x D)
+    Mat teacherP;   ///< P*
+    Metrics atZero; ///< evaluateFolded(task, P, cfg): the path's metrics at t = 0, exactly
+    double trainLin = 0, trainQuad = 0; ///< trainMse(t) = atZero.trainMse + Lin t + Quad t^2
+    double valLin = 0, valQuad = 0;
+    double oodLin = 0, oodQuad = 0; ///< oodRelMse(t), relative to E||f*||^2 as atZero.oodRelMse
+};
+
 struct IdentifiabilityReport {
     MinHeadsResult minHeads;
     CertificateSamplesResult certificateSamples;
@@ -36,6 +47,9 @@ struct IdentifiabilityReport {
     /// the symmetric unfold(P*)): what the minimal heads are compared with.
     Heads teacherMinimalHeads;
     Vec teacherMinimalSingularValues;
+    /// Not certified: the path along the first null relation in output row 1 (the explorer's
+    /// default direction; other directions are computed on demand with nullPath()).
+    std::optional<NullPath> nullPath;
 };
 
 struct ExperimentResult {

@@ -31,6 +31,7 @@ private Q_SLOTS:
         QCOMPARE(x.certificateSamples.certificateSamples, r.featureDim); // exactly D = 40
         QVERIFY(!x.nullRelations.has_value());
         QVERIFY(x.probes.empty());
+        QVERIFY(!x.nullPath.has_value()); // certified: nothing is free
         const QJsonObject j = resultToJson(r).value(QStringLiteral("identifiability")).toObject();
         QCOMPARE(j.value(QStringLiteral("min_heads"))
                      .toObject()
@@ -68,6 +69,10 @@ private Q_SLOTS:
         const auto task = makeTask(cfg.task);
         const Vec v = x.nullRelations->relations.front().vector;
         const NullPath path = nullPath(*task, cfg, x.fitP, v, 0);
+        // The run carries the same path (the explorer's default direction), computed in core.
+        QVERIFY(x.nullPath.has_value());
+        QCOMPARE(x.nullPath->oodQuad, path.oodQuad);
+        QCOMPARE(x.nullPath->atZero.oodRelMse, r.metrics.oodRelMse);
         // t = 0 is the run's own fit, bit for bit (same samples, same summation order).
         const Metrics zero = nullPathMetrics(path, 0.0);
         QCOMPARE(zero.trainMse, r.metrics.trainMse);

@@ -49,6 +49,20 @@ QString heads() {
         "teacher at d = 4 shows rank 16, because symmetrising spreads one head over many singular directions.</p>");
 }
 
+QString explorer() {
+    return QStringLiteral(
+        "<p><b>What is left free?</b> When Λ = (1/N) Σ ψψᵀ has a null direction v (Λv = 0), every training prompt "
+        "satisfies vᵀψ(Z) = 0: an exact relation among the cubic features, listed here as text "
+        "(e.g. S<sub>11</sub>·z<sub>1</sub> + S<sub>22</sub>·z<sub>1</sub> − … = 0, with S = ZZᵀ and z the query). "
+        "Then P(t) = P̂ + t ‖P*‖ e<sub>i</sub>vᵀ gives the same output as P̂ on every training prompt, "
+        "for every t: the data cannot choose between them.</p>"
+        "<p>Pick a relation and an output row i, and move t. The <b>training MSE</b> (dashed) stays at round-off; the "
+        "<b>OOD error</b> on generic Gaussian prompts and the <b>distance to the teacher</b> ‖P(t) − P*‖/‖P*‖ change — "
+        "the failure of identifiability made visible. All three are exact quadratics in t, computed once from the "
+        "same samples as the run's metrics. The heatmaps show the top heads of P(t) in canonical form beside the "
+        "teacher's. A certified run has no such direction: nothing is free.</p>");
+}
+
 QString automaton() {
     return QStringLiteral(
         "<p><b>Executing a DFA in context.</b> A prompt lists a random automaton's transitions δ(q, a) as tokens "
