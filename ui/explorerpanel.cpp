@@ -102,7 +102,9 @@ ExplorerPanel::~ExplorerPanel() {
 QList<const Figure*> ExplorerPanel::figures() const { return {m_plot, m_heads}; }
 
 double ExplorerPanel::t() const { return static_cast<double>(m_slider->value()) / kSteps; }
-void ExplorerPanel::setT(double t) { m_slider->setValue(static_cast<int>(std::lround(t * kSteps))); }
+void ExplorerPanel::setT(double t) {
+    m_slider->setValue(static_cast<int>(std::lround(t * kSteps)));
+}
 int ExplorerPanel::relationCount() const { return m_relations->count(); }
 QString ExplorerPanel::statusText() const { return m_status->text(); }
 
@@ -142,10 +144,9 @@ void ExplorerPanel::showRun(const RunRecord* run) {
     m_slider->setEnabled(free);
     if (!m_hasResult) m_status->setText(tr("No result yet — choose a preset and press Run."));
     else if (!x)
-        m_status->setText(
-            tr("%1: no identifiability report (it comes with the exact solver when "
-               "eval.identifiability = full, or auto and D ≤ 300).")
-                .arg(m_runName));
+        m_status->setText(tr("%1: no identifiability report (it comes with the exact solver when "
+                             "eval.identifiability = full, or auto and D ≤ 300).")
+                              .arg(m_runName));
     else if (m_result.certificate.certified)
         m_status->setText(tr("<b>%1: certified — nothing is left free.</b> Λ has no null "
                              "direction, so every exact fit is P̂ itself: the data pin the "
@@ -217,9 +218,8 @@ void ExplorerPanel::requestPath() {
         Q_EMIT pathReady();
     });
     m_status->setToolTip(tr("computing the path…"));
-    m_numbers->setText(tr("computing the path along relation %1, output %2…")
-                           .arg(k + 1)
-                           .arg(output + 1));
+    m_numbers->setText(
+        tr("computing the path along relation %1, output %2…").arg(k + 1).arg(output + 1));
     th->start();
 }
 
@@ -266,8 +266,7 @@ void ExplorerPanel::updateAtT() {
     }
     const Metrics m = nullPathMetrics(p, tt);
     here.points << QPointF(tt, m.oodRelMse);
-    m_plot->setTitle(
-        tr("Along null relation %1, output %2 — %3").arg(k).arg(out).arg(m_runName));
+    m_plot->setTitle(tr("Along null relation %1, output %2 — %3").arg(k).arg(out).arg(m_runName));
     m_plot->setSeries({ood, train, dist, here});
     m_plot->setNote(tr("Every P(t) fits the training data as well as P̂: the training MSE is "
                        "%1 at t = 0 and at most %2 on the whole path.")
@@ -293,9 +292,7 @@ void ExplorerPanel::updateAtT() {
     panels << HeatmapPanel{tr("V1 of P(t)"), pick(h.heads.V, 0), rn, cn, tr("no head")};
     panels << HeatmapPanel{tr("teacher Q1"), pick(teacher.Q, 0), qr, qc, tr("no teacher head")};
     panels << HeatmapPanel{tr("Q1 of P(t)"), pick(h.heads.Q, 0), qr, qc, tr("no head")};
-    m_heads->setTitle(tr("Head 1 of P(t), t = %1 — %2")
-                          .arg(tt, 0, 'f', 2)
-                          .arg(m_runName));
+    m_heads->setTitle(tr("Head 1 of P(t), t = %1 — %2").arg(tt, 0, 'f', 2).arg(m_runName));
     m_heads->setPanels(panels, 2);
 }
 
