@@ -96,6 +96,32 @@ private Q_SLOTS:
         QVERIFY(!panel.currentMetrics().has_value());
         QVERIFY(!panel.oodPlot()->hasData());
     }
+    void certificateMarkerAndStructuralMessage() {
+        const RunRecord certified = record(amConfig(0.0), QStringLiteral("gaussian"));
+        CertificatePanel panel;
+        panel.showRun(&certified);
+        const long long D = certified.result->featureDim;
+        QCOMPARE(certified.result->identifiability->certificateSamples.certificateSamples, D);
+        bool marker = false;
+        for (const PlotSeries& s : panel.tracePlot()->series())
+            if (s.name == QStringLiteral("certificate_samples = %1").arg(D)) {
+                marker = true;
+                QCOMPARE(s.points.first().x(), static_cast<double>(D));
+            }
+        QVERIFY(marker);
+        QVERIFY(panel.tracePlot()->note().contains(QStringLiteral("N = %1").arg(D)));
+
+        const RunRecord orthogonal = record(amConfig(1.0), QStringLiteral("orthogonal"));
+        panel.showRun(&orthogonal);
+        const QString note = panel.tracePlot()->note();
+        QVERIFY2(note.contains(QStringLiteral("never comes")), qPrintable(note));
+        QVERIFY2(note.contains(QStringLiteral("more data will not fix it")), qPrintable(note));
+        const QString relation = QString::fromStdString(
+            orthogonal.result->identifiability->nullRelations->relations.front().text);
+        QVERIFY2(note.contains(relation), qPrintable(note));
+        for (const PlotSeries& s : panel.tracePlot()->series())
+            QVERIFY(!s.name.startsWith(QStringLiteral("certificate_samples")));
+    }
     void headsTabShowsMinimalHeads() {
         ExperimentConfig cfg;
         cfg.task.kind = TaskKind::RandomMhla;
