@@ -2,6 +2,7 @@
 // the "What is left free?" panel (null relations, the slider along a null direction, a
 // direction computed on a worker thread, the exported OOD-vs-t curve), the certificate marker
 // and structural message, and the four teaching presets.
+#include "core/config.h"
 #include "core/explorer.h"
 #include "core/runner.h"
 #include "ui/certificatepanel.h"
@@ -154,6 +155,60 @@ private Q_SLOTS:
         panel.setMinimalForm(false);
         QVERIFY(!panel.minimalForm());
         QVERIFY(!panel.headsHeatmap()->figureTitle().contains(QStringLiteral("Minimal")));
+    }
+    // The four teaching presets: each loads, runs headless in a few seconds and shows its point.
+    void teachingPresetsShowTheirPoint_data() {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("heads") << QStringLiteral("how_many_heads.json");
+        QTest::newRow("free") << QStringLiteral("what_is_left_free.json");
+        QTest::newRow("samples") << QStringLiteral("how_many_samples.json");
+        QTest::newRow("noise") << QStringLiteral("noise_vs_identifiability.json");
+    }
+    void teachingPresetsShowTheirPoint() {
+        QFETCH(QString, file);
+        const Preset* preset = nullptr;
+        for (const Preset& p : builtinPresets())
+            if (p.file == file) preset = &p;
+        QVERIFY2(preset, qPrintable(file));
+        QVERIFY(!preset->explanation.isEmpty());
+        QJsonObject exp = preset->experiment;
+        if (!preset->sweepKey.isEmpty()) // the sweep's first run
+            setDotted(exp, preset->sweepKey, preset->sweepValues.first());
+        const ExperimentConfig cfg = experimentFromJson(exp);
+        QElapsedTimer timer;
+        timer.start();
+        const ExperimentResult r = runExperiment(cfg);
+        const qint64 ms = timer.elapsed();
+        QVERIFY2(ms < 8000, qPrintable(QStringLiteral("%1 ms").arg(ms)));
+        QVERIFY(r.identifiability.has_value());
+        const IdentifiabilityReport& x = *r.identifiability;
+        if (file == QStringLiteral("how_many_heads.json")) {
+            QVERIFY(r.certificate.certified);
+            QCOMPARE(x.minHeads.minHeads, 1);
+            QVERIFY(x.minHeads.exact);
+            QVERIFY(x.minHeads.unfoldRank > x.minHeads.minHeads); // 16 > 1
+        } else if (file == QStringLiteral("what_is_left_free.json")) {
+            QVERIFY(!r.certificate.certified);
+            QVERIFY(x.nullRelations && !x.nullRelations->relations.empty());
+            QCOMPARE(x.nullRelations->rationalCount, x.nullRelations->nullDim);
+            QVERIFY(x.certificateSamples.structural);
+            QVERIFY(x.nullPath.has_value());
+            QVERIFY(nullPathMetrics(*x.nullPath, 1.0).oodRelMse > 1e-2);
+        } else if (file == QStringLiteral("how_many_samples.json")) {
+            QVERIFY(r.certificate.certified);
+            QCOMPARE(x.certificateSamples.certificateSamples, r.featureDim); // exactly D = 126
+            QCOMPARE(r.featureDim, 126LL);
+        } else {
+            // Certified at N = D, and the noise analysis predicts a visible OOD error, with a
+            // warning; the measured one is of the same order (within a factor 3 here).
+            QVERIFY(r.certificate.certified);
+            QCOMPARE(r.samples, r.featureDim);
+            const NoiseAnalysis& n = x.noise;
+            QVERIFY(std::isfinite(n.predictedOodRelMse) && n.predictedOodRelMse > 1e-2);
+            QVERIFY(!n.warning.empty());
+            QVERIFY(n.measuredOodRelMse > n.predictedOodRelMse / 3 &&
+                    n.measuredOodRelMse < 3 * n.predictedOodRelMse);
+        }
     }
 };
 
