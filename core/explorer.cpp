@@ -44,6 +44,10 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
         if (!out.nullRelations->relations.empty())
             out.nullPath =
                 nullPath(task, cfg, P, out.nullRelations->relations.front().vector, 0, ctx);
+        if (out.nullPath && cfg.task.kind == TaskKind::Automaton)
+            out.oodExecution = automatonOodExecution(static_cast<const AutomatonTask&>(task), P,
+                                                     nullPathP(*out.nullPath, 1.0), cfg.eval.words,
+                                                     cfg.task.seed, ctx);
         ProbeOptions po;
         po.toleranceRel = cfg.solver.tolerance;
         for (int H : {1, 2, 4}) {
@@ -95,6 +99,21 @@ QJsonObject toJson(const IdentifiabilityReport& report) {
             probes.append(j);
         }
         o.insert(QStringLiteral("probes"), probes);
+    }
+    if (!report.oodExecution.empty()) {
+        QJsonArray ex;
+        for (const OodExecution& e : report.oodExecution)
+            ex.append(
+                QJsonObject{{QStringLiteral("variant"), QString::fromStdString(e.variant)},
+                            {QStringLiteral("description"), QString::fromStdString(e.description)},
+                            {QStringLiteral("fit_step_accuracy"), e.fit.stepAccuracy},
+                            {QStringLiteral("fit_word_accuracy"), e.fit.wordAccuracy},
+                            {QStringLiteral("witness_step_accuracy"), e.witness.stepAccuracy},
+                            {QStringLiteral("witness_word_accuracy"), e.witness.wordAccuracy},
+                            {QStringLiteral("teacher_step_accuracy"), e.fit.teacherStepAccuracy},
+                            {QStringLiteral("teacher_word_accuracy"), e.fit.teacherWordAccuracy},
+                            {QStringLiteral("word_length"), e.fit.wordLength}});
+        o.insert(QStringLiteral("ood_execution"), ex);
     }
     o.insert(QStringLiteral("noise"), toJson(report.noise));
     return o;
@@ -182,6 +201,32 @@ NullPath nullPath(const Task& task, const ExperimentConfig& cfg, const Mat& P, c
         path.oodQuad = ood[1] / den;
     }
     return path;
+}
+
+std::vector<OodExecution> automatonOodExecution(const AutomatonTask& task, const Mat& P,
+                                                const Mat& witness, int words, long long seed,
+                                                const RunContext& ctx) {
+    std::vector<OodExecution> out;
+    auto add = [&](std::string variant, std::string description, const TaskConfig& tc) {
+        const AutomatonTask t(tc);
+        OodExecution e;
+        e.variant = std::move(variant);
+        e.description = std::move(description);
+        e.fit = executeWords(t, P, words, seed, ctx);
+        e.witness = executeWords(t, witness, words, seed, ctx);
+        out.push_back(std::move(e));
+    };
+    const TaskConfig& base = task.config();
+    add("in_distribution", "the training distribution's codes and word length", base);
+    TaskConfig other = base;
+    other.embedding =
+        base.embedding == Embedding::OneHot ? Embedding::Orthogonal : Embedding::OneHot;
+    add(other.embedding == Embedding::OneHot ? "embedding_onehot" : "embedding_orthogonal",
+        "the same tables written with other codes", other);
+    TaskConfig longer = base;
+    longer.wordLength = 4 * base.wordLength;
+    add("words_x4", "words four times longer", longer);
+    return out;
 }
 
 Mat nullPathP(const NullPath& path, double t) {

@@ -38,6 +38,13 @@ QJsonObject toJson(const IdentifiabilityReport& report);
 /// Polls ctx's cancel token. Throws std::invalid_argument on a wrong shape or a zero v.
 NullPath nullPath(const Task& task, const ExperimentConfig& cfg, const Mat& P, const Vec& v,
                   int output, const RunContext& ctx = {});
+/// Execution accuracy of P and of `witness` on words over fresh DFAs (executeWords, `words`
+/// words, seed): in distribution, with the other codes (one-hot -> orthogonal, orthogonal and
+/// Gaussian -> one-hot) and with words 4 times longer. The listing order is already a fresh
+/// permutation per word in distribution. Deterministic; polls ctx.
+std::vector<OodExecution> automatonOodExecution(const AutomatonTask& task, const Mat& P,
+                                                const Mat& witness, int words, long long seed,
+                                                const RunContext& ctx = {});
 /// P(t) = P + t step.
 Mat nullPathP(const NullPath& path, double t);
 /// The metrics of P(t) (atZero itself at t = 0); the losses are clamped at 0 from below.

@@ -36,6 +36,14 @@ struct NullPath {
     double oodLin = 0, oodQuad = 0; ///< oodRelMse(t), relative to E||f*||^2 as atZero.oodRelMse
 };
 
+/// Execution accuracy (automaton) of the fit and of a null witness on one prompt distribution.
+struct OodExecution {
+    std::string variant;     ///< json: variant, "in_distribution", "embedding_<kind>", "words_x4"
+    std::string description; ///< json: description
+    ExecutionResult fit;     ///< json: fit_step_accuracy, fit_word_accuracy
+    ExecutionResult witness; ///< json: witness_step_accuracy, witness_word_accuracy
+};
+
 struct IdentifiabilityReport {
     MinHeadsResult minHeads;
     CertificateSamplesResult certificateSamples;
@@ -50,6 +58,9 @@ struct IdentifiabilityReport {
     /// Not certified: the path along the first null relation in output row 1 (the explorer's
     /// default direction; other directions are computed on demand with nullPath()).
     std::optional<NullPath> nullPath;
+    /// Automaton, not certified: execution accuracy of the fit and of the null witness P(1) of
+    /// nullPath (same training loss) in distribution and on out-of-distribution prompts.
+    std::vector<OodExecution> oodExecution;
 };
 
 struct ExperimentResult {

@@ -4,6 +4,7 @@
 #include "core/metrics.h"
 #include "core/resultio.h"
 #include "core/runner.h"
+#include <QJsonArray>
 #include <QTest>
 
 using namespace mhla;
@@ -106,6 +107,42 @@ private Q_SLOTS:
         QCOMPARE(x.teacherMinimalHeads.count(), 1);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                                  nullPath(*task, cfg, x.fitP, Vec::Zero(v.size()), 0));
+    }
+    // Issue 11 §2: in distribution the fit and the null witness execute the automaton as well as
+    // the teacher; only out of distribution (other codes) does the freedom show.
+    void automatonExecutionOutOfDistribution() {
+        ExperimentConfig cfg;
+        cfg.task.kind = TaskKind::Automaton;
+        cfg.task.states = 2;
+        cfg.task.alphabet = 2;
+        cfg.task.embedding = Embedding::OneHot;
+        cfg.task.wordLength = 12;
+        cfg.task.samples = 1024;
+        cfg.eval.valSamples = cfg.eval.oodSamples = 256;
+        cfg.eval.words = 100;
+        cfg.eval.identifiability = ExploreMode::Full;
+        const ExperimentResult r = runExperiment(cfg);
+        QVERIFY(!r.certificate.certified);
+        const IdentifiabilityReport& x = *r.identifiability;
+        QCOMPARE(static_cast<int>(x.oodExecution.size()), 3);
+        const OodExecution& in = x.oodExecution[0];
+        QCOMPARE(QString::fromStdString(in.variant), QStringLiteral("in_distribution"));
+        QCOMPARE(in.fit.stepAccuracy, 1.0);
+        QCOMPARE(in.witness.stepAccuracy, 1.0);
+        QCOMPARE(in.fit.teacherStepAccuracy, 1.0);
+        // The run's own execution is the in-distribution fit (same words, same seed).
+        QCOMPARE(in.fit.stepAccuracy, r.execution->stepAccuracy);
+        const OodExecution& codes = x.oodExecution[1];
+        QCOMPARE(QString::fromStdString(codes.variant), QStringLiteral("embedding_orthogonal"));
+        QCOMPARE(codes.fit.teacherStepAccuracy,
+                 1.0); // the teacher is exact on any orthonormal codes
+        QVERIFY(codes.fit.stepAccuracy < 0.95);
+        QVERIFY(codes.witness.stepAccuracy < 0.95);
+        QCOMPARE(codes.fit.words, 100);
+        const QJsonArray j = toJson(x).value(QStringLiteral("ood_execution")).toArray();
+        QCOMPARE(j.size(), 3);
+        QCOMPARE(j[1].toObject().value(QStringLiteral("witness_step_accuracy")).toDouble(),
+                 codes.witness.stepAccuracy);
     }
     void whichRunsExplore() {
         ExperimentConfig cfg = small(0.0);

@@ -171,6 +171,17 @@ void ExplorerPanel::showRun(const RunRecord* run) {
             m_relations->addItem(QString::fromStdString(rel.text));
         m_relations->setCurrentRow(0);
         m_output->setRange(1, std::max(1, m_result.dOut));
+        if (!x->oodExecution.empty()) {
+            QStringList parts;
+            for (const OodExecution& e : x->oodExecution)
+                parts << tr("%1: %2 / %3")
+                             .arg(QString::fromStdString(e.description).toHtmlEscaped())
+                             .arg(e.fit.stepAccuracy, 0, 'f', 3)
+                             .arg(e.witness.stepAccuracy, 0, 'f', 3);
+            m_status->setText(m_status->text() +
+                              tr("<br>Automaton step accuracy, fit / null witness P(1): %1.")
+                                  .arg(parts.join(QStringLiteral("; "))));
+        }
         if (x->nullPath) m_path = *x->nullPath;
     }
     showPath();
