@@ -83,6 +83,10 @@ private Q_SLOTS:
         QVERIFY2(m2.trainMse < 1e-24, qPrintable(QString::number(m2.trainMse)));
         QVERIFY(m2.oodRelMse > 1e-3);
         QVERIFY(m2.oodRelMse != m.oodRelMse);
+        // Showing the same run again (the window refreshes its tabs) keeps the choice and t.
+        panel.showRun(&rec);
+        QCOMPARE(panel.t(), 1.0);
+        QCOMPARE(panel.currentMetrics()->oodRelMse, m2.oodRelMse);
         // Switching to another run while a path computes drops that path safely.
         panel.setDirection(3, 0);
         panel.showRun(nullptr);

@@ -121,6 +121,11 @@ std::optional<Metrics> ExplorerPanel::currentMetrics() const {
 }
 
 void ExplorerPanel::showRun(const RunRecord* run) {
+    // The same finished run shown again (the window refreshes its tabs often): keep the chosen
+    // relation, output row and t.
+    const int id = run && run->result ? run->id : -1;
+    if (id >= 0 && id == m_runId && m_hasResult) return;
+    m_runId = id;
     ++m_generation; // a path still computing belongs to the previous run
     if (m_cancel) m_cancel->cancel();
     m_hasResult = run && run->result;

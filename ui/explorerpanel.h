@@ -68,6 +68,7 @@ private:
     void updateAtT();
     ExperimentResult m_result;
     bool m_hasResult = false;
+    int m_runId = -1; ///< id of the run shown (-1: none or no result)
     QString m_runName;
     QColor m_runColor;
     std::optional<NullPath> m_path;
