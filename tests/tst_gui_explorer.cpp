@@ -50,7 +50,8 @@ private Q_SLOTS:
         panel.showRun(&rec);
         QCOMPARE(panel.relationCount(), 4);
         QVERIFY(panel.statusText().contains(QStringLiteral("4 direction")));
-        QVERIFY(!panel.busy()); // the default direction comes with the run
+        QVERIFY(!panel.busy());               // the default direction comes with the run
+        QVERIFY(panel.noiseText().isEmpty()); // noise-free labels: no noise line
         // t = 0 is the fit.
         QVERIFY(panel.currentMetrics().has_value());
         QCOMPARE(panel.currentMetrics()->oodRelMse, r.metrics.oodRelMse);
@@ -212,6 +213,19 @@ private Q_SLOTS:
             QVERIFY(!n.warning.empty());
             QVERIFY(n.measuredOodRelMse > n.predictedOodRelMse / 3 &&
                     n.measuredOodRelMse < 3 * n.predictedOodRelMse);
+            // The app shows both numbers and the warning.
+            RunRecord rec;
+            rec.id = 7;
+            rec.name = QStringLiteral("noise");
+            rec.state = RunRecord::State::Finished;
+            rec.config = cfg;
+            rec.result = r;
+            ExplorerPanel panel;
+            panel.showRun(&rec);
+            const QString t = panel.noiseText();
+            QVERIFY2(t.contains(QString::number(n.predictedOodRelMse, 'g', 3)), qPrintable(t));
+            QVERIFY2(t.contains(QString::number(n.measuredOodRelMse, 'g', 3)), qPrintable(t));
+            QVERIFY2(t.contains(QStringLiteral("⚠")), qPrintable(t));
         }
     }
 };

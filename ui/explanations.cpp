@@ -71,7 +71,11 @@ QString explorer() {
         "<b>OOD error</b> on generic Gaussian prompts and the <b>distance to the teacher</b> ‖P(t) − P*‖/‖P*‖ change — "
         "the failure of identifiability made visible. All three are exact quadratics in t, computed once from the "
         "same samples as the run's metrics. The heatmaps show the top heads of P(t) in canonical form beside the "
-        "teacher's. A certified run has no such direction: nothing is free.</p>");
+        "teacher's. A certified run has no such direction: nothing is free.</p>"
+        "<p><b>Noise</b> (when the labels are noisy): a certified fit is unique, not exact. With noise σ, "
+        "E‖P̂ − P*‖² ≈ σ² d<sub>out</sub> tr(Λ⁻¹) / N and the OOD excess error is "
+        "σ² d<sub>out</sub> tr(Λ⁻¹Λ<sub>ood</sub>) / N; the line gives the predicted values beside the measured ones "
+        "and warns when a certified fit is predicted to be inaccurate.</p>");
 }
 
 QString automaton() {

@@ -36,6 +36,16 @@ ExplorerPanel::ExplorerPanel(QWidget* parent) : QWidget(parent) {
     m_status->setTextFormat(Qt::RichText);
     m_status->setMinimumWidth(1);
     lay->addWidget(m_status);
+    m_noise = new QLabel(this);
+    m_noise->setObjectName(QStringLiteral("noiseAnalysis"));
+    m_noise->setWordWrap(true);
+    m_noise->setTextFormat(Qt::RichText);
+    m_noise->setMinimumWidth(1);
+    m_noise->setToolTip(
+        tr("Label noise σ blurs even a certified fit: E‖P̂ − P*‖² ≈ σ² d_out tr(Λ⁻¹) / N, and the "
+           "OOD excess error is σ² d_out tr(Λ⁻¹ Λ_ood) / N. σ² is estimated from the residual "
+           "when N > D, else taken from the configuration."));
+    lay->addWidget(m_noise);
     m_relations = new QListWidget(this);
     m_relations->setObjectName(QStringLiteral("nullRelations"));
     m_relations->setMaximumHeight(fontMetrics().height() * 5 + 8);
@@ -45,7 +55,9 @@ ExplorerPanel::ExplorerPanel(QWidget* parent) : QWidget(parent) {
            "prompt: a direction v with Λv = 0. Choose one to move the fit along it."));
     lay->addWidget(m_relations);
 
-    auto* row = new QHBoxLayout;
+    m_controls = new QWidget(this);
+    auto* row = new QHBoxLayout(m_controls);
+    row->setContentsMargins(0, 0, 0, 0);
     row->addWidget(new QLabel(tr("Output row i (u = e_i):"), this));
     m_output = new QSpinBox(this);
     m_output->setObjectName(QStringLiteral("nullOutput"));
@@ -62,7 +74,7 @@ ExplorerPanel::ExplorerPanel(QWidget* parent) : QWidget(parent) {
     m_tLabel = new QLabel(this);
     m_tLabel->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("t = −2.000")));
     row->addWidget(m_tLabel);
-    lay->addLayout(row);
+    lay->addWidget(m_controls);
     m_numbers = new QLabel(this);
     m_numbers->setObjectName(QStringLiteral("nullPathNumbers"));
     m_numbers->setTextFormat(Qt::RichText);
@@ -71,6 +83,7 @@ ExplorerPanel::ExplorerPanel(QWidget* parent) : QWidget(parent) {
     lay->addWidget(m_numbers);
 
     auto* split = new QSplitter(Qt::Horizontal, this);
+    m_split = split;
     m_plot = new PlotWidget(QStringLiteral("null_path_ood"), split);
     m_plot->setTitle(tr("Moving along a null direction"));
     m_plot->setAxisTitles(tr("t (step in units of ‖P*‖)"), tr("error"));
@@ -81,6 +94,7 @@ ExplorerPanel::ExplorerPanel(QWidget* parent) : QWidget(parent) {
     split->setStretchFactor(1, 2);
     split->setSizes({600, 400});
     lay->addWidget(split, 1);
+    lay->addStretch(0); // takes the space when the plot is hidden (nothing free)
 
     connect(m_relations, &QListWidget::currentRowChanged, this, [this] { requestPath(); });
     connect(m_output, &QSpinBox::valueChanged, this, [this] { requestPath(); });
@@ -107,6 +121,7 @@ void ExplorerPanel::setT(double t) {
 }
 int ExplorerPanel::relationCount() const { return m_relations->count(); }
 QString ExplorerPanel::statusText() const { return m_status->text(); }
+QString ExplorerPanel::noiseText() const { return m_noise->text(); }
 
 void ExplorerPanel::setDirection(int k, int output) {
     const QSignalBlocker b(m_output);
@@ -143,7 +158,28 @@ void ExplorerPanel::showRun(const RunRecord* run) {
         m_runName = run->name;
         m_runColor = run->color;
     }
+    if (x && x->noise.sigma2 > 1e-24) { // noise-free labels: sigma^2 at round-off, no line
+        const NoiseAnalysis& n = x->noise;
+        QString t =
+            tr("<b>Noise:</b> σ² = %1 (%2). Predicted ‖P̂ − P*‖² %3 vs measured %4; "
+               "predicted OOD rel %5 vs measured %6%7.")
+                .arg(fmt(n.sigma2),
+                     n.sigmaSource == "residual" ? tr("from the residual") : tr("configured"),
+                     fmt(n.predictedDistanceP2), fmt(n.measuredDistanceP2),
+                     fmt(n.predictedOodRelMse), fmt(n.measuredOodRelMse),
+                     n.certified ? QString() : tr(" (identified directions only)"));
+        if (!n.warning.empty())
+            t += QStringLiteral(" <span style='color:%1'>⚠ %2</span>")
+                     .arg(colors::kError.name(), QString::fromStdString(n.warning).toHtmlEscaped());
+        m_noise->setText(t);
+    } else m_noise->clear();
+    m_noise->setVisible(!m_noise->text().isEmpty());
     const bool free = x && x->nullRelations && !x->nullRelations->relations.empty();
+    // Nothing free (certified, or no report): only the status and the noise line.
+    m_relations->setVisible(free);
+    m_controls->setVisible(free);
+    m_numbers->setVisible(free);
+    m_split->setVisible(free);
     m_relations->setEnabled(free);
     m_output->setEnabled(free);
     m_slider->setEnabled(free);

@@ -52,6 +52,8 @@ public:
     /// The metrics shown for the current t (empty when there is no path).
     std::optional<Metrics> currentMetrics() const;
     QString statusText() const;
+    /// The noise line: predicted vs measured error (identifiability.noise), empty without report.
+    QString noiseText() const;
     PlotWidget* oodPlot() const { return m_plot; }
     HeatmapWidget* headsHeatmap() const { return m_heads; }
 
@@ -78,9 +80,12 @@ private:
     QList<QThread*> m_threads;
 
     QLabel* m_status = nullptr;
+    QLabel* m_noise = nullptr;
     QListWidget* m_relations = nullptr;
     QSpinBox* m_output = nullptr;
     QSlider* m_slider = nullptr;
+    QWidget* m_controls = nullptr; ///< output row and slider
+    QWidget* m_split = nullptr;    ///< plot and heatmaps
     QLabel* m_tLabel = nullptr;
     QLabel* m_numbers = nullptr;
     PlotWidget* m_plot = nullptr;
