@@ -92,6 +92,13 @@ private Q_SLOTS:
         panel.setDirection(3, 0);
         panel.showRun(nullptr);
         QVERIFY(!panel.currentMetrics().has_value());
+        // Destroying a panel while its worker computes cancels and joins the worker.
+        {
+            ExplorerPanel gone;
+            gone.showRun(&rec);
+            gone.setDirection(1, 1);
+            QVERIFY(gone.busy());
+        }
     }
     void certifiedRunHasNothingFree() {
         const RunRecord rec = record(amConfig(0.0), QStringLiteral("gaussian"));
