@@ -2,6 +2,9 @@
 #include "core/features.h"
 #include "core/metrics.h"
 #include <QJsonArray>
+#include <algorithm>
+#include <array>
+#include <stdexcept>
 
 namespace mhla {
 
@@ -23,6 +26,12 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
     MinHeadsOptions mh;
     mh.rankTol = cfg.solver.rankTolerance;
     out.minHeads = minHeads(P, d, mh, ctx);
+    out.fitP = P;
+    {
+        const Heads& t = task.teacher();
+        out.teacherMinimalHeads = canonicalHeadsOfW(headsToW(t, d, task.dOut()), d, t.count(),
+                                                    &out.teacherMinimalSingularValues);
+    }
 
     CertificateSamplesOptions cs;
     cs.toleranceRel = cfg.solver.tolerance;
@@ -32,6 +41,13 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
         NullRelationsOptions nr;
         nr.toleranceRel = cfg.solver.tolerance;
         out.nullRelations = nullRelations(lambda, d, nr);
+        if (!out.nullRelations->relations.empty())
+            out.nullPath =
+                nullPath(task, cfg, P, out.nullRelations->relations.front().vector, 0, ctx);
+        if (out.nullPath && cfg.task.kind == TaskKind::Automaton)
+            out.oodExecution = automatonOodExecution(static_cast<const AutomatonTask&>(task), P,
+                                                     nullPathP(*out.nullPath, 1.0), cfg.eval.words,
+                                                     cfg.task.seed, ctx);
         ProbeOptions po;
         po.toleranceRel = cfg.solver.tolerance;
         for (int H : {1, 2, 4}) {
@@ -84,8 +100,150 @@ QJsonObject toJson(const IdentifiabilityReport& report) {
         }
         o.insert(QStringLiteral("probes"), probes);
     }
+    if (!report.oodExecution.empty()) {
+        QJsonArray ex;
+        for (const OodExecution& e : report.oodExecution)
+            ex.append(
+                QJsonObject{{QStringLiteral("variant"), QString::fromStdString(e.variant)},
+                            {QStringLiteral("description"), QString::fromStdString(e.description)},
+                            {QStringLiteral("fit_step_accuracy"), e.fit.stepAccuracy},
+                            {QStringLiteral("fit_word_accuracy"), e.fit.wordAccuracy},
+                            {QStringLiteral("witness_step_accuracy"), e.witness.stepAccuracy},
+                            {QStringLiteral("witness_word_accuracy"), e.witness.wordAccuracy},
+                            {QStringLiteral("teacher_step_accuracy"), e.fit.teacherStepAccuracy},
+                            {QStringLiteral("teacher_word_accuracy"), e.fit.teacherWordAccuracy},
+                            {QStringLiteral("word_length"), e.fit.wordLength}});
+        o.insert(QStringLiteral("ood_execution"), ex);
+    }
     o.insert(QStringLiteral("noise"), toJson(report.noise));
     return o;
+}
+
+namespace {
+
+/// Sums of (r.n, ||n||^2) over [0, count) in fixed blocks of 512, reduced in block order
+/// (deterministic for any thread count, as blockedSum).
+template <typename F> std::array<double, 2> pairSum(long long count, const RunContext& ctx, F&& f) {
+    constexpr long long kBlock = 512;
+    if (count <= 0) return {0.0, 0.0};
+    const long long blocks = (count + kBlock - 1) / kBlock;
+    std::vector<std::array<double, 2>> partial(static_cast<size_t>(blocks), {0.0, 0.0});
+    parallelFor(blocks, ctx.threads, [&](long long b) {
+        ctx.checkCancel();
+        std::array<double, 2> s{0.0, 0.0};
+        for (long long i = b * kBlock; i < std::min(count, (b + 1) * kBlock); ++i) {
+            const std::array<double, 2> x = f(i);
+            s[0] += x[0];
+            s[1] += x[1];
+        }
+        partial[static_cast<size_t>(b)] = s;
+    });
+    std::array<double, 2> total{0.0, 0.0};
+    for (const auto& p : partial) {
+        total[0] += p[0];
+        total[1] += p[1];
+    }
+    return total;
+}
+
+} // namespace
+
+NullPath nullPath(const Task& task, const ExperimentConfig& cfg, const Mat& P, const Vec& v,
+                  int output, const RunContext& ctx) {
+    const long long D = featureDim(task.d());
+    if (P.rows() != task.dOut() || P.cols() != D || v.size() != D)
+        throw std::invalid_argument("nullPath: P must be d_out x D and v of length D");
+    if (output < 0 || output >= task.dOut())
+        throw std::invalid_argument("nullPath: output row out of range");
+    const double vn = v.norm();
+    if (!(vn > 0) || !std::isfinite(vn)) throw std::invalid_argument("nullPath: v is zero");
+    NullPath path;
+    path.P = P;
+    path.teacherP = task.teacherP();
+    path.step = Mat::Zero(P.rows(), P.cols());
+    path.step.row(output) = (task.teacherP().norm() / vn) * v.transpose();
+    path.atZero = evaluateFolded(task, P, cfg, ctx);
+
+    const Mat& N = path.step;
+    auto sampled = [&](Stream stream) {
+        return [&, stream](long long i) -> std::array<double, 2> {
+            const Sample s = task.sample(stream, i);
+            Vec psi(D);
+            featureVectorInto(s.Z, psi.data());
+            const Vec r = P * psi - s.y;
+            const Vec n = N * psi;
+            return {r.dot(n), n.squaredNorm()};
+        };
+    };
+    const double outDim = task.dOut();
+    const auto train = pairSum(cfg.task.samples, ctx, sampled(Stream::Train));
+    path.trainLin = 2 * train[0] / (cfg.task.samples * outDim);
+    path.trainQuad = train[1] / (cfg.task.samples * outDim);
+    const auto val = pairSum(cfg.eval.valSamples, ctx, sampled(Stream::Validation));
+    path.valLin = 2 * val[0] / (cfg.eval.valSamples * outDim);
+    path.valQuad = val[1] / (cfg.eval.valSamples * outDim);
+
+    const long long count = cfg.eval.oodSamples;
+    const auto ood = pairSum(count, ctx, [&](long long i) -> std::array<double, 2> {
+        const Mat Z = task.genericPrompt(i);
+        Vec psi(D);
+        featureVectorInto(Z, psi.data());
+        const Vec r = P * psi - mhlaOutput(task.teacher(), Z);
+        const Vec n = N * psi;
+        return {r.dot(n), n.squaredNorm()};
+    });
+    // The denominator exactly as oodRelMse sums it.
+    const double den = chunkedSum(count, ctx, [&](long long i) {
+        return mhlaOutput(task.teacher(), task.genericPrompt(i)).squaredNorm();
+    });
+    if (den > 0) {
+        path.oodLin = 2 * ood[0] / den;
+        path.oodQuad = ood[1] / den;
+    }
+    return path;
+}
+
+std::vector<OodExecution> automatonOodExecution(const AutomatonTask& task, const Mat& P,
+                                                const Mat& witness, int words, long long seed,
+                                                const RunContext& ctx) {
+    std::vector<OodExecution> out;
+    auto add = [&](std::string variant, std::string description, const TaskConfig& tc) {
+        const AutomatonTask t(tc);
+        OodExecution e;
+        e.variant = std::move(variant);
+        e.description = std::move(description);
+        e.fit = executeWords(t, P, words, seed, ctx);
+        e.witness = executeWords(t, witness, words, seed, ctx);
+        out.push_back(std::move(e));
+    };
+    const TaskConfig& base = task.config();
+    add("in_distribution", "the training distribution's codes and word length", base);
+    TaskConfig other = base;
+    other.embedding =
+        base.embedding == Embedding::OneHot ? Embedding::Orthogonal : Embedding::OneHot;
+    add(other.embedding == Embedding::OneHot ? "embedding_onehot" : "embedding_orthogonal",
+        "the same tables written with other codes", other);
+    TaskConfig longer = base;
+    longer.wordLength = 4 * base.wordLength;
+    add("words_x4", "words four times longer", longer);
+    return out;
+}
+
+Mat nullPathP(const NullPath& path, double t) {
+    return t == 0 ? path.P : Mat(path.P + t * path.step);
+}
+
+Metrics nullPathMetrics(const NullPath& path, double t) {
+    if (t == 0) return path.atZero;
+    Metrics m;
+    const Metrics& z = path.atZero;
+    m.trainMse = std::max(0.0, z.trainMse + t * (path.trainLin + t * path.trainQuad));
+    m.valMse = std::max(0.0, z.valMse + t * (path.valLin + t * path.valQuad));
+    m.oodRelMse = std::max(0.0, z.oodRelMse + t * (path.oodLin + t * path.oodQuad));
+    m.distanceP = (nullPathP(path, t) - path.teacherP).norm();
+    const double ref = path.teacherP.norm();
+    m.distancePRel = ref > 0 ? m.distanceP / ref : std::numeric_limits<double>::quiet_NaN();
+    return m;
 }
 
 } // namespace mhla

@@ -214,8 +214,20 @@ Mat alternatingProjections(const AffineSet& set, Mat X, int r, int iterations, d
     return X;
 }
 
-/// Canonical heads of W (SVD, largest-|entry| of each V positive, as headsFromP).
 Heads headsFromW(const Mat& W, int d, int r, Vec* singularValues) {
+    return canonicalHeadsOfW(W, d, r, singularValues);
+}
+
+/// A random element of ker(fold) with Frobenius norm `norm`.
+Mat randomKernelElement(Index rows, Index cols, int d, double norm, Rng& rng) {
+    Mat K = foldKernelPart(rng.normalMatrix(rows, cols), d);
+    const double n = K.norm();
+    return n > 0 ? Mat(K * (norm / n)) : K;
+}
+
+} // namespace
+
+Heads canonicalHeadsOfW(const Mat& W, int d, int r, Vec* singularValues) {
     const Index dOut = W.rows() / d;
     const Svd s = svdOf(W);
     r = std::min<int>(r, static_cast<int>(s.s.size()));
@@ -240,15 +252,6 @@ Heads headsFromW(const Mat& W, int d, int r, Vec* singularValues) {
     }
     return h;
 }
-
-/// A random element of ker(fold) with Frobenius norm `norm`.
-Mat randomKernelElement(Index rows, Index cols, int d, double norm, Rng& rng) {
-    Mat K = foldKernelPart(rng.normalMatrix(rows, cols), d);
-    const double n = K.norm();
-    return n > 0 ? Mat(K * (norm / n)) : K;
-}
-
-} // namespace
 
 Mat foldKernelPart(const Mat& W, int d) { return W - symPart(W, d); }
 

@@ -25,12 +25,42 @@ struct ProbeReport {
     double oodRelMse = std::numeric_limits<double>::quiet_NaN(); ///< of P' (NaN when none found)
 };
 
+/// A straight path through the least-squares fits along a null direction (core/explorer.h).
+struct NullPath {
+    Mat P;          ///< the fit at t = 0
+    Mat step;       ///< ||P*||_F u v^T (d_out x D)
+    Mat teacherP;   ///< P*
+    Metrics atZero; ///< evaluateFolded(task, P, cfg): the path's metrics at t = 0, exactly
+    double trainLin = 0, trainQuad = 0; ///< trainMse(t) = atZero.trainMse + Lin t + Quad t^2
+    double valLin = 0, valQuad = 0;
+    double oodLin = 0, oodQuad = 0; ///< oodRelMse(t), relative to E||f*||^2 as atZero.oodRelMse
+};
+
+/// Execution accuracy (automaton) of the fit and of a null witness on one prompt distribution.
+struct OodExecution {
+    std::string variant;     ///< json: variant, "in_distribution", "embedding_<kind>", "words_x4"
+    std::string description; ///< json: description
+    ExecutionResult fit;     ///< json: fit_step_accuracy, fit_word_accuracy
+    ExecutionResult witness; ///< json: witness_step_accuracy, witness_word_accuracy
+};
+
 struct IdentifiabilityReport {
     MinHeadsResult minHeads;
     CertificateSamplesResult certificateSamples;
     std::optional<NullRelationsResult> nullRelations; ///< not certified only
     std::vector<ProbeReport> probes;                  ///< not certified only: H = 1, 2, 4
     NoiseAnalysis noise;
+    Mat fitP; ///< the least-squares fit these answers are about (before truncation to solver.heads)
+    /// The teacher's own heads in canonical SVD form of W* = sum_h vec(V*_h) vec(Q*_h)^T (not of
+    /// the symmetric unfold(P*)): what the minimal heads are compared with.
+    Heads teacherMinimalHeads;
+    Vec teacherMinimalSingularValues;
+    /// Not certified: the path along the first null relation in output row 1 (the explorer's
+    /// default direction; other directions are computed on demand with nullPath()).
+    std::optional<NullPath> nullPath;
+    /// Automaton, not certified: execution accuracy of the fit and of the null witness P(1) of
+    /// nullPath (same training loss) in distribution and on out-of-distribution prompts.
+    std::vector<OodExecution> oodExecution;
 };
 
 struct ExperimentResult {

@@ -211,15 +211,85 @@ void CertificatePanel::updateLive(const RunRecord* run) {
     const int nClamped = ls.clamped;
     QList<PlotSeries> series = ls.series;
     if (tau > 0) series << PlotSeries::hline(tr("τ (final Λ)"), tau, kTauColor);
+    const QString identNote =
+        run->result ? addCertificateSamples(*run->result, floor, series) : QString();
     m_trace->setTitle(tr("λ_min(Λ) vs samples seen — %1").arg(run->name));
     m_trace->setSeries(series);
-    m_trace->setNote(
+    QString note =
         nClamped > 0
             ? tr("%n checkpoint(s) with λ_min ≤ 0 (singular Λ) are drawn as triangles at %1, "
                  "the floor of the log axis.",
                  nullptr, nClamped)
                   .arg(fmt(floor))
-            : QString());
+            : QString();
+    if (!identNote.isEmpty())
+        note = note.isEmpty() ? identNote : identNote + QLatin1Char(' ') + note;
+    m_trace->setNote(note);
+}
+
+QString certificateSamplesNote(const ExperimentResult& r) {
+    if (!r.identifiability) return {};
+    const CertificateSamplesResult& c = r.identifiability->certificateSamples;
+    if (c.certificateSamples > 0)
+        return QObject::tr("The certificate holds from N = %1 samples on (D = %2)%3.")
+            .arg(c.certificateSamples)
+            .arg(c.featureDim)
+            .arg(c.certificateSamples == c.featureDim
+                     ? QObject::tr(": exactly D, the fewest possible")
+                     : QString());
+    if (c.structural) {
+        QString relation;
+        if (r.identifiability->nullRelations &&
+            !r.identifiability->nullRelations->relations.empty())
+            relation = QObject::tr(" (e.g. %1 on every prompt)")
+                           .arg(QString::fromStdString(
+                               r.identifiability->nullRelations->relations.front().text));
+        long long from = 0, to = 0;
+        for (const SampleCheckpoint& k : c.checkpoints)
+            if (k.nullDim == c.structuralNullDim) {
+                if (from == 0) from = k.samples;
+                to = k.samples;
+            }
+        return QObject::tr("The certificate never comes: the null dimension stays %1 from N = %2 "
+                           "to %3. The null space comes from the task's distribution%4, so more "
+                           "data will not fix it.")
+            .arg(c.structuralNullDim)
+            .arg(from)
+            .arg(to)
+            .arg(relation);
+    }
+    return QObject::tr("No certificate within %1 samples (the search's budget).").arg(c.budget);
+}
+
+QString CertificatePanel::addCertificateSamples(const ExperimentResult& r, double floor,
+                                                QList<PlotSeries>& series) const {
+    if (!r.identifiability) return {};
+    const CertificateSamplesResult& c = r.identifiability->certificateSamples;
+    if (c.certificateSamples > 0) {
+        double top = floor;
+        for (const PlotSeries& s : series)
+            for (const QPointF& p : s.points) top = std::max(top, p.y());
+        double at = std::numeric_limits<double>::quiet_NaN();
+        for (const SampleCheckpoint& k : c.checkpoints)
+            if (k.samples == c.certificateSamples) at = k.lambdaMin;
+        const double x = static_cast<double>(c.certificateSamples);
+        PlotSeries line;
+        line.name = tr("certificate_samples = %1").arg(c.certificateSamples);
+        line.color = colors::kBluishGreen;
+        line.style = PlotSeries::Style::Dashed;
+        line.points << QPointF(x, floor) << QPointF(x, top);
+        series << line;
+        if (at > 0) {
+            PlotSeries dot;
+            dot.name = tr("λ_min at certificate_samples");
+            dot.color = colors::kBluishGreen;
+            dot.style = PlotSeries::Style::Markers;
+            dot.inLegend = false;
+            dot.points << QPointF(x, at);
+            series << dot;
+        }
+    }
+    return certificateSamplesNote(r);
 }
 
 void CertificatePanel::showRun(const RunRecord* run) {

@@ -2,6 +2,7 @@
 // The identifiability certificate of the selected run: badge, lambda_min / lambda_max /
 // condition / null dimension, the spectrum of Lambda (log axis, non-positive eigenvalues drawn
 // explicitly at the floor) and lambda_min vs samples seen (live while accumulating).
+#include "ui/plotmath.h"
 #include "ui/resultpanel.h"
 #include "ui/runlist.h"
 #include <QWidget>
@@ -48,6 +49,10 @@ Q_SIGNALS:
 
 private:
     void setBadge(const QString& text, const QColor& bg);
+    /// The marker at certificate_samples (identifiability report) added to the trace series;
+    /// returns the note (certificate_samples, or the structural message).
+    QString addCertificateSamples(const ExperimentResult& r, double floor,
+                                  QList<PlotSeries>& series) const;
     void renderOverlay();
     struct SpectrumCopy {
         QString name;
@@ -63,6 +68,10 @@ private:
     PlotWidget* m_spectrum = nullptr;
     PlotWidget* m_trace = nullptr;
 };
+
+/// "The certificate holds from N = 40 samples on …", or the structural message naming a null
+/// relation when it never comes; empty without an identifiability report.
+QString certificateSamplesNote(const ExperimentResult& r);
 
 /// Positive values go on a log axis as they are; values <= 0 are drawn at `floor` as separate
 /// triangle markers. Returns the two series (the second may be empty) and the number clamped.

@@ -19,7 +19,10 @@ QString certificate() {
         "a log axis and are drawn as triangles at the floor. The count below τ is the null dimension: directions v with Λv ≈ 0 "
         "along which P can move without changing the training loss. "
         "<b>λ<sub>min</sub> vs samples</b>: Λ over the first k samples; the certificate appears once λ<sub>min</sub> rises above τ "
-        "(at least D samples are needed).</p>");
+        "(at least D samples are needed). The green dashed line marks <b>certificate_samples</b>, the smallest N "
+        "with λ<sub>min</sub> &gt; τ found by bisection on prefixes of the sample stream (exactly D for generic data). "
+        "When the null dimension stays the same as N doubles, the note says the null space comes from the task's "
+        "distribution — an exact relation among the features, named there — and more data will not fix it.</p>");
 }
 
 QString curves() {
@@ -46,7 +49,33 @@ QString heads() {
         "bar). <b>P and P*</b> are the folded coefficients, d_out × D. The <b>singular values</b> of unfold(P): their "
         "number above the threshold is the rank of the <i>symmetric representative</i> P that the features see, an upper "
         "bound on the heads the canonical form uses — <i>not</i> the number of heads the function needs: a 1-head "
-        "teacher at d = 4 shows rank 16, because symmetrising spreads one head over many singular directions.</p>");
+        "teacher at d = 4 shows rank 16, because symmetrising spreads one head over many singular directions.</p>"
+        "<p><b>Minimal heads</b> (the default form): W is fixed by the function only up to ker(fold), the d × d blocks "
+        "that are antisymmetric in (a, b), which the features cannot see since S<sub>ab</sub> = S<sub>ba</sub>. The "
+        "fewest heads, <b>min_heads</b>, is the minimum rank over unfold(P) + ker(fold): a nuclear-norm relaxation, "
+        "then an exact refit of that rank (reproducing P to round-off). Its heads are shown in canonical SVD form "
+        "beside the teacher's own heads (the SVD of W* = Σ<sub>h</sub> vec(V*<sub>h</sub>) vec(Q*<sub>h</sub>)ᵀ), "
+        "signs aligned; the sentence above compares rank(unfold(P)) with min_heads, and the triangles in the "
+        "singular-value plot are the minimal W's. A lower rank that no refit reached is evidence, not proof, that "
+        "fewer heads fail.</p>");
+}
+
+QString explorer() {
+    return QStringLiteral(
+        "<p><b>What is left free?</b> When Λ = (1/N) Σ ψψᵀ has a null direction v (Λv = 0), every training prompt "
+        "satisfies vᵀψ(Z) = 0: an exact relation among the cubic features, listed here as text "
+        "(e.g. S<sub>11</sub>·z<sub>1</sub> + S<sub>22</sub>·z<sub>1</sub> − … = 0, with S = ZZᵀ and z the query). "
+        "Then P(t) = P̂ + t ‖P*‖ e<sub>i</sub>vᵀ gives the same output as P̂ on every training prompt, "
+        "for every t: the data cannot choose between them.</p>"
+        "<p>Pick a relation and an output row i, and move t. The <b>training MSE</b> (dashed) stays at round-off; the "
+        "<b>OOD error</b> on generic Gaussian prompts and the <b>distance to the teacher</b> ‖P(t) − P*‖/‖P*‖ change — "
+        "the failure of identifiability made visible. All three are exact quadratics in t, computed once from the "
+        "same samples as the run's metrics. The heatmaps show the top heads of P(t) in canonical form beside the "
+        "teacher's. A certified run has no such direction: nothing is free.</p>"
+        "<p><b>Noise</b> (when the labels are noisy): a certified fit is unique, not exact. With noise σ, "
+        "E‖P̂ − P*‖² ≈ σ² d<sub>out</sub> tr(Λ⁻¹) / N and the OOD excess error is "
+        "σ² d<sub>out</sub> tr(Λ⁻¹Λ<sub>ood</sub>) / N; the line gives the predicted values beside the measured ones "
+        "and warns when a certified fit is predicted to be inaccurate.</p>");
 }
 
 QString automaton() {

@@ -9,6 +9,7 @@ namespace mhla::ui::explain {
 QString certificate();
 QString curves();
 QString heads();
+QString explorer();
 QString automaton();
 QString welcome();
 

@@ -3,6 +3,7 @@
 #include "ui/heatmapwidget.h"
 #include "ui/plotwidget.h"
 #include "ui/theme.h"
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -25,14 +26,32 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent) {
     m_headBox->setToolTip(
         tr("Canonical head r (ordered by singular value σ_r of unfold(P), largest first)"));
     row->addWidget(m_headBox);
+    m_formBox = new QComboBox(this);
+    m_formBox->setObjectName(QStringLiteral("headsForm"));
+    m_formBox->addItem(tr("minimal heads (min_heads)"));
+    m_formBox->addItem(tr("symmetric representative unfold(P)"));
+    m_formBox->setToolTip(
+        tr("Minimal: the fewest heads that compute the learned function (a rank-min_heads W "
+           "with fold(W) = P), beside the teacher's own heads, both in canonical SVD form. "
+           "Symmetric: the SVD of unfold(P) and of unfold(P*), which can use many more heads."));
+    row->addWidget(m_formBox);
     m_info = new QLabel(this);
     m_info->setObjectName(QStringLiteral("headsInfo"));
-    row->addWidget(m_info, 1);
+    m_info->setWordWrap(true);
+    m_info->setMinimumWidth(1);
+    row->addStretch(1);
     auto* exportHeads = new QPushButton(tr("Export heads…"), this);
     auto* exportP = new QPushButton(tr("Export P…"), this);
     row->addWidget(exportHeads);
     row->addWidget(exportP);
     lay->addLayout(row);
+    lay->addWidget(m_info);
+    m_sentence = new QLabel(this);
+    m_sentence->setObjectName(QStringLiteral("minHeadsSentence"));
+    m_sentence->setWordWrap(true);
+    m_sentence->setTextFormat(Qt::PlainText);
+    m_sentence->setMinimumWidth(1);
+    lay->addWidget(m_sentence);
 
     auto* split = new QSplitter(Qt::Vertical, this);
     m_heads = new HeatmapWidget(QStringLiteral("heads"), split);
@@ -56,6 +75,10 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent) {
     lay->addWidget(m_hover);
 
     connect(m_headBox, &QSpinBox::valueChanged, this, &HeadsPanel::refresh);
+    connect(m_formBox, &QComboBox::currentIndexChanged, this, [this] {
+        if (m_hasResult) showRange();
+        refresh();
+    });
     connect(m_heads, &HeatmapWidget::hovered, m_hover, &QLabel::setText);
     connect(m_coeffs, &HeatmapWidget::hovered, m_hover, &QLabel::setText);
     connect(exportHeads, &QPushButton::clicked, this, [this] { Q_EMIT exportRequested(m_heads); });
@@ -70,6 +93,52 @@ QList<const Figure*> HeadsPanel::figures() const { return {m_heads, m_coeffs, m_
 
 void HeadsPanel::setHead(int h) { m_headBox->setValue(h + 1); }
 int HeadsPanel::head() const { return m_headBox->value() - 1; }
+void HeadsPanel::setMinimalForm(bool on) { m_formBox->setCurrentIndex(on ? 0 : 1); }
+bool HeadsPanel::minimalForm() const {
+    return m_formBox->currentIndex() == 0 && m_hasResult && m_result.identifiability &&
+           m_result.identifiability->minHeads.heads.count() > 0;
+}
+QString HeadsPanel::rankSentence() const { return m_sentence->text(); }
+
+QString minHeadsSentence(const ExperimentResult& r) {
+    if (!r.identifiability) return {};
+    const MinHeadsResult& m = r.identifiability->minHeads;
+    if (m.minHeads <= 0) return {};
+    const QString heads =
+        m.minHeads == 1 ? QObject::tr("1 head") : QObject::tr("%1 heads").arg(m.minHeads);
+    QString s;
+    if (m.unfoldRank > m.minHeads)
+        s = QObject::tr("unfold(P) has rank %1, but the function needs only %2: W is fixed only up "
+                        "to ker(fold) (blocks that are antisymmetric in (a, b)), and the symmetric "
+                        "representative spreads the heads over more singular directions.")
+                .arg(m.unfoldRank)
+                .arg(heads);
+    else
+        s = QObject::tr("unfold(P) has rank %1 and the function needs %2: here the symmetric "
+                        "representative is already minimal.")
+                .arg(m.unfoldRank)
+                .arg(heads);
+    if (!m.exact)
+        s += QObject::tr(" (No refit reproduced P to round-off; %1 is an upper bound.)")
+                 .arg(m.minHeads);
+    else if (m.minHeads > 1 && std::isfinite(m.lowerRankBestErrorRel))
+        s += QObject::tr(" (With %1 head%2 the best refit error is %3: evidence, not proof, that "
+                         "fewer fail.)")
+                 .arg(m.minHeads - 1)
+                 .arg(m.minHeads - 1 == 1 ? QString() : QStringLiteral("s"))
+                 .arg(m.lowerRankBestErrorRel, 0, 'g', 2);
+    return s;
+}
+
+void HeadsPanel::showRange() {
+    int n = 1;
+    if (minimalForm())
+        n = std::max({1, m_result.identifiability->minHeads.heads.count(),
+                      m_result.identifiability->teacherMinimalHeads.count()});
+    else n = std::max({1, m_result.heads.heads.count(), m_result.teacherHeads.heads.count()});
+    const QSignalBlocker b(m_headBox);
+    m_headBox->setRange(1, n);
+}
 
 void HeadsPanel::showRun(const RunRecord* run) {
     m_hasResult = run && run->result;
@@ -77,11 +146,11 @@ void HeadsPanel::showRun(const RunRecord* run) {
         m_result = *run->result;
         m_runName = run->name;
         m_runColor = run->color;
-        const int n =
-            std::max({1, m_result.heads.heads.count(), m_result.teacherHeads.heads.count()});
-        const QSignalBlocker b(m_headBox);
-        m_headBox->setRange(1, n);
+        showRange();
     }
+    m_formBox->setEnabled(m_hasResult && m_result.identifiability.has_value());
+    m_sentence->setText(m_hasResult ? minHeadsSentence(m_result) : QString());
+    m_sentence->setVisible(!m_sentence->text().isEmpty());
     refresh();
 }
 
@@ -97,8 +166,24 @@ void HeadsPanel::refresh() {
     }
     const ExperimentResult& r = m_result;
     const int h = head();
-    const auto& L = r.heads.heads;
-    const auto& T = r.teacherHeads.heads;
+    const bool minimal = minimalForm();
+    Heads L = minimal ? r.identifiability->minHeads.heads : r.heads.heads;
+    const Heads& T = minimal ? r.identifiability->teacherMinimalHeads : r.teacherHeads.heads;
+    if (minimal) {
+        // Align signs head by head (a head is fixed only up to (V, Q) -> (-V, -Q)).
+        for (int k = 0; k < std::min(L.count(), T.count()); ++k) {
+            const auto K = static_cast<size_t>(k);
+            if (L.V[K].size() != T.V[K].size() || L.Q[K].size() != T.Q[K].size()) continue;
+            const double dot =
+                (L.V[K].array() * T.V[K].array()).sum() + (L.Q[K].array() * T.Q[K].array()).sum();
+            if (dot < 0) {
+                L.V[K] = -L.V[K];
+                L.Q[K] = -L.Q[K];
+            }
+        }
+    }
+    const QString learnedName = minimal ? tr("minimal") : tr("learned");
+    const QString teacherName = minimal ? tr("teacher (W*)") : tr("teacher");
     auto pick = [](const std::vector<Mat>& v, int i) {
         return i < static_cast<int>(v.size()) ? v[i] : Mat();
     };
@@ -112,22 +197,27 @@ void HeadsPanel::refresh() {
     const QString none = tr("no head %1 (rank %2)");
     QList<HeatmapPanel> panels;
     const QString rn = QStringLiteral("i"), cn = QStringLiteral("a");
-    panels << HeatmapPanel{tr("teacher V%1").arg(h + 1), tv, rn, cn,
+    panels << HeatmapPanel{tr("%1 V%2").arg(teacherName).arg(h + 1), tv, rn, cn,
                            none.arg(h + 1).arg(T.count())};
-    panels << HeatmapPanel{tr("learned V%1").arg(h + 1), lv, rn, cn,
+    panels << HeatmapPanel{tr("%1 V%2").arg(learnedName).arg(h + 1), lv, rn, cn,
                            none.arg(h + 1).arg(L.count())};
-    panels << HeatmapPanel{tr("learned − teacher V%1").arg(h + 1), diff(lv, tv), rn, cn,
+    panels << HeatmapPanel{tr("%1 − teacher V%2").arg(learnedName).arg(h + 1), diff(lv, tv), rn, cn,
                            tr("head %1 missing on one side").arg(h + 1)};
     const QString qr = QStringLiteral("b"), qc = QStringLiteral("c");
-    panels << HeatmapPanel{tr("teacher Q%1").arg(h + 1), tq, qr, qc,
+    panels << HeatmapPanel{tr("%1 Q%2").arg(teacherName).arg(h + 1), tq, qr, qc,
                            none.arg(h + 1).arg(T.count())};
-    panels << HeatmapPanel{tr("learned Q%1").arg(h + 1), lq, qr, qc,
+    panels << HeatmapPanel{tr("%1 Q%2").arg(learnedName).arg(h + 1), lq, qr, qc,
                            none.arg(h + 1).arg(L.count())};
-    panels << HeatmapPanel{tr("learned − teacher Q%1").arg(h + 1), diff(lq, tq), qr, qc,
+    panels << HeatmapPanel{tr("%1 − teacher Q%2").arg(learnedName).arg(h + 1), diff(lq, tq), qr, qc,
                            tr("head %1 missing on one side").arg(h + 1)};
-    m_heads->setTitle(tr("Head %1 in canonical SVD form (V: d_out × d, Q: d × d) — %2")
-                          .arg(h + 1)
-                          .arg(m_runName));
+    m_heads->setTitle(
+        minimal ? tr("Minimal head %1 of %2 beside the teacher's (canonical SVD form) — %3")
+                      .arg(h + 1)
+                      .arg(r.identifiability->minHeads.minHeads)
+                      .arg(m_runName)
+                : tr("Head %1 in canonical SVD form (V: d_out × d, Q: d × d) — %2")
+                      .arg(h + 1)
+                      .arg(m_runName));
     m_heads->setPanels(panels, 3);
 
     QList<HeatmapPanel> cp;
@@ -155,16 +245,31 @@ void HeadsPanel::refresh() {
     for (Index i = 0; i < r.teacherHeads.singularValues.size(); ++i)
         ts.points << QPointF(i + 1, r.teacherHeads.singularValues(i));
     sv << ls << ts;
+    if (r.identifiability && r.identifiability->minHeads.headSingularValues.size() > 0) {
+        PlotSeries ms;
+        ms.name = tr("minimal W σ_r");
+        ms.color = colors::kBluishGreen;
+        ms.style = PlotSeries::Style::Triangles;
+        const Vec& m = r.identifiability->minHeads.headSingularValues;
+        for (Index i = 0; i < m.size(); ++i) ms.points << QPointF(i + 1, m(i));
+        sv << ms;
+    }
     if (r.heads.singularValues.size() > 0 && r.heads.singularValues(0) > 0)
         sv << PlotSeries::hline(tr("rank threshold"),
                                 r.config.solver.rankTolerance * r.heads.singularValues(0),
                                 colors::kExactReference);
     m_sv->setTitle(tr("Singular values of unfold(P) — %1").arg(m_runName));
     m_sv->setSeries(sv);
-    m_info->setText(
-        tr("learned rank %1, teacher rank %2; one colour scale per figure (see its colour bar)")
-            .arg(r.heads.rank)
-            .arg(r.teacherHeads.rank));
+    if (r.identifiability)
+        m_info->setText(tr("rank of unfold(P) %1 · min_heads %2 · teacher heads %3")
+                            .arg(r.heads.rank)
+                            .arg(r.identifiability->minHeads.minHeads)
+                            .arg(r.identifiability->teacherMinimalHeads.count()));
+    else
+        m_info->setText(
+            tr("learned rank %1, teacher rank %2; one colour scale per figure (see its colour bar)")
+                .arg(r.heads.rank)
+                .arg(r.teacherHeads.rank));
 }
 
 } // namespace mhla::ui

@@ -1,10 +1,11 @@
 #pragma once
 // Teacher and learned heads side by side in canonical SVD form, their difference, P and P*,
-// and the singular values of unfold(P).
+// and the singular values of unfold(P); or the minimal heads (min_heads) beside the teacher's.
 #include "ui/resultpanel.h"
 #include "ui/runlist.h"
 #include <QWidget>
 
+class QComboBox;
 class QLabel;
 class QSpinBox;
 
@@ -13,6 +14,10 @@ namespace mhla::ui {
 class Figure;
 class HeatmapWidget;
 class PlotWidget;
+
+/// "unfold(P) has rank 16, but the function needs only 1 head: …" for a run with an
+/// identifiability report (empty otherwise).
+QString minHeadsSentence(const ExperimentResult& r);
 
 class HeadsPanel : public QWidget, public ResultPanel {
     Q_OBJECT
@@ -25,6 +30,12 @@ public:
     void showRun(const RunRecord* run) override;
     void setHead(int h); ///< 0-based
     int head() const;
+    /// Minimal heads (min_heads, canonical SVD form of the minimal W, beside the teacher's own
+    /// W*) or the symmetric representative unfold(P) (canonical SVD, beside unfold(P*)).
+    void setMinimalForm(bool on);
+    bool minimalForm() const;
+    /// The sentence under the head selector: rank of unfold(P) vs min_heads.
+    QString rankSentence() const;
     HeatmapWidget* headsHeatmap() const { return m_heads; }
     HeatmapWidget* coefficientsHeatmap() const { return m_coeffs; }
     PlotWidget* singularValuesPlot() const { return m_sv; }
@@ -35,11 +46,14 @@ Q_SIGNALS:
 
 private:
     void refresh();
+    void showRange();
     ExperimentResult m_result; ///< copy of the shown result (the record may be removed)
     bool m_hasResult = false;
     QString m_runName;
     QColor m_runColor;
     QSpinBox* m_headBox = nullptr;
+    QComboBox* m_formBox = nullptr;
+    QLabel* m_sentence = nullptr;
     QLabel* m_info = nullptr;
     QLabel* m_hover = nullptr;
     HeatmapWidget* m_heads = nullptr;

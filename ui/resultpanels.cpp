@@ -1,6 +1,7 @@
 #include "ui/automatonpanel.h"
 #include "ui/certificatepanel.h"
 #include "ui/curvespanel.h"
+#include "ui/explorerpanel.h"
 #include "ui/headspanel.h"
 #include "ui/resultpanel.h"
 
@@ -8,7 +9,7 @@ namespace mhla::ui {
 
 QList<ResultPanel*> createResultPanels(QWidget* parent) {
     return {new CertificatePanel(parent), new CurvesPanel(parent), new HeadsPanel(parent),
-            new AutomatonPanel(parent)};
+            new ExplorerPanel(parent), new AutomatonPanel(parent)};
 }
 
 } // namespace mhla::ui
