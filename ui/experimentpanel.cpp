@@ -371,22 +371,32 @@ QList<ExperimentPanel::NamedConfig> ExperimentPanel::baseJobs() const {
                 changed.size() > 3
                     ? changed.mid(0, 3).join(QStringLiteral(", ")) + QStringLiteral(", …")
                     : changed.join(QStringLiteral(", ")));
-        if (!m_sweepCheck->isHidden() && m_sweepCheck->isChecked() && !p.sweepKey.isEmpty()) {
-            for (const auto& v : p.sweepValues) {
+        if (!m_sweepCheck->isHidden() && m_sweepCheck->isChecked() && !p.sweep.axes.empty()) {
+            // Core's sweep points (product or zip of the preset's axes), applied with setDotted.
+            std::vector<SweepPoint> points;
+            try {
+                points = sweepPoints(p.sweep);
+            } catch (const ConfigError&) {
+                points.clear(); // an invalid preset sweep runs the base experiment alone
+            }
+            for (const SweepPoint& pt : points) {
                 QJsonObject o = base;
-                setDotted(o, p.sweepKey, v);
+                QStringList parts;
+                for (const auto& [key, v] : pt.values) {
+                    setDotted(o, key, v);
+                    parts << QStringLiteral("%1=%2").arg(key.section(u'.', 1), valueText(v));
+                }
                 try {
                     const ExperimentConfig cfg = experimentFromJson(o);
                     validate(cfg);
                     out << NamedConfig{
-                        QStringLiteral("%1 · %2=%3")
-                            .arg(baseName, p.sweepKey.section(u'.', 1), valueText(v)),
+                        QStringLiteral("%1 · %2").arg(baseName, parts.join(QStringLiteral(", "))),
                         cfg};
                 } catch (const ConfigError&) {
                     // An invalid sweep value is skipped; the base experiment was validated.
                 }
             }
-            return out;
+            if (!out.isEmpty()) return out;
         }
     }
     out << NamedConfig{baseName, config()};

@@ -14,6 +14,7 @@ struct FiguresOptions {
     QStringList sets;
     QSize size{1600, 1000};
     int dpi = 200;
+    int jobs = 1; ///< --jobs J: runs of a sweep in parallel (results do not depend on it)
     bool force = false;
     bool help = false;
 };
