@@ -5,8 +5,8 @@
 #include <QRegularExpression>
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <map>
 
 namespace mhla {
@@ -21,8 +21,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 const QStringList& historyFields() {
-    static const QStringList f{q("train_mse"),      q("val_mse"),        q("ood_rel_mse"),
-                               q("distance_p"),     q("distance_p_rel"), q("distance_exact_rel")};
+    static const QStringList f{q("train_mse"),  q("val_mse"),        q("ood_rel_mse"),
+                               q("distance_p"), q("distance_p_rel"), q("distance_exact_rel")};
     return f;
 }
 
@@ -81,7 +81,7 @@ double termValue(const Term& t, const SweepPlan& plan, const SweepRun& run,
         else {
             const QJsonArray& all = plan.spec.axes[static_cast<size_t>(a)].values;
             for (qsizetype i = 0; i < all.size(); ++i)
-                if (all[i] == val) v = static_cast<double>(i);
+                if (all[i] == val) v = static_cast<double>(i + 1); // positions 1, 2, ...
         }
     } else {
         const QJsonValue val = sweepMetric(result, t.base);
@@ -117,7 +117,8 @@ void checkSweptKey(const QString& key, const SweepPlan& plan, const QString& whe
 QStringList bandColumns(SweepFigureSpec::BandKind b) {
     switch (b) {
     case SweepFigureSpec::BandKind::Quantile: return {q("median"), q("q10"), q("q90")};
-    case SweepFigureSpec::BandKind::Std: return {q("mean"), q("mean_minus_std"), q("mean_plus_std")};
+    case SweepFigureSpec::BandKind::Std:
+        return {q("mean"), q("mean_minus_std"), q("mean_plus_std")};
     case SweepFigureSpec::BandKind::MinMax: return {q("median"), q("min"), q("max")};
     case SweepFigureSpec::BandKind::None: return {q("median"), q("median"), q("median")};
     }
@@ -136,7 +137,8 @@ QString bandText(SweepFigureSpec::BandKind b) {
 
 QString defaultMetric(const SweepPlan& plan) {
     bool trainer = false;
-    for (const SweepRun& r : plan.runs) trainer = trainer || r.config.solver.kind != SolverKind::Poly;
+    for (const SweepRun& r : plan.runs)
+        trainer = trainer || r.config.solver.kind != SolverKind::Poly;
     return trainer ? q("val_mse") : q("lambda_min");
 }
 
@@ -173,9 +175,10 @@ std::vector<double> allX(const std::vector<SweepPlotSeries>& series) {
 }
 
 /// Adds the centre line (and band) of one group to `out` and its rows to `table`.
-void addBandSeries(const QString& name, int colour, const std::map<double, std::vector<double>>& byX,
-                   SweepFigureSpec::BandKind kind, const std::function<QString(double)>& xCell,
-                   std::vector<SweepPlotSeries>* out, CsvTable* table, bool markers) {
+void addBandSeries(const QString& name, int colour,
+                   const std::map<double, std::vector<double>>& byX, SweepFigureSpec::BandKind kind,
+                   const std::function<QString(double)>& xCell, std::vector<SweepPlotSeries>* out,
+                   CsvTable* table, bool markers) {
     SweepPlotSeries centre, band;
     centre.name = name;
     centre.colour = colour;
@@ -358,8 +361,8 @@ std::vector<SweepFigureSpec> parseSweepFigures(const QJsonValue& figures, const 
                                             : q("required")) +
                      q("; allowed: \"band\", \"scatter\", \"curves\""),
                  at + q(".kind"));
-        QStringList allowed{q("kind"), q("name"), q("title"), q("x"), q("y"), q("log_x"),
-                            q("log_y")};
+        QStringList allowed{q("kind"), q("name"),  q("title"), q("x"),
+                            q("y"),    q("log_x"), q("log_y")};
         if (f.kind != SweepFigureSpec::Kind::Scatter) allowed << q("band");
         else allowed << q("colour") << q("overlay");
         for (auto it = o.begin(); it != o.end(); ++it)
@@ -396,9 +399,10 @@ std::vector<SweepFigureSpec> parseSweepFigures(const QJsonValue& figures, const 
             else if (b == q("minmax")) f.band = SweepFigureSpec::BandKind::MinMax;
             else if (b == q("none")) f.band = SweepFigureSpec::BandKind::None;
             else
-                fail(at + q(".band: \"") + o.value(q("band")).toVariant().toString() +
-                         q("\" is not allowed; allowed: \"quantile\", \"std\", \"minmax\", \"none\""),
-                     at + q(".band"));
+                fail(
+                    at + q(".band: \"") + o.value(q("band")).toVariant().toString() +
+                        q("\" is not allowed; allowed: \"quantile\", \"std\", \"minmax\", \"none\""),
+                    at + q(".band"));
         }
         switch (f.kind) {
         case SweepFigureSpec::Kind::Band:
@@ -503,7 +507,7 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
                     spec.y + q("_") + bc[2], q("runs")});
         auto xCell = [&](double x) {
             if (!categorical) return numberText(x); // as the swept value is written
-            return CsvTable::text(valueText(xAxis.values[static_cast<qsizetype>(x)]));
+            return CsvTable::text(valueText(xAxis.values[static_cast<qsizetype>(x) - 1]));
         };
         for (size_t g = 0; g < groups.size(); ++g)
             addBandSeries(groupNames[static_cast<qsizetype>(g)], static_cast<int>(g), groups[g],
@@ -513,7 +517,7 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
         if (categorical) {
             QStringList names;
             for (qsizetype k = 0; k < xAxis.values.size(); ++k)
-                names << QString::number(k) + q(" ") + valueText(xAxis.values[k]);
+                names << QString::number(k + 1) + q(" ") + valueText(xAxis.values[k]);
             d.xTitle += q(" (") + names.join(q(", ")) + q(")");
         }
         d.yTitle = termTitle(yt);
@@ -546,8 +550,9 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
             const double y = termValue(yt, plan, run, *r);
             size_t c = 0;
             if (ca >= 0) {
-                const QJsonValue cv =
-                    plan.points[static_cast<size_t>(run.point)].values[static_cast<size_t>(ca)].second;
+                const QJsonValue cv = plan.points[static_cast<size_t>(run.point)]
+                                          .values[static_cast<size_t>(ca)]
+                                          .second;
                 const QJsonArray& all = plan.spec.axes[static_cast<size_t>(ca)].values;
                 for (qsizetype k = 0; k < all.size(); ++k)
                     if (all[k] == cv) c = static_cast<size_t>(k);
@@ -581,16 +586,17 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
         }
         if (!overlay.x.empty()) {
             overlay.style = SweepPlotSeries::Style::Markers;
-            overlay.colour = colour;
+            overlay.colour = -1; // drawn in black: the reference (e.g. the exact solver)
             d.series.push_back(overlay);
         }
         d.csv = t.bytes();
         d.xTitle = termTitle(xt);
         d.yTitle = termTitle(yt);
-        d.note = q("One marker per run") +
-                 (spec.overlay.isEmpty() ? QString()
-                                         : q("; ") + spec.overlay + q(" drawn against the same x")) +
-                 q(".");
+        d.note =
+            q("One marker per run") +
+            (spec.overlay.isEmpty() ? QString()
+                                    : q("; ") + spec.overlay + q(" drawn against the same x")) +
+            q(".");
         if (d.title.isEmpty()) d.title = termTitle(yt) + q(" against ") + termTitle(xt);
     } else {
         bool anyHistory = false;
@@ -624,8 +630,9 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
                     if (it != c.begin()) values.push_back(std::prev(it)->second);
                 }
             const QString name = p.values.empty() ? spec.y : p.label();
-            addBandSeries(name, p.index, byX, spec.band,
-                          [](double x) { return CsvTable::number(x); }, &d.series, &t, false);
+            addBandSeries(
+                name, p.index, byX, spec.band, [](double x) { return CsvTable::number(x); },
+                &d.series, &t, false);
         }
         if (!anyHistory && std::any_of(results.begin(), results.end(),
                                        [](const QJsonObject& o) { return !o.isEmpty(); }))

@@ -16,7 +16,7 @@
 // value is positive and they span a factor of 8 or more).
 //   band     a metric against a swept key: one line per combination of the other swept keys
 //            (its centre) with a band over the seeds. "x" defaults to the first swept key
-//            with numeric values; string values are drawn at 0, 1, 2, ... (named in the axis
+//            with numeric values; string values are drawn at 1, 2, 3, ... (named in the axis
 //            title). "band": "quantile" (median, q10..q90; default) | "std" (mean +- std) |
 //            "minmax" (median, min..max) | "none" (median).
 //   scatter  one marker per run, metric against metric; "colour" (optional swept key) gives
@@ -68,7 +68,7 @@ struct SweepPlotSeries {
     QString name;
     Style style = Style::Line;
     std::vector<double> x, y, lower;
-    int colour = 0;        ///< index of the series' colour (its group)
+    int colour = 0; ///< index of the series' colour (its group); -1: black (a reference)
     bool inLegend = true;
 };
 
@@ -76,7 +76,7 @@ struct SweepFigureData {
     QString name, title, xTitle, yTitle, note;
     bool logX = false, logY = false;
     std::vector<SweepPlotSeries> series;
-    QByteArray csv; ///< the reduced data (header line first)
+    QByteArray csv;   ///< the reduced data (header line first)
     int runsUsed = 0; ///< runs that contributed at least one finite value
     bool empty() const { return runsUsed == 0; }
 };

@@ -74,8 +74,7 @@ QString claimSweepFolder(const QString& dir, const SweepPlan& plan) {
     return {};
 }
 
-std::vector<QJsonObject> readSweepResults(const QString& dir, const SweepPlan& plan,
-                                          int* missing) {
+std::vector<QJsonObject> readSweepResults(const QString& dir, const SweepPlan& plan, int* missing) {
     std::vector<QJsonObject> results;
     if (missing) *missing = 0;
     for (const SweepRun& r : plan.runs) {
@@ -124,8 +123,7 @@ SweepOutcome executeSweep(const SweepPlan& plan, const QString& dir, const Sweep
             try {
                 const ExperimentResult r = runExperiment(run.config, ctx);
                 const QJsonObject json = resultToJson(r);
-                auto files =
-                    resultFiles(r, QJsonDocument(json).toJson(QJsonDocument::Indented));
+                auto files = resultFiles(r, QJsonDocument(json).toJson(QJsonDocument::Indented));
                 // result.json last: its presence means the folder is complete.
                 std::rotate(files.begin(), files.begin() + 1, files.end());
                 const QString d = sweepRunDir(dir, run);

@@ -91,9 +91,8 @@ private Q_SLOTS:
     void figuresRunsTheSweepAndDrawsIt() {
         const QString config = writeFile(m_dir, s("sweep.json"), kSweepFile);
         const QString out = m_dir.filePath(s("fig")), ref = m_dir.filePath(s("ref"));
-        const Proc p = runBinary({s("figures"), s("--config"), config, s("--out"), out,
-                                  s("--jobs"), s("2"), s("--size"), s("800x500"), s("--dpi"),
-                                  s("100")});
+        const Proc p = runBinary({s("figures"), s("--config"), config, s("--out"), out, s("--jobs"),
+                                  s("2"), s("--size"), s("800x500"), s("--dpi"), s("100")});
         QVERIFY2(p.code == 0, p.err.constData());
         for (const char* n : {"lmin.svg", "lmin.pdf", "lmin.png", "lmin.csv", "dist.png",
                               "dist.csv", "runs.csv", "summary.csv", "sweep.json"})
@@ -110,9 +109,11 @@ private Q_SLOTS:
         const QByteArray scatter = readAll(QDir(out).filePath(s("dist.csv")));
         QCOMPARE(dataRows(scatter), 4);
         // The same runs as `mhla-lab sweep` with one job: runs.csv byte for byte.
-        const Proc r = runBinary({s("sweep"), s("--config"), config, s("--out"), ref, s("--quiet")});
+        const Proc r =
+            runBinary({s("sweep"), s("--config"), config, s("--out"), ref, s("--quiet")});
         QVERIFY2(r.code == 0, r.err.constData());
-        QCOMPARE(readAll(QDir(out).filePath(s("runs.csv"))), readAll(QDir(ref).filePath(s("runs.csv"))));
+        QCOMPARE(readAll(QDir(out).filePath(s("runs.csv"))),
+                 readAll(QDir(ref).filePath(s("runs.csv"))));
         QCOMPARE(readAll(QDir(out).filePath(s("summary.csv"))),
                  readAll(QDir(ref).filePath(s("summary.csv"))));
         // Rerun: resumes (no run again), redraws the figures.
@@ -130,18 +131,17 @@ private Q_SLOTS:
         const QString out = m_dir.filePath(s("bad"));
         const Proc p = runBinary({s("figures"), s("--config"), config, s("--out"), out});
         QCOMPARE(p.code, 2);
-        QVERIFY2(p.err.contains("figures[0].y") && p.err.contains("lambda_mni"),
-                 p.err.constData());
+        QVERIFY2(p.err.contains("figures[0].y") && p.err.contains("lambda_mni"), p.err.constData());
         QVERIFY(!QFileInfo::exists(QDir(out).filePath(s("runs"))));
         // Another sweep into the same folder is refused, as by `mhla-lab sweep`.
-        const QString other = writeFile(m_dir, s("other.json"),
-                                        QByteArray(kSweepFile).replace("\"seeds\": 2", "\"seeds\": 1"));
+        const QString other = writeFile(
+            m_dir, s("other.json"), QByteArray(kSweepFile).replace("\"seeds\": 2", "\"seeds\": 1"));
         const QString used = m_dir.filePath(s("fig"));
         const Proc o = runBinary({s("figures"), s("--config"), other, s("--out"), used});
         QCOMPARE(o.code, 2);
         QVERIFY2(o.err.contains("another sweep"), o.err.constData());
-        const Proc j = runBinary({s("figures"), s("--config"), other, s("--out"), used,
-                                  s("--jobs"), s("0")});
+        const Proc j =
+            runBinary({s("figures"), s("--config"), other, s("--out"), used, s("--jobs"), s("0")});
         QCOMPARE(j.code, 2);
         QVERIFY(j.err.contains("--jobs"));
     }
@@ -154,10 +154,10 @@ private Q_SLOTS:
         for (const char* p : {"0", "0.5", "1"})
             for (int seed = 1; seed <= 2; ++seed) {
                 QJsonObject o;
-                for (const QString& a : {s("task.samples=400"), s("eval.val_samples=100"),
-                                         s("eval.ood_samples=100"), s("eval.lambda_trace=0"),
-                                         s("task.orthogonal_prob=") + s(p),
-                                         s("task.seed=") + QString::number(seed)})
+                for (const QString& a :
+                     {s("task.samples=400"), s("eval.val_samples=100"), s("eval.ood_samples=100"),
+                      s("eval.lambda_trace=0"), s("task.orthogonal_prob=") + s(p),
+                      s("task.seed=") + QString::number(seed)})
                     applyOverride(o, a);
                 auto r = std::make_unique<RunRecord>();
                 r->id = ++id;
@@ -203,16 +203,16 @@ private Q_SLOTS:
         }
         QVERIFY(sawSweep);
         // The index's short form and the experiment file's grid form are one grammar.
-        const Preset grid = presetFromIndexEntry(
-            QJsonObject{{s("file"), s("x.json")},
-                        {s("sweep"), QJsonObject{{s("grid"), QJsonObject{{s("solver.heads"),
-                                                                          s("1:3:1")}}}}}});
+        const Preset grid = presetFromIndexEntry(QJsonObject{
+            {s("file"), s("x.json")},
+            {s("sweep"), QJsonObject{{s("grid"), QJsonObject{{s("solver.heads"), s("1:3:1")}}}}}});
         QCOMPARE(grid.sweepValues, (QJsonArray{1, 2, 3}));
         bool threw = false;
         try {
-            presetFromIndexEntry(QJsonObject{
-                {s("file"), s("broken.json")},
-                {s("sweep"), QJsonObject{{s("key"), s("solver.hedas")}, {s("values"), QJsonArray{1}}}}});
+            presetFromIndexEntry(
+                QJsonObject{{s("file"), s("broken.json")},
+                            {s("sweep"), QJsonObject{{s("key"), s("solver.hedas")},
+                                                     {s("values"), QJsonArray{1}}}}});
         } catch (const ConfigError& e) {
             threw = true;
             QVERIFY2(QString::fromUtf8(e.what()).contains(s("broken.json")), e.what());
@@ -235,9 +235,9 @@ private Q_SLOTS:
 
     void automatonTraceIsAFigure() {
         QJsonObject o;
-        for (const QString& a : {s("task.kind=automaton"), s("task.embedding=gaussian"),
-                                 s("task.samples=1500"), s("eval.words=10"),
-                                 s("eval.val_samples=100"), s("eval.ood_samples=100")})
+        for (const QString& a :
+             {s("task.kind=automaton"), s("task.embedding=gaussian"), s("task.samples=1500"),
+              s("eval.words=10"), s("eval.val_samples=100"), s("eval.ood_samples=100")})
             applyOverride(o, a);
         RunRecord r;
         r.id = 1;

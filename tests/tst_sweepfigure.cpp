@@ -96,7 +96,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expected");
         QTest::newRow("not array") << s(R"({"kind": "band"})") << s("@figures");
         QTest::newRow("empty") << s("[]") << s("1 to 32");
-        QTest::newRow("no kind") << s(R"J([{"y": "lambda_min"}])J") << s("figures[0].kind: required");
+        QTest::newRow("no kind") << s(R"J([{"y": "lambda_min"}])J")
+                                 << s("figures[0].kind: required");
         QTest::newRow("bad kind") << s(R"J([{"kind": "pie"}])J") << s("\"pie\" is not allowed");
         QTest::newRow("unknown member")
             << s(R"J([{"kind": "band", "colour": "task.seed"}])J") << s("@figures[0].colour");
@@ -104,8 +105,8 @@ private Q_SLOTS:
             << s(R"J([{"kind": "band", "y": "lambda_mim"}])J") << s("@figures[0].y");
         QTest::newRow("x not swept")
             << s(R"J([{"kind": "band", "x": "task.samples"}])J") << s("is not a swept key");
-        QTest::newRow("bad band")
-            << s(R"J([{"kind": "band", "band": "iqr"}])J") << s("allowed: \"quantile\"");
+        QTest::newRow("bad band") << s(R"J([{"kind": "band", "band": "iqr"}])J")
+                                  << s("allowed: \"quantile\"");
         QTest::newRow("log not bool")
             << s(R"J([{"kind": "band", "log_y": "yes"}])J") << s("@figures[0].log_y");
         QTest::newRow("scatter needs x")
@@ -118,8 +119,8 @@ private Q_SLOTS:
         QTest::newRow("duplicate name")
             << s(R"J([{"kind": "band", "name": "a"}, {"kind": "band", "name": "a"}])J")
             << s("@figures[1].name");
-        QTest::newRow("bad name")
-            << s(R"J([{"kind": "band", "name": "../x"}])J") << s("@figures[0].name");
+        QTest::newRow("bad name") << s(R"J([{"kind": "band", "name": "../x"}])J")
+                                  << s("@figures[0].name");
     }
     void badFiguresRefused() {
         QFETCH(QString, figures);
@@ -191,19 +192,20 @@ private Q_SLOTS:
         const auto specs = parseSweepFigures(
             jsonValue(R"J([{"kind": "band", "x": "task.orthogonal_sampler", "band": "std"}])J"), p);
         const SweepFigureData d = reduceSweepFigure(specs[0], p, res);
-        QVERIFY2(d.xTitle.contains(s("0 haar, 1 qr_unsigned")), qPrintable(d.xTitle));
+        QVERIFY2(d.xTitle.contains(s("1 haar, 2 qr_unsigned")), qPrintable(d.xTitle));
         QCOMPARE(d.series.back().style, SweepPlotSeries::Style::Markers);
         // The band at a categorical x: one vertical bar per category, no area between them.
         QCOMPARE(d.series.size(), size_t(9)); // 3 values of p x (2 bars + the markers)
         QCOMPARE(d.series[0].style, SweepPlotSeries::Style::ErrorBar);
         QCOMPARE(d.series[0].x[0], d.series[0].x[1]);
         QVERIFY(d.series[0].y[0] < d.series[0].y[1]);
-        QCOMPARE(d.series.back().x, (std::vector<double>{0, 1}));
+        QCOMPARE(d.series.back().x, (std::vector<double>{1, 2}));
         QVERIFY(d.logY);
         QVERIFY(!d.logX);
         QVERIFY(QString::fromUtf8(d.csv).contains(s(",qr_unsigned,")));
         const auto forced = parseSweepFigures(
-            jsonValue(R"J([{"kind": "band", "x": "task.orthogonal_sampler", "log_y": false}])J"), p);
+            jsonValue(R"J([{"kind": "band", "x": "task.orthogonal_sampler", "log_y": false}])J"),
+            p);
         QVERIFY(!reduceSweepFigure(forced[0], p, res).logY);
     }
 
@@ -220,6 +222,7 @@ private Q_SLOTS:
         for (size_t k = 0; k < 3; ++k) markers += d.series[k].x.size();
         QCOMPARE(markers, p.runs.size());
         QCOMPARE(d.series[3].name, s("exact.distance_p"));
+        QCOMPARE(d.series[3].colour, -1); // the reference in black
         // Run 0: lambda_min 0.001 -> x = 3; distance 0.002; exact 0.003.
         const SweepPlotSeries& first = d.series[0];
         QCOMPARE(first.name, s("orthogonal_prob=0.25"));
@@ -238,7 +241,8 @@ private Q_SLOTS:
             // Seed k stops after 3 - k epochs (a target loss reached early).
             for (int e = 1; e <= 3 - r.seed; ++e)
                 h.append(QJsonObject{{s("epoch"), e}, {s("val_mse"), e * (r.seed + 1.0)}});
-            res.push_back(QJsonObject{{s("config"), experimentToJson(r.config)}, {s("history"), h}});
+            res.push_back(
+                QJsonObject{{s("config"), experimentToJson(r.config)}, {s("history"), h}});
         }
         const auto specs =
             parseSweepFigures(jsonValue(R"J([{"kind": "curves", "band": "minmax"}])J"), p);

@@ -2,6 +2,7 @@
 #include "core/fileio.h"
 #include "ui/colormap.h"
 #include "ui/plotwidget.h"
+#include "ui/theme.h"
 #include <QDir>
 #include <QJsonDocument>
 #include <algorithm>
@@ -13,7 +14,7 @@ QList<PlotSeries> sweepPlotSeries(const SweepFigureData& d) {
     for (const SweepPlotSeries& s : d.series) {
         PlotSeries p;
         p.name = s.name;
-        p.color = runColor(s.colour);
+        p.color = s.colour < 0 ? colors::kBlack : runColor(s.colour);
         p.inLegend = s.inLegend;
         for (size_t i = 0; i < s.x.size(); ++i) p.points << QPointF(s.x[i], s.y[i]);
         switch (s.style) {
@@ -58,8 +59,8 @@ QString writeSweepFigures(const QString& dir, const SweepPlan& plan,
         ExportMetadata meta;
         meta.title = data.title;
         // The first run's resolved experiment (its seeds are the first seeds) and the sweep.
-        QJsonObject exp = plan.runs.empty() ? QJsonObject()
-                                            : experimentToJson(plan.runs.front().config);
+        QJsonObject exp =
+            plan.runs.empty() ? QJsonObject() : experimentToJson(plan.runs.front().config);
         exp.insert(QStringLiteral("sweep"), plan.spec.toJson());
         meta.runs << qMakePair(QStringLiteral("sweep of %1 runs (%2 seeds per point)")
                                    .arg(plan.runs.size())

@@ -27,7 +27,8 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
         m_metric->addItem(QString::fromLatin1(m), QString::fromLatin1(m));
     m_band = new QComboBox(this);
     m_band->setObjectName(QStringLiteral("sweepBand"));
-    m_band->addItem(tr("band: 10–90% of seeds"), static_cast<int>(SweepFigureSpec::BandKind::Quantile));
+    m_band->addItem(tr("band: 10–90% of seeds"),
+                    static_cast<int>(SweepFigureSpec::BandKind::Quantile));
     m_band->addItem(tr("band: ± 1 std"), static_cast<int>(SweepFigureSpec::BandKind::Std));
     m_band->addItem(tr("band: min–max"), static_cast<int>(SweepFigureSpec::BandKind::MinMax));
     m_band->setToolTip(tr("The band over the seeds of each grid point"));
@@ -60,7 +61,8 @@ void SweepPanel::showRuns(const QList<const RunRecord*>& runs) {
     QSet<int> ids;
     for (const RunRecord* r : runs) {
         ids.insert(r->id);
-        if (r->result && !m_results.contains(r->id)) m_results.insert(r->id, resultToJson(*r->result));
+        if (r->result && !m_results.contains(r->id))
+            m_results.insert(r->id, resultToJson(*r->result));
     }
     for (auto it = m_results.begin(); it != m_results.end();)
         it = ids.contains(it.key()) ? std::next(it) : m_results.erase(it);
@@ -110,7 +112,8 @@ void SweepPanel::redraw() {
     try {
         if (curves) {
             bool trainer = false;
-            for (const ExperimentConfig& c : configs) trainer = trainer || c.solver.kind != SolverKind::Poly;
+            for (const ExperimentConfig& c : configs)
+                trainer = trainer || c.solver.kind != SolverKind::Poly;
             if (!trainer) {
                 m_status->setText(text + tr(" Learning curves need trainer runs."));
                 return;
