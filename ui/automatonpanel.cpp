@@ -176,7 +176,7 @@ void AutomatonPanel::showRun(const RunRecord* run) {
         tr("Automaton execution: state per step (%1 wrong of %2 learned steps)").arg(wrong).arg(L));
     m_plot->setAxisTitles(tr("step"), tr("state index (q0, q1, ...)"));
     m_plot->setNote(tr("the example word (length %1) on a fresh random DFA; step 0 is the start "
-                       "state; triangles in red: the learned model's wrong steps")
+                       "state; orange-red triangles: the learned model's wrong steps")
                         .arg(L));
     m_plot->setSeries({trueS, teacherS, learnedS, wrongS});
 }
