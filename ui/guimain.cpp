@@ -148,8 +148,9 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
     ex.jobs = opt.jobs;
     ex.cancel = &cancel;
     ex.onRunDone = [](const SweepProgress& p) {
-        std::fprintf(stderr, "[%d/%d] %s: %s\n", p.done, p.total, qPrintable(p.run->folder),
-                     qPrintable(p.message));
+        std::fprintf(stderr, "[%d/%d] %s: %s; elapsed %.0f s, ETA %.0f s\n", p.done, p.total,
+                     qPrintable(p.run->folder), qPrintable(p.message), p.elapsedSeconds,
+                     p.etaSeconds);
     };
     std::fprintf(stderr, "mhla-lab figures: %zu points x %d seeds = %zu runs on %d jobs\n",
                  plan.points.size(), plan.spec.seeds, plan.runs.size(), opt.jobs);
