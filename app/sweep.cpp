@@ -47,6 +47,8 @@ file that reproduces the sweep).
 
 Rerunning skips runs whose result.json is complete (result.json is written last, atomically):
 Ctrl+C loses nothing finished. A DIR whose sweep.json describes another sweep is refused.
+`mhla-lab figures --config FILE --out DIR` on the same FILE and DIR resumes (nothing runs
+again) and draws the file's "figures" (bands over seeds, scatters, learning curves).
 
 Options:
   --grid KEY=VALUES  add or replace a swept key: a:b:step, logspace(a,b,n), [json, list] or
