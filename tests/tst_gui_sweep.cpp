@@ -3,8 +3,10 @@
 // a bad "figures" block fails before any run), the Sweep tab drawing the visible runs as they
 // finish, the presets' sweeps parsed by core's parseSweep, and the automaton trace as a figure.
 #include "core/runner.h"
+#include "core/sweep.h"
 #include "ui/appsettings.h"
 #include "ui/automatonpanel.h"
+#include "ui/experimentfile.h"
 #include "ui/experimentpanel.h"
 #include "ui/plotwidget.h"
 #include "ui/presets.h"
@@ -14,6 +16,7 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -231,6 +234,39 @@ private Q_SLOTS:
             QCOMPARE(jobs[k].config.solver.heads, builtinPresets()[heads].sweepValues[k].toInt());
             QVERIFY2(jobs[k].name.contains(s("heads=")), qPrintable(jobs[k].name));
         }
+    }
+
+    // Opening a paper file in the app: its base goes into the form, Run starts the same runs
+    // as `mhla-lab sweep` (same configs, same order), the seeds box takes the file's seeds.
+    void openingASweepFileRunsItsGrid() {
+        const QString config = writeFile(m_dir, s("open.json"), kSweepFile);
+        const ExperimentFileRead read = readExperimentFile(config);
+        QVERIFY2(read.usable && read.valid, qPrintable(read.error));
+        QVERIFY(read.hasSweep);
+        QVERIFY(!read.json.contains(s("sweep")) && !read.json.contains(s("figures")));
+        QVERIFY2(read.warnings.join(u' ').contains(s("6 runs")),
+                 qPrintable(read.warnings.join(u' ')));
+        ExperimentPanel panel;
+        QVERIFY(panel.setExperiment(read.json).isEmpty());
+        panel.setFileSweep(read.sweep);
+        const auto jobs = panel.jobs();
+        const SweepFile sf = parseSweep(QJsonDocument::fromJson(QByteArray(kSweepFile)).object());
+        const SweepPlan plan = planSweep(sf.base, sf.spec);
+        QCOMPARE(static_cast<size_t>(jobs.size()), plan.runs.size());
+        for (qsizetype i = 0; i < jobs.size(); ++i)
+            QCOMPARE(experimentToJson(jobs[i].config),
+                     experimentToJson(plan.runs[static_cast<size_t>(i)].config));
+        QVERIFY2(jobs[2].name.contains(s("orthogonal_prob=0.5")), qPrintable(jobs[2].name));
+        // Unchecking the sweep runs the base experiment (times the seeds box).
+        panel.findChild<QCheckBox*>(s("sweepCheck"))->setChecked(false);
+        QCOMPARE(panel.jobs().size(), 2);
+        // A bad sweep: not usable, the message names the key; nothing is put in the form.
+        QByteArray bad(kSweepFile);
+        bad.replace("\"seeds\": 2", "\"seeds\": 0");
+        const ExperimentFileRead refused =
+            readExperimentFile(writeFile(m_dir, s("badsweep.json"), bad));
+        QVERIFY(!refused.usable);
+        QVERIFY2(refused.error.contains(s("sweep.seeds")), qPrintable(refused.error));
     }
 
     void automatonTraceIsAFigure() {

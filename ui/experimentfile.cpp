@@ -13,6 +13,42 @@ QString tr(const char* s) { return QCoreApplication::translate("mhla::ui::Experi
 
 ExperimentFileRead readExperimentFile(const QString& path) {
     ExperimentFileRead out;
+    // A sweep file (a "sweep" and perhaps "figures" beside the experiment): its base goes into
+    // the form and its grid becomes the sweep that Run starts; all of it valid or nothing.
+    {
+        QByteArray raw;
+        QString readError;
+        QJsonObject obj;
+        bool isObject = false;
+        if (readRegularFile(path, &raw, &readError)) {
+            try {
+                obj = experimentObjectFromJsonText(raw);
+                isObject = true;
+            } catch (const ConfigError&) {
+            }
+        }
+        if (isObject &&
+            (obj.contains(QStringLiteral("sweep")) || obj.contains(QStringLiteral("figures")))) {
+            try {
+                const SweepFile sf = parseSweep(obj);
+                const SweepPlan plan = planSweep(sf.base, sf.spec);
+                out.json = loadExperimentObject(sf.base).json;
+                out.sweep = sf.spec;
+                out.hasSweep = sf.hasSweep;
+                out.usable = out.valid = true;
+                out.bytes = raw;
+                if (sf.hasSweep)
+                    out.warnings << tr("This file describes a sweep of %1 runs (%2 points × %3 "
+                                       "seeds); Run starts them and the Sweep tab draws them.")
+                                        .arg(plan.runs.size())
+                                        .arg(plan.points.size())
+                                        .arg(sf.spec.seeds);
+            } catch (const ConfigError& e) {
+                out.error = path + QStringLiteral(": ") + QString::fromUtf8(e.what());
+            }
+            return out;
+        }
+    }
     try {
         const LoadedExperiment le = loadExperiment(path);
         out.usable = out.valid = true;
