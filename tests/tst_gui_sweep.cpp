@@ -260,6 +260,17 @@ private Q_SLOTS:
         // Unchecking the sweep runs the base experiment (times the seeds box).
         panel.findChild<QCheckBox*>(s("sweepCheck"))->setChecked(false);
         QCOMPARE(panel.jobs().size(), 2);
+        // A file whose base lacks a swept key (a trainer's heads): the form gets the first
+        // point, so it is valid and Run starts the grid.
+        const QString paper = s(MHLA_SOURCE_DIR "/resources/paper/heads_layers_softmax.json");
+        const ExperimentFileRead hls = readExperimentFile(paper);
+        QVERIFY2(hls.valid, qPrintable(hls.error));
+        ExperimentPanel trainers;
+        QVERIFY2(trainers.setExperiment(hls.json).isEmpty(),
+                 qPrintable(trainers.setExperiment(hls.json)));
+        trainers.setFileSweep(hls.sweep);
+        QVERIFY(trainers.isValid());
+        QCOMPARE(trainers.jobs().size(), 30); // 3 kinds x 2 head counts x 5 seeds
         // A bad sweep: not usable, the message names the key; nothing is put in the form.
         QByteArray bad(kSweepFile);
         bad.replace("\"seeds\": 2", "\"seeds\": 0");

@@ -32,7 +32,13 @@ ExperimentFileRead readExperimentFile(const QString& path) {
             try {
                 const SweepFile sf = parseSweep(obj);
                 const SweepPlan plan = planSweep(sf.base, sf.spec);
-                out.json = loadExperimentObject(sf.base).json;
+                // The form shows the first point (the base alone may lack a swept key, e.g.
+                // solver.heads for a trainer); Run replaces the swept keys point by point.
+                QJsonObject first = sf.base;
+                if (!plan.points.empty())
+                    for (const QString& o : plan.points.front().overrides())
+                        applyOverride(first, o);
+                out.json = loadExperimentObject(first).json;
                 out.sweep = sf.spec;
                 out.hasSweep = sf.hasSweep;
                 out.usable = out.valid = true;

@@ -21,7 +21,8 @@ struct ExperimentFileRead {
     QString error;        ///< core's message naming the file (when not valid)
     QStringList warnings; ///< e.g. keys that this run does not read
     /// An experiment file with a "sweep" (resources/paper/*.json): json is its base
-    /// experiment and sweep the parsed grid (core's parseSweep; every point validated).
+    /// experiment at the grid's first point and sweep the parsed grid (core's parseSweep;
+    /// every point validated).
     bool hasSweep = false;
     SweepSpec sweep;
 };
