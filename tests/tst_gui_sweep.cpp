@@ -257,6 +257,8 @@ private Q_SLOTS:
             QCOMPARE(experimentToJson(jobs[i].config),
                      experimentToJson(plan.runs[static_cast<size_t>(i)].config));
         QVERIFY2(jobs[2].name.contains(s("orthogonal_prob=0.5")), qPrintable(jobs[2].name));
+        // Saving the form over the file would drop its sweep: the window asks first.
+        QVERIFY(!overwriteRisk(config, read.bytes).isEmpty());
         // Unchecking the sweep runs the base experiment (times the seeds box).
         panel.findChild<QCheckBox*>(s("sweepCheck"))->setChecked(false);
         QCOMPARE(panel.jobs().size(), 2);

@@ -99,6 +99,19 @@ QString overwriteRisk(const QString& path, const QByteArray& knownBytes) {
     QString error;
     if (!readRegularFile(path, &data, &error))
         return tr("%1 exists but cannot be read as a file (%2). Replace it?").arg(name, error);
+    // A sweep file: the form holds one experiment, so saving would drop the grid (and the
+    // figures), even when the window read this very file.
+    try {
+        const QJsonObject whole = experimentObjectFromJsonText(data);
+        QStringList dropped;
+        for (const char* k : {"sweep", "figures"})
+            if (whole.contains(QString::fromLatin1(k))) dropped << QString::fromLatin1(k);
+        if (!dropped.isEmpty())
+            return tr("%1 describes a sweep; saving the form writes one experiment and drops its "
+                      "\"%2\". Replace it?")
+                .arg(name, dropped.join(QStringLiteral("\", \"")));
+    } catch (const ConfigError&) {
+    }
     if (!knownBytes.isNull() && data == knownBytes) return {};
     QJsonObject obj;
     try {
