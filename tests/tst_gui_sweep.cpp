@@ -119,6 +119,14 @@ private Q_SLOTS:
                  readAll(QDir(ref).filePath(s("runs.csv"))));
         QCOMPARE(readAll(QDir(out).filePath(s("summary.csv"))),
                  readAll(QDir(ref).filePath(s("summary.csv"))));
+        // The paper-scale grid is one option away: --grid and --seeds as for `sweep`.
+        const QString more = m_dir.filePath(s("more"));
+        const Proc m =
+            runBinary({s("figures"), s("--config"), config, s("--out"), more, s("--grid"),
+                       s("task.orthogonal_prob=0,0.25,0.5,1"), s("--seeds"), s("1")});
+        QVERIFY2(m.code == 0, m.err.constData());
+        QCOMPARE(dataRows(readAll(QDir(more).filePath(s("lmin.csv")))), 4);
+        QCOMPARE(dataRows(readAll(QDir(more).filePath(s("runs.csv")))), 4);
         // Rerun: resumes (no run again), redraws the figures.
         const Proc again = runBinary({s("figures"), s("--config"), config, s("--out"), out});
         QVERIFY2(again.code == 0, again.err.constData());
@@ -143,6 +151,13 @@ private Q_SLOTS:
         const Proc o = runBinary({s("figures"), s("--config"), other, s("--out"), used});
         QCOMPARE(o.code, 2);
         QVERIFY2(o.err.contains("another sweep"), o.err.constData());
+        // --seeds / --grid: a sweep file only.
+        const QString single = writeFile(
+            m_dir, s("single.json"), R"({"task": {"kind": "associative_memory", "samples": 400}})");
+        const Proc g = runBinary({s("figures"), s("--config"), single, s("--out"),
+                                  m_dir.filePath(s("single")), s("--seeds"), s("3")});
+        QCOMPARE(g.code, 2);
+        QVERIFY2(g.err.contains("has none"), g.err.constData());
         const Proc j =
             runBinary({s("figures"), s("--config"), other, s("--out"), used, s("--jobs"), s("0")});
         QCOMPARE(j.code, 2);

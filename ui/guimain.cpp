@@ -68,6 +68,8 @@ const char* kFiguresUsage =
     "  --dpi N           PNG resolution (default 200)\n"
     "  --force           overwrite the files of an earlier run in DIR\n"
     "  --jobs J          runs of a sweep in parallel (1..256, default 1; same results for any J)\n"
+    "  --seeds K         a sweep file's seeds per point (1..1000; default: the file's)\n"
+    "  --grid KEY=VALUES add or replace a sweep file's swept key (as in mhla-lab sweep)\n"
     "\n"
     "A FILE with a \"sweep\" runs the sweep into DIR exactly as `mhla-lab sweep --config FILE\n"
     "--out DIR` (runs/, runs.csv, summary.csv, sweep.json; rerunning resumes) and draws the figures\n"
@@ -106,7 +108,7 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
     std::vector<SweepFigureSpec> specs;
     try {
         QJsonValue figures;
-        plan = planSweepFile(opt.config, {}, 0, opt.sets, &figures);
+        plan = planSweepFile(opt.config, opt.grids, opt.seeds, opt.sets, &figures);
         specs = parseSweepFigures(figures, plan);
     } catch (const ConfigError& e) {
         std::fprintf(stderr, "mhla-lab figures: invalid input: %s\n", e.what());
@@ -210,6 +212,10 @@ int runFigures(int argc, char** argv) {
         return 0;
     }
     if (fileHasSweep(opt.config)) return runSweepFigures(opt, argc, argv);
+    if (opt.seeds > 0 || !opt.grids.isEmpty())
+        return usageError(QStringLiteral("--seeds and --grid apply to an experiment file with a "
+                                         "\"sweep\"; %1 has none")
+                              .arg(opt.config));
     const QString out = opt.out;
     auto refuse = [&out](const QString& what) {
         std::fprintf(
