@@ -7,6 +7,7 @@
 #include "core/resultio.h"
 #include "core/runner.h"
 #include "core/sweep.h"
+#include "core/sweeprun.h"
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
@@ -46,6 +47,8 @@ file that reproduces the sweep).
 
 Rerunning skips runs whose result.json is complete (result.json is written last, atomically):
 Ctrl+C loses nothing finished. A DIR whose sweep.json describes another sweep is refused.
+`mhla-lab figures --config FILE --out DIR` on the same FILE and DIR resumes (nothing runs
+again) and draws the file's "figures" (bands over seeds, scatters, learning curves).
 
 Options:
   --grid KEY=VALUES  add or replace a swept key: a:b:step, logspace(a,b,n), [json, list] or
@@ -186,75 +189,21 @@ extern "C" void onSweepSigint(int) {
     if (g_cancel) g_cancel->cancel();
 }
 
-/// The plan of a sweep from an experiment file (or the defaults), --grid, --seeds and --set.
 SweepPlan planFrom(const QString& config, const QStringList& grids, int seeds,
                    const QStringList& sets) {
-    QJsonObject file;
-    if (!config.isEmpty()) {
-        QByteArray text;
-        QString error;
-        if (!readRegularFile(config, &text, &error, 1024 * 1024))
-            throw ConfigError(q("the experiment file: ").toStdString() + error.toStdString());
-        try {
-            file = experimentObjectFromJsonText(text);
-        } catch (const ConfigError& e) {
-            throw ConfigError((config + q(": ")).toStdString() + e.what(), e.key());
-        }
-    }
-    SweepFile sf = parseSweep(file);
-    for (const QString& g : grids) sf.spec.setAxis(parseGridAssignment(g));
-    if (seeds > 0) sf.spec.seeds = seeds;
-    return planSweep(sf.base, sf.spec, sets);
+    return planSweepFile(config, grids, seeds, sets);
 }
 
-QString runsDir(const QString& dir) { return QDir(dir).filePath(q("runs")); }
-QString runDir(const QString& dir, const SweepRun& r) {
-    return QDir(runsDir(dir)).filePath(r.folder);
-}
-
-/// The run's result.json when complete and of this run (same resolved config), else empty.
+QString runDir(const QString& dir, const SweepRun& r) { return sweepRunDir(dir, r); }
 QJsonObject finishedResult(const QString& dir, const SweepRun& r) {
-    QByteArray text;
-    QString error;
-    const QString path = QDir(runDir(dir, r)).filePath(q("result.json"));
-    if (!QFileInfo::exists(path) || !readRegularFile(path, &text, &error)) return {};
-    QJsonParseError pe{};
-    const QJsonDocument doc = QJsonDocument::fromJson(text, &pe);
-    if (pe.error != QJsonParseError::NoError || !doc.isObject()) return {};
-    const QJsonObject o = doc.object();
-    if (o.value(q("config")).toObject() != experimentToJson(r.config)) return {};
-    return o;
+    return finishedSweepResult(dir, r);
 }
-
-/// Writes sweep.json, or checks that DIR's equals it. Returns an error or empty.
 QString claimFolder(const QString& dir, const SweepPlan& plan) {
-    if (const QString e = prepareOutputFolder(dir); !e.isEmpty()) return q("--out: ") + e;
-    const QString path = QDir(dir).filePath(q("sweep.json"));
-    const QByteArray mine = plan.sweepJson();
-    if (QFileInfo::exists(path)) {
-        QByteArray theirs;
-        QString error;
-        if (!readRegularFile(path, &theirs, &error)) return q("--out: ") + error;
-        if (theirs != mine)
-            return q("--out: \"") + dir +
-                   q("\" holds another sweep (its sweep.json differs from this one's); choose another "
-                     "folder, or rerun the command that made it to resume");
-        return {};
-    }
-    if (const QString e = writeFileAtomic(path, mine); !e.isEmpty()) return e;
-    return {};
+    return claimSweepFolder(dir, plan);
 }
 
 QString writeTables(const QString& dir, const SweepPlan& plan, int* missing) {
-    std::vector<QJsonObject> results;
-    *missing = 0;
-    for (const SweepRun& r : plan.runs) {
-        results.push_back(finishedResult(dir, r));
-        if (results.back().isEmpty()) ++*missing;
-    }
-    return writeFiles(dir, {{q("runs.csv"), sweepRunsCsv(plan, results)},
-                            {q("summary.csv"), sweepSummaryCsv(plan, results)},
-                            {q("timings.csv"), sweepTimingsCsv(plan, results)}});
+    return writeSweepTables(dir, plan, readSweepResults(dir, plan, missing));
 }
 
 QString duration(double s) {
@@ -280,12 +229,11 @@ int runCommand(const SweepOptions& opt) {
         err(q("mhla-lab sweep: ") + e);
         return InvalidInput;
     }
-    std::vector<const SweepRun*> pending;
-    int mine = 0;
+    int mine = 0, pendingCount = 0;
     for (const SweepRun& r : plan.runs) {
         if (r.index % opt.shards != opt.shard) continue;
         ++mine;
-        if (finishedResult(opt.out, r).isEmpty()) pending.push_back(&r);
+        if (finishedResult(opt.out, r).isEmpty()) ++pendingCount;
     }
     if (!opt.quiet)
         err(QString::asprintf("mhla-lab sweep: %zu points x %d seeds = %zu runs",
@@ -293,72 +241,25 @@ int runCommand(const SweepOptions& opt) {
             (opt.shards > 1
                  ? QString::asprintf("; shard %d/%d: %d runs", opt.shard, opt.shards, mine)
                  : QString()) +
-            QString::asprintf("; %d already done, %zu to run on %d jobs",
-                              mine - static_cast<int>(pending.size()), pending.size(), opt.jobs));
+            QString::asprintf("; %d already done, %d to run on %d jobs", mine - pendingCount,
+                              pendingCount, opt.jobs));
 
     CancelToken cancel;
     g_cancel = &cancel;
     std::signal(SIGINT, onSweepSigint);
     std::signal(SIGTERM, onSweepSigint);
-    std::atomic<size_t> next{0};
-    std::atomic<int> done{0}, failed{0};
-    std::mutex printMutex;
-    const auto start = std::chrono::steady_clock::now();
-    const int jobs = std::max(1, std::min<int>(opt.jobs, static_cast<int>(pending.size())));
-    const int threadsPerRun = std::max(1, resolveThreads(0) / jobs);
-    auto worker = [&]() {
-        for (;;) {
-            if (cancel.isCancelled()) return;
-            const size_t k = next.fetch_add(1);
-            if (k >= pending.size()) return;
-            const SweepRun& run = *pending[k];
-            RunContext ctx;
-            ctx.cancel = &cancel;
-            ctx.threads = threadsPerRun;
-            QString message;
-            try {
-                const ExperimentResult r = runExperiment(run.config, ctx);
-                const QByteArray json =
-                    QJsonDocument(resultToJson(r)).toJson(QJsonDocument::Indented);
-                auto files = resultFiles(r, json);
-                // result.json last: its presence means the folder is complete.
-                std::rotate(files.begin(), files.begin() + 1, files.end());
-                const QString d = runDir(opt.out, run);
-                QString e = prepareOutputFolder(d);
-                if (e.isEmpty()) e = writeFiles(d, files);
-                if (!e.isEmpty()) {
-                    ++failed;
-                    message = q("failed: ") + e;
-                } else {
-                    message = r.certificate.method.empty()
-                                  ? QString::asprintf("val_mse %.3g", r.metrics.valMse)
-                                  : QString::asprintf("%s, lambda_min %.3g, val_mse %.3g",
-                                                      r.certificate.certified ? "certified"
-                                                                              : "not certified",
-                                                      r.certificate.lambdaMin, r.metrics.valMse);
-                }
-            } catch (const Cancelled&) {
-                return;
-            } catch (const std::exception& e) {
-                ++failed;
-                message = q("failed: ") + QString::fromUtf8(e.what());
-            }
-            const int n = ++done;
-            if (!opt.quiet || message.startsWith(q("failed"))) {
-                const double elapsed =
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                const double eta =
-                    elapsed / n * static_cast<double>(pending.size() - static_cast<size_t>(n));
-                std::lock_guard<std::mutex> lock(printMutex);
-                err(QString::asprintf("[%d/%zu] ", n, pending.size()) + run.folder + q(": ") +
-                    message + q("; elapsed ") + duration(elapsed) + q(", ETA ") + duration(eta));
-            }
-        }
+    SweepExecution ex;
+    ex.jobs = opt.jobs;
+    ex.shard = opt.shard;
+    ex.shards = opt.shards;
+    ex.cancel = &cancel;
+    ex.onRunDone = [&opt](const SweepProgress& p) {
+        if (opt.quiet && !p.failed) return;
+        err(QString::asprintf("[%d/%d] ", p.done, p.total) + p.run->folder + q(": ") + p.message +
+            q("; elapsed ") + duration(p.elapsedSeconds) + q(", ETA ") + duration(p.etaSeconds));
     };
-    std::vector<std::thread> threads;
-    for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
-    worker();
-    for (std::thread& t : threads) t.join();
+    const SweepOutcome outcome = executeSweep(plan, opt.out, ex);
+    const int failed = outcome.failed;
     g_cancel = nullptr;
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
@@ -381,7 +282,7 @@ int runCommand(const SweepOptions& opt) {
     }
     if (failed || missing) {
         err(QString::asprintf("mhla-lab sweep: %d runs failed, %d missing; rerun to retry them",
-                              failed.load(), missing));
+                              failed, missing));
         return InternalError;
     }
     if (!opt.quiet)

@@ -177,6 +177,10 @@ QJsonObject SweepSpec::toJson() const {
 SweepFile parseSweep(const QJsonObject& file) {
     SweepFile out;
     out.base = file;
+    if (file.contains(q("figures"))) {
+        out.figures = file.value(q("figures"));
+        out.base.remove(q("figures"));
+    }
     if (!file.contains(q("sweep"))) return out;
     out.base.remove(q("sweep"));
     out.hasSweep = true;
@@ -428,6 +432,12 @@ QStringList sweepMetricColumns() {
     QStringList out;
     for (const Column& c : metricColumns()) out << c.name;
     return out;
+}
+
+QJsonValue sweepMetric(const QJsonObject& result, const QString& column) {
+    for (const Column& c : metricColumns())
+        if (c.name == column) return c.get(result);
+    return {};
 }
 
 QByteArray sweepRunsCsv(const SweepPlan& plan, const std::vector<QJsonObject>& results) {

@@ -63,10 +63,13 @@ struct SweepFile {
     QJsonObject base; ///< the file without "sweep"
     SweepSpec spec;   ///< empty axes and seeds 1 when the file has no "sweep"
     bool hasSweep = false;
+    /// The file's "figures" value (what `mhla-lab figures` draws for a sweep; see
+    /// core/sweepfigure.h), removed from base; undefined when absent. Not part of the runs.
+    QJsonValue figures;
 };
 
-/// Strips "sweep" from an experiment file object and parses it strictly. Throws ConfigError
-/// naming the offending key ("sweep.grid.task.pairs", "sweep.mode"...).
+/// Strips "sweep" (and "figures") from an experiment file object and parses it strictly. Throws
+/// ConfigError naming the offending key ("sweep.grid.task.pairs", "sweep.mode"...).
 SweepFile parseSweep(const QJsonObject& experimentFileObject);
 /// Resolves VALUES (see above) for `key`; `where` names it in errors. Throws ConfigError.
 QJsonArray parseSweepValues(const QString& key, const QJsonValue& values, const QString& where);
@@ -121,6 +124,10 @@ QByteArray sweepRunsCsv(const SweepPlan& plan, const std::vector<QJsonObject>& r
 QByteArray sweepSummaryCsv(const SweepPlan& plan, const std::vector<QJsonObject>& results);
 /// timings.csv: run, folder, wall_ms (from each result's timings_ms.total).
 QByteArray sweepTimingsCsv(const SweepPlan& plan, const std::vector<QJsonObject>& results);
+
+/// The value of a runs.csv metric column (sweepMetricColumns()) in a run's result.json:
+/// undefined when the run has none. Booleans (certified) are JSON booleans.
+QJsonValue sweepMetric(const QJsonObject& result, const QString& column);
 
 /// Quantile q in [0, 1] of sorted values (linear interpolation, as numpy's default).
 double sortedQuantile(const std::vector<double>& sorted, double q);

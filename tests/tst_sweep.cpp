@@ -435,6 +435,28 @@ private Q_SLOTS:
             QVERIFY(!r.certificate.certified);
         }
     }
+    // Issue 10.5: a trainer's final ood_rel_mse and its last history point. The history
+    // estimates OOD on the first min(eval.ood_samples, 512) generic prompts (cheap enough for
+    // every logged epoch); the final number on all eval.ood_samples. With ood_samples <= 512
+    // they are the same number up to summation order; above, the history point is the
+    // 512-prompt estimate of the same final model.
+    void historyOodVersusFinal() {
+        auto trained = [](const char* ood) {
+            return run({s("task.kind=random_mhla"), s("task.d=3"), s("task.tokens=8"),
+                        s("task.d_out=3"), s("task.teacher_heads=2"), s("task.samples=256"),
+                        s("solver.kind=mhla"), s("solver.heads=2"), s("solver.optimizer=sgd"),
+                        s("solver.lr=0.05"), s("solver.epochs=3"), s("solver.compare_exact=false"),
+                        s("eval.val_samples=100"), s("eval.ood_samples=") + s(ood)});
+        };
+        const ExperimentResult small = trained("512"), large = trained("1024");
+        const double last512 = small.history.back().oodRelMse;
+        QVERIFY2(std::abs(small.metrics.oodRelMse - last512) <= 1e-12 * last512,
+                 qPrintable(QString::asprintf("%.17g vs %.17g", small.metrics.oodRelMse, last512)));
+        // Same training (OOD prompts never touch it), same 512-prompt history estimate ...
+        QCOMPARE(large.history.back().oodRelMse, last512);
+        // ... while the final number averages 1024 prompts.
+        QVERIFY(large.metrics.oodRelMse != last512);
+    }
     void multilayerOodWarns() {
         const ExperimentResult r =
             run({s("task.kind=random_mhla"), s("task.samples=256"), s("solver.kind=multilayer"),

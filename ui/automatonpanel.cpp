@@ -1,5 +1,6 @@
 #include "ui/automatonpanel.h"
 #include "ui/explanations.h"
+#include "ui/plotwidget.h"
 #include "ui/theme.h"
 #include <QHeaderView>
 #include <QLabel>
@@ -38,7 +39,14 @@ AutomatonPanel::AutomatonPanel(QWidget* parent) : QWidget(parent) {
     split->addWidget(m_trace);
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 3);
-    lay->addWidget(split, 1);
+    auto* vsplit = new QSplitter(Qt::Vertical, this);
+    vsplit->addWidget(split);
+    m_plot = new PlotWidget(QStringLiteral("automaton_states"), vsplit);
+    m_plot->setMinimumHeight(120);
+    vsplit->addWidget(m_plot);
+    vsplit->setStretchFactor(0, 1);
+    vsplit->setStretchFactor(1, 1);
+    lay->addWidget(vsplit, 1);
     showRun(nullptr);
 }
 
@@ -47,7 +55,13 @@ QList<ExportTable> AutomatonPanel::tables() const {
     return {ExportTable{QStringLiteral("automaton_trace"), tr("Automaton execution trace"), m_csv}};
 }
 
+QList<const Figure*> AutomatonPanel::figures() const {
+    if (!m_plot->hasData()) return {};
+    return {m_plot};
+}
+
 void AutomatonPanel::showRun(const RunRecord* run) {
+    m_plot->clear();
     m_table->clear();
     m_trace->clear();
     m_table->setRowCount(0);
@@ -107,6 +121,20 @@ void AutomatonPanel::showRun(const RunRecord* run) {
     // The traces list the state after each step; with L+1 entries the first is the start state.
     const bool withStart = static_cast<int>(e.exampleTrueStates.size()) == L + 1;
     m_csv = QStringLiteral("step,letter,true_state,learned_state,teacher_state\n");
+    PlotSeries trueS, learnedS, teacherS, wrongS;
+    trueS.name = tr("true state");
+    trueS.color = colors::kBlack;
+    trueS.style = PlotSeries::Style::LineMarkers;
+    trueS.width = 1.5;
+    learnedS.name = tr("learned");
+    learnedS.color = run->color;
+    learnedS.style = PlotSeries::Style::Markers;
+    teacherS.name = tr("teacher");
+    teacherS.color = colors::kSkyBlue;
+    teacherS.style = PlotSeries::Style::Triangles;
+    wrongS.name = tr("learned, wrong");
+    wrongS.color = colors::kError;
+    wrongS.style = PlotSeries::Style::Triangles;
     for (int t = 0; t <= L; ++t) {
         const int idx = withStart ? t : t - 1;
         if (t >= 1) m_trace->setItem(0, t, new QTableWidgetItem(letterName(e.exampleWord[t - 1])));
@@ -128,6 +156,10 @@ void AutomatonPanel::showRun(const RunRecord* run) {
         }
         m_trace->setItem(2, t, li);
         m_trace->setItem(3, t, ti);
+        if (truth >= 0) trueS.points << QPointF(t, truth);
+        if (teacher >= 0) teacherS.points << QPointF(t, teacher);
+        if (learned >= 0)
+            (t > 0 && learned != truth ? wrongS : learnedS).points << QPointF(t, learned);
         m_csv += QStringLiteral("%1,%2,%3,%4,%5\n")
                      .arg(t)
                      .arg(t >= 1 ? letterName(e.exampleWord[t - 1]) : QString())
@@ -139,6 +171,14 @@ void AutomatonPanel::showRun(const RunRecord* run) {
         for (int t = 0; t <= L; ++t)
             if (auto* it = m_trace->item(r, t)) it->setTextAlignment(Qt::AlignCenter);
     m_trace->resizeColumnsToContents();
+    const int wrong = static_cast<int>(wrongS.points.size());
+    m_plot->setTitle(
+        tr("Automaton execution: state per step (%1 wrong of %2 learned steps)").arg(wrong).arg(L));
+    m_plot->setAxisTitles(tr("step"), tr("state index (q0, q1, ...)"));
+    m_plot->setNote(tr("the example word (length %1) on a fresh random DFA; step 0 is the start "
+                       "state; orange-red triangles: the learned model's wrong steps")
+                        .arg(L));
+    m_plot->setSeries({trueS, teacherS, learnedS, wrongS});
 }
 
 } // namespace mhla::ui

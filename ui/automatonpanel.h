@@ -9,6 +9,10 @@ class QLabel;
 class QTableWidget;
 
 namespace mhla::ui {
+class PlotWidget;
+}
+
+namespace mhla::ui {
 
 class AutomatonPanel : public QWidget, public ResultPanel {
     Q_OBJECT
@@ -21,6 +25,9 @@ public:
     void showRun(const RunRecord* run) override;
     /// The execution trace (automaton_trace.csv) when the run executed a word.
     QList<ExportTable> tables() const override;
+    /// The trace as a figure ("automaton_states": true, learned and teacher state per step,
+    /// the learned model's wrong steps marked).
+    QList<const Figure*> figures() const override;
     /// CSV of the example (step, letter, true, learned, teacher); empty if no execution.
     QString traceCsv() const { return m_csv; }
 
@@ -28,6 +35,7 @@ private:
     QLabel* m_summary = nullptr;
     QTableWidget* m_table = nullptr;
     QTableWidget* m_trace = nullptr;
+    PlotWidget* m_plot = nullptr;
     QString m_csv;
 };
 

@@ -13,6 +13,48 @@ QString tr(const char* s) { return QCoreApplication::translate("mhla::ui::Experi
 
 ExperimentFileRead readExperimentFile(const QString& path) {
     ExperimentFileRead out;
+    // A sweep file (a "sweep" and perhaps "figures" beside the experiment): its base goes into
+    // the form and its grid becomes the sweep that Run starts; all of it valid or nothing.
+    {
+        QByteArray raw;
+        QString readError;
+        QJsonObject obj;
+        bool isObject = false;
+        if (readRegularFile(path, &raw, &readError)) {
+            try {
+                obj = experimentObjectFromJsonText(raw);
+                isObject = true;
+            } catch (const ConfigError&) {
+            }
+        }
+        if (isObject &&
+            (obj.contains(QStringLiteral("sweep")) || obj.contains(QStringLiteral("figures")))) {
+            try {
+                const SweepFile sf = parseSweep(obj);
+                const SweepPlan plan = planSweep(sf.base, sf.spec);
+                // The form shows the first point (the base alone may lack a swept key, e.g.
+                // solver.heads for a trainer); Run replaces the swept keys point by point.
+                QJsonObject first = sf.base;
+                if (!plan.points.empty())
+                    for (const QString& o : plan.points.front().overrides())
+                        applyOverride(first, o);
+                out.json = loadExperimentObject(first).json;
+                out.sweep = sf.spec;
+                out.hasSweep = sf.hasSweep;
+                out.usable = out.valid = true;
+                out.bytes = raw;
+                if (sf.hasSweep)
+                    out.warnings << tr("This file describes a sweep of %1 runs (%2 points × %3 "
+                                       "seeds); Run starts them and the Sweep tab draws them.")
+                                        .arg(plan.runs.size())
+                                        .arg(plan.points.size())
+                                        .arg(sf.spec.seeds);
+            } catch (const ConfigError& e) {
+                out.error = path + QStringLiteral(": ") + QString::fromUtf8(e.what());
+            }
+            return out;
+        }
+    }
     try {
         const LoadedExperiment le = loadExperiment(path);
         out.usable = out.valid = true;
@@ -57,6 +99,19 @@ QString overwriteRisk(const QString& path, const QByteArray& knownBytes) {
     QString error;
     if (!readRegularFile(path, &data, &error))
         return tr("%1 exists but cannot be read as a file (%2). Replace it?").arg(name, error);
+    // A sweep file: the form holds one experiment, so saving would drop the grid (and the
+    // figures), even when the window read this very file.
+    try {
+        const QJsonObject whole = experimentObjectFromJsonText(data);
+        QStringList dropped;
+        for (const char* k : {"sweep", "figures"})
+            if (whole.contains(QString::fromLatin1(k))) dropped << QString::fromLatin1(k);
+        if (!dropped.isEmpty())
+            return tr("%1 describes a sweep; saving the form writes one experiment and drops its "
+                      "\"%2\". Replace it?")
+                .arg(name, dropped.join(QStringLiteral("\", \"")));
+    } catch (const ConfigError&) {
+    }
     if (!knownBytes.isNull() && data == knownBytes) return {};
     QJsonObject obj;
     try {

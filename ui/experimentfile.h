@@ -2,6 +2,7 @@
 // Opening and saving experiment files from the window without losing data: what Open may put
 // into the form, and why saving over a file needs the user's confirmation. No widgets here, so
 // the decisions are testable; the window asks the questions.
+#include "core/sweep.h"
 #include <QByteArray>
 #include <QJsonObject>
 #include <QString>
@@ -19,11 +20,16 @@ struct ExperimentFileRead {
     QByteArray bytes;     ///< the file's bytes (when usable), to notice later changes on disk
     QString error;        ///< core's message naming the file (when not valid)
     QStringList warnings; ///< e.g. keys that this run does not read
+    /// An experiment file with a "sweep" (resources/paper/*.json): json is its base
+    /// experiment at the grid's first point and sweep the parsed grid (core's parseSweep;
+    /// every point validated).
+    bool hasSweep = false;
+    SweepSpec sweep;
 };
 
-/// Reads an experiment file through core's loader. Anything that is not an experiment file
-/// (unreadable, not JSON, repeated keys, unknown keys, a result.json) is not usable, so a
-/// failed Open changes nothing.
+/// Reads an experiment file through core's loader (a file with a "sweep": its base and sweep).
+/// Anything that is not an experiment file (unreadable, not JSON, repeated keys, unknown keys, a
+/// result.json) is not usable, so a failed Open changes nothing.
 ExperimentFileRead readExperimentFile(const QString& path);
 
 /// Why saving an experiment over `path` needs confirmation, or an empty string when it does

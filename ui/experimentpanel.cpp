@@ -318,6 +318,7 @@ QString ExperimentPanel::setExperiment(const QJsonObject& obj) {
     }
     m_loading = false;
     m_preset = -1;
+    m_fileSweep = SweepSpec();
     m_presetCombo->setCurrentIndex(0);
     m_sweepCheck->setVisible(false);
     m_sweepCheck->setChecked(false);
@@ -333,26 +334,42 @@ void ExperimentPanel::loadPreset(int index) {
     setExperiment(p.experiment);
     m_preset = index;
     m_presetCombo->setCurrentIndex(index + 1);
-    if (!p.sweepKey.isEmpty()) {
-        QStringList vals;
-        for (const auto& v : p.sweepValues) vals << valueText(v);
-        // Short enough for the dock at 1280×720; the whole story is in the tooltip.
-        const KeyInfo* k = findExperimentKey(p.sweepKey);
-        QString shown = vals.join(QStringLiteral(", "));
-        if (shown.size() > 20) shown = vals.first() + QStringLiteral(", …, ") + vals.last();
-        m_sweepCheck->setText(tr("Sweep %1 = %2").arg(p.sweepKey.section(u'.', 1), shown));
-        m_sweepCheck->setToolTip(
-            tr("Run once per value of %1 (%2 = %3) and overlay the %4 runs")
-                .arg(k ? k->label : p.sweepKey, p.sweepKey, vals.join(QStringLiteral(", ")))
-                .arg(p.sweepValues.size()));
-        m_sweepCheck->setVisible(true);
-        m_sweepCheck->setChecked(true);
-    }
+    if (!p.sweep.axes.empty()) showSweepCheck(p.sweep);
     updatePresetMark();
     Q_EMIT presetLoaded(index);
 }
 
 ExperimentConfig ExperimentPanel::config() const { return experimentFromJson(experimentJson()); }
+
+void ExperimentPanel::showSweepCheck(const SweepSpec& spec) {
+    QStringList shownParts, tipParts;
+    qsizetype runs = 1;
+    for (const SweepAxis& a : spec.axes) {
+        QStringList vals;
+        for (const auto& v : a.values) vals << valueText(v);
+        // Short enough for the dock at 1280×720; the whole story is in the tooltip.
+        QString shown = vals.join(QStringLiteral(", "));
+        if (shown.size() > 20) shown = vals.first() + QStringLiteral(", …, ") + vals.last();
+        shownParts << QStringLiteral("%1 = %2").arg(a.key.section(u'.', 1), shown);
+        const KeyInfo* k = findExperimentKey(a.key);
+        tipParts << QStringLiteral("%1 (%2 = %3)")
+                        .arg(k ? k->label : a.key, a.key, vals.join(QStringLiteral(", ")));
+        runs = spec.mode == SweepSpec::Mode::Zip ? a.values.size() : runs * a.values.size();
+    }
+    m_sweepCheck->setText(tr("Sweep %1").arg(shownParts.join(QStringLiteral("; "))));
+    m_sweepCheck->setToolTip(tr("Run once per point of %1 and overlay the %2 runs")
+                                 .arg(tipParts.join(tr(" and ")))
+                                 .arg(runs));
+    m_sweepCheck->setVisible(true);
+    m_sweepCheck->setChecked(true);
+}
+
+void ExperimentPanel::setFileSweep(const SweepSpec& spec) {
+    m_fileSweep = spec;
+    if (spec.axes.empty()) return;
+    showSweepCheck(spec);
+    m_seedsSpin->setValue(spec.seeds);
+}
 
 QList<ExperimentPanel::NamedConfig> ExperimentPanel::baseJobs() const {
     QList<NamedConfig> out;
@@ -371,23 +388,35 @@ QList<ExperimentPanel::NamedConfig> ExperimentPanel::baseJobs() const {
                 changed.size() > 3
                     ? changed.mid(0, 3).join(QStringLiteral(", ")) + QStringLiteral(", …")
                     : changed.join(QStringLiteral(", ")));
-        if (!m_sweepCheck->isHidden() && m_sweepCheck->isChecked() && !p.sweepKey.isEmpty()) {
-            for (const auto& v : p.sweepValues) {
-                QJsonObject o = base;
-                setDotted(o, p.sweepKey, v);
-                try {
-                    const ExperimentConfig cfg = experimentFromJson(o);
-                    validate(cfg);
-                    out << NamedConfig{
-                        QStringLiteral("%1 · %2=%3")
-                            .arg(baseName, p.sweepKey.section(u'.', 1), valueText(v)),
-                        cfg};
-                } catch (const ConfigError&) {
-                    // An invalid sweep value is skipped; the base experiment was validated.
-                }
-            }
-            return out;
+    }
+    const SweepSpec* sweep = m_preset >= 0 && m_preset < presets.size()
+                                 ? &presets[m_preset].sweep
+                                 : (m_fileSweep.axes.empty() ? nullptr : &m_fileSweep);
+    if (sweep && !m_sweepCheck->isHidden() && m_sweepCheck->isChecked()) {
+        // Core's sweep points (product or zip of the axes), applied with setDotted.
+        std::vector<SweepPoint> points;
+        try {
+            points = sweepPoints(*sweep);
+        } catch (const ConfigError&) {
+            points.clear(); // an invalid preset sweep runs the base experiment alone
         }
+        for (const SweepPoint& pt : points) {
+            QJsonObject o = base;
+            QStringList parts;
+            for (const auto& [key, v] : pt.values) {
+                setDotted(o, key, v);
+                parts << QStringLiteral("%1=%2").arg(key.section(u'.', 1), valueText(v));
+            }
+            try {
+                const ExperimentConfig cfg = experimentFromJson(o);
+                validate(cfg);
+                out << NamedConfig{
+                    QStringLiteral("%1 · %2").arg(baseName, parts.join(QStringLiteral(", "))), cfg};
+            } catch (const ConfigError&) {
+                // An invalid sweep value is skipped; the base experiment was validated.
+            }
+        }
+        if (!out.isEmpty()) return out;
     }
     out << NamedConfig{baseName, config()};
     return out;

@@ -1,4 +1,5 @@
 #pragma once
+#include "core/sweep.h"
 // The experiment panel: presets, every task / solver / evaluation parameter with its range,
 // unit and meaning, validation through core (the field is marked with core's reason and Run
 // is disabled until it is fixed), and the Run / Stop / Reset buttons.
@@ -50,6 +51,9 @@ public:
 
     /// Loads built-in preset i (index into builtinPresets()).
     void loadPreset(int index);
+    /// The sweep of an opened sweep file (after setExperiment with its base): shown as the
+    /// sweep check box, run by jobs() while checked; the seeds box takes its seeds.
+    void setFileSweep(const SweepSpec& spec);
     int currentPreset() const { return m_preset; }
     /// Shows the state of the run controller (enables Run / Stop / Reset, and the live controls
     /// only while a run is going; they go back to "running at η × 1" when nothing runs).
@@ -110,6 +114,8 @@ private:
     QPushButton* m_step = nullptr;
     QDoubleSpinBox* m_lrScale = nullptr;
     QCheckBox* m_sweepCheck = nullptr;
+    SweepSpec m_fileSweep; ///< an opened sweep file's grid (empty axes: none)
+    void showSweepCheck(const SweepSpec& spec);
     QLabel* m_derived = nullptr;
     QLabel* m_generalLabel = nullptr;
     QPushButton* m_run = nullptr;

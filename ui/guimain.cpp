@@ -3,6 +3,8 @@
 #include "core/fileio.h"
 #include "core/loader.h"
 #include "core/runner.h"
+#include "core/sweepfigure.h"
+#include "core/sweeprun.h"
 #include "ui/appsettings.h"
 #include "ui/colormap.h"
 #include "ui/exporter.h"
@@ -13,6 +15,7 @@
 #include "ui/resultpanel.h"
 #include "ui/runcontroller.h"
 #include "ui/runlist.h"
+#include "ui/sweepfigures.h"
 #include <QApplication>
 #include <QCheckBox>
 #include <QDir>
@@ -25,6 +28,7 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 
@@ -63,12 +67,137 @@ const char* kFiguresUsage =
     "  --size WxH        PNG size in pixels (default 1600x1000)\n"
     "  --dpi N           PNG resolution (default 200)\n"
     "  --force           overwrite the files of an earlier run in DIR\n"
+    "  --jobs J          runs of a sweep in parallel (1..256, default 1; same results for any J)\n"
+    "  --seeds K         a sweep file's seeds per point (1..1000; default: the file's)\n"
+    "  --grid KEY=VALUES add or replace a sweep file's swept key (as in mhla-lab sweep)\n"
+    "\n"
+    "A FILE with a \"sweep\" runs the sweep into DIR exactly as `mhla-lab sweep --config FILE\n"
+    "--out DIR` (runs/, runs.csv, summary.csv, sweep.json; rerunning resumes) and draws the figures\n"
+    "of its \"figures\" block (or defaults): a metric against a swept key with a band over seeds,\n"
+    "metric-vs-metric scatters, learning curves; each as SVG, PDF, PNG and the plotted data as CSV.\n"
     "\n"
     "Exit status: 0 success, 1 internal error, 2 invalid input.\n";
 
 int usageError(const QString& msg) {
     std::fprintf(stderr, "mhla-lab figures: %s\n\n%s", qPrintable(msg), kFiguresUsage);
     return 2;
+}
+
+/// True when the experiment file is a JSON object with a "sweep" (errors: false, the one
+/// loader then reports them).
+bool fileHasSweep(const QString& path) {
+    QByteArray text;
+    QString error;
+    if (path.isEmpty() || !readRegularFile(path, &text, &error, 1024 * 1024)) return false;
+    try {
+        return experimentObjectFromJsonText(text).contains(QStringLiteral("sweep"));
+    } catch (const ConfigError&) {
+        return false;
+    }
+}
+
+CancelToken* g_figuresCancel = nullptr;
+extern "C" void onFiguresSigint(int) {
+    if (g_figuresCancel) g_figuresCancel->cancel();
+}
+
+/// `figures` on a sweep file: the sweep runner of `mhla-lab sweep`, then the sweep figures.
+int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
+    const QString out = opt.out;
+    SweepPlan plan;
+    std::vector<SweepFigureSpec> specs;
+    try {
+        QJsonValue figures;
+        plan = planSweepFile(opt.config, opt.grids, opt.seeds, opt.sets, &figures);
+        specs = parseSweepFigures(figures, plan);
+    } catch (const ConfigError& e) {
+        std::fprintf(stderr, "mhla-lab figures: invalid input: %s\n", e.what());
+        return 2;
+    }
+    if (plan.runs.size() > 1000) {
+        std::fprintf(stderr,
+                     "mhla-lab figures: %zu runs; run sweeps of more than 1000 runs with `mhla-lab "
+                     "sweep --yes` (or shard them), then draw them from a smaller grid\n",
+                     plan.runs.size());
+        return 2;
+    }
+    if (const QString err = prepareOutputFolder(out); !err.isEmpty()) {
+        std::fprintf(stderr, "mhla-lab figures: cannot write to --out \"%s\": %s\n",
+                     qPrintable(out), qPrintable(err));
+        return 2;
+    }
+    if (!opt.force && QFileInfo::exists(QDir(out).filePath(QStringLiteral("result.json")))) {
+        std::fprintf(stderr,
+                     "mhla-lab figures: --out \"%s\" already holds the results of a run "
+                     "(result.json); choose another folder or pass --force to overwrite\n",
+                     qPrintable(out));
+        return 2;
+    }
+    if (const QString e = claimSweepFolder(out, plan); !e.isEmpty()) {
+        std::fprintf(stderr, "mhla-lab figures: %s\n", qPrintable(e));
+        return 2;
+    }
+    ensurePlatform();
+    QApplication app(argc, argv);
+    setAppInfo();
+    initResources();
+
+    CancelToken cancel;
+    g_figuresCancel = &cancel;
+    std::signal(SIGINT, onFiguresSigint);
+    std::signal(SIGTERM, onFiguresSigint);
+    SweepExecution ex;
+    ex.jobs = opt.jobs;
+    ex.cancel = &cancel;
+    ex.onRunDone = [](const SweepProgress& p) {
+        std::fprintf(stderr, "[%d/%d] %s: %s; elapsed %.0f s, ETA %.0f s\n", p.done, p.total,
+                     qPrintable(p.run->folder), qPrintable(p.message), p.elapsedSeconds,
+                     p.etaSeconds);
+    };
+    std::fprintf(stderr, "mhla-lab figures: %zu points x %d seeds = %zu runs on %d jobs\n",
+                 plan.points.size(), plan.spec.seeds, plan.runs.size(), opt.jobs);
+    const SweepOutcome outcome = executeSweep(plan, out, ex);
+    g_figuresCancel = nullptr;
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    if (outcome.cancelled) {
+        std::fprintf(stderr, "mhla-lab figures: cancelled; finished runs are kept, rerun the same "
+                             "command to resume\n");
+        return 130;
+    }
+    int missing = 0;
+    const std::vector<QJsonObject> results = readSweepResults(out, plan, &missing);
+    QStringList written, skipped;
+    QString err = writeSweepTables(out, plan, results);
+    for (const char* name : {"runs.csv", "summary.csv", "timings.csv"})
+        written << QDir(out).filePath(QString::fromLatin1(name));
+    if (err.isEmpty()) {
+        try {
+            err =
+                writeSweepFigures(out, plan, results, specs, opt.size, opt.dpi, &written, &skipped);
+        } catch (const ConfigError& e) {
+            std::fprintf(stderr, "mhla-lab figures: invalid input: %s\n", e.what());
+            return 2;
+        }
+    }
+    if (!err.isEmpty()) {
+        std::fprintf(stderr, "mhla-lab figures: %s\n", qPrintable(err));
+        return 1;
+    }
+    for (const QString& w : written) std::printf("%s\n", qPrintable(QDir::cleanPath(w)));
+    for (const QString& s : skipped)
+        std::fprintf(stderr, "mhla-lab figures: skipped %s\n", qPrintable(s));
+    if (outcome.failed || missing) {
+        std::fprintf(stderr,
+                     "mhla-lab figures: %d runs failed, %d missing; the figures show the others; "
+                     "rerun to retry them\n",
+                     outcome.failed, missing);
+        return 1;
+    }
+    std::fprintf(stderr, "mhla-lab figures: %zu runs, %zu figures; %lld files in %s\n",
+                 plan.runs.size(), specs.size(), static_cast<long long>(written.size()),
+                 qPrintable(out));
+    return 0;
 }
 
 } // namespace
@@ -82,6 +211,11 @@ int runFigures(int argc, char** argv) {
         std::fputs(kFiguresUsage, stdout);
         return 0;
     }
+    if (fileHasSweep(opt.config)) return runSweepFigures(opt, argc, argv);
+    if (opt.seeds > 0 || !opt.grids.isEmpty())
+        return usageError(QStringLiteral("--seeds and --grid apply to an experiment file with a "
+                                         "\"sweep\"; %1 has none")
+                              .arg(opt.config));
     const QString out = opt.out;
     auto refuse = [&out](const QString& what) {
         std::fprintf(

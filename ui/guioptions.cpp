@@ -46,7 +46,13 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
     const QCommandLineOption dpi(QStringLiteral("dpi"), QStringLiteral("PNG resolution"),
                                  QStringLiteral("N"));
     const QCommandLineOption force(QStringLiteral("force"), QStringLiteral("overwrite"));
-    p.addOptions({help, config, outDir, set, size, dpi, force});
+    const QCommandLineOption jobs(QStringLiteral("jobs"), QStringLiteral("parallel runs"),
+                                  QStringLiteral("J"));
+    const QCommandLineOption seeds(QStringLiteral("seeds"), QStringLiteral("seeds per point"),
+                                   QStringLiteral("K"));
+    const QCommandLineOption grid(QStringLiteral("grid"), QStringLiteral("swept key"),
+                                  QStringLiteral("KEY=VALUES"));
+    p.addOptions({help, config, outDir, set, size, dpi, force, jobs, seeds, grid});
     if (!p.parse(QStringList{QStringLiteral("figures")} + args)) return p.errorText();
     if (!p.positionalArguments().isEmpty())
         return QStringLiteral("unknown argument \"%1\"").arg(p.positionalArguments().first());
@@ -56,7 +62,7 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
         *out = o;
         return {};
     }
-    for (const auto* single : {&config, &outDir, &size, &dpi})
+    for (const auto* single : {&config, &outDir, &size, &dpi, &jobs, &seeds})
         if (p.values(*single).size() > 1)
             return QStringLiteral("--%1 is given more than once").arg(single->names().first());
     o.config = p.value(config);
@@ -69,6 +75,15 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
         if (QString e = parseInt(QStringLiteral("dpi"), p.value(dpi), 36, 2400, &o.dpi);
             !e.isEmpty())
             return e;
+    if (p.isSet(jobs))
+        if (QString e = parseInt(QStringLiteral("jobs"), p.value(jobs), 1, 256, &o.jobs);
+            !e.isEmpty())
+            return e;
+    if (p.isSet(seeds))
+        if (QString e = parseInt(QStringLiteral("seeds"), p.value(seeds), 1, 1000, &o.seeds);
+            !e.isEmpty())
+            return e;
+    o.grids = p.values(grid);
     if (o.config.isEmpty()) return QStringLiteral("--config FILE is required");
     if (o.out.isEmpty()) return QStringLiteral("--out DIR is required");
     *out = o;

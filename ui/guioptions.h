@@ -14,6 +14,9 @@ struct FiguresOptions {
     QStringList sets;
     QSize size{1600, 1000};
     int dpi = 200;
+    int jobs = 1;      ///< --jobs J: runs of a sweep in parallel (results do not depend on it)
+    int seeds = 0;     ///< --seeds K: a sweep file's seeds per point (0: the file's)
+    QStringList grids; ///< --grid KEY=VALUES: add or replace a sweep file's axis
     bool force = false;
     bool help = false;
 };

@@ -545,6 +545,7 @@ QString MainWindow::openExperiment(const QString& pathOrFolder) {
     const ExperimentFileRead read = readExperimentFile(path);
     if (!read.usable) return read.error;
     const QString err = m_panel->setExperiment(read.json);
+    if (read.hasSweep) m_panel->setFileSweep(read.sweep);
     setCurrentFile(path);
     m_currentFileBytes = read.bytes;
     if (read.valid) {

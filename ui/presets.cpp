@@ -27,20 +27,37 @@ QJsonObject index() {
 }
 } // namespace
 
+Preset presetFromIndexEntry(const QJsonObject& o) {
+    Preset p;
+    p.file = o.value(QStringLiteral("file")).toString();
+    p.title = o.value(QStringLiteral("title")).toString();
+    p.shortName = o.value(QStringLiteral("short")).toString();
+    p.explanation = o.value(QStringLiteral("explanation")).toString();
+    if (o.contains(QStringLiteral("sweep"))) {
+        try {
+            p.sweep =
+                parseSweep(QJsonObject{{QStringLiteral("sweep"), o.value(QStringLiteral("sweep"))}})
+                    .spec;
+        } catch (const ConfigError& e) {
+            throw ConfigError(QStringLiteral("preset %1: %2")
+                                  .arg(p.file, QString::fromUtf8(e.what()))
+                                  .toStdString(),
+                              e.key());
+        }
+        if (!p.sweep.axes.empty()) {
+            p.sweepKey = p.sweep.axes.front().key;
+            p.sweepValues = p.sweep.axes.front().values;
+        }
+    }
+    return p;
+}
+
 const QList<Preset>& builtinPresets() {
     static const QList<Preset> presets = [] {
         QList<Preset> out;
         const auto arr = index().value(QStringLiteral("presets")).toArray();
         for (const auto& v : arr) {
-            const auto o = v.toObject();
-            Preset p;
-            p.file = o.value(QStringLiteral("file")).toString();
-            p.title = o.value(QStringLiteral("title")).toString();
-            p.shortName = o.value(QStringLiteral("short")).toString();
-            p.explanation = o.value(QStringLiteral("explanation")).toString();
-            const auto sweep = o.value(QStringLiteral("sweep")).toObject();
-            p.sweepKey = sweep.value(QStringLiteral("key")).toString();
-            p.sweepValues = sweep.value(QStringLiteral("values")).toArray();
+            Preset p = presetFromIndexEntry(v.toObject());
             p.experiment = readJson(QStringLiteral(":/presets/") + p.file);
             out << p;
         }

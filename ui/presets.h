@@ -2,6 +2,7 @@
 // The built-in presets (resources/presets/index.json in the qrc): experiment files that run
 // instantly, with a title, an explanation and optionally a sweep of one key (several runs
 // overlaid).
+#include "core/sweep.h"
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
@@ -14,10 +15,18 @@ struct Preset {
     QString title;
     QString shortName;   ///< used in run names
     QString explanation; ///< rich text
-    QString sweepKey;    ///< dotted key ("solver.heads"), empty if none
-    QJsonArray sweepValues;
+    /// The preset's sweep, parsed by core's parseSweep (the same grammar as an experiment
+    /// file's "sweep"; the index's short form {"key": K, "values": [...]} is one axis). Empty
+    /// axes when the preset has none.
+    SweepSpec sweep;
+    QString sweepKey;       ///< the first swept key ("solver.heads"), empty if none
+    QJsonArray sweepValues; ///< its values
     QJsonObject experiment; ///< the experiment file's JSON
 };
+
+/// A preset's index entry parsed (title, short name, explanation, sweep); throws ConfigError
+/// naming the preset's file when its "sweep" is invalid.
+Preset presetFromIndexEntry(const QJsonObject& entry);
 
 /// Registers the app's resources (presets, icon); idempotent.
 void initResources();

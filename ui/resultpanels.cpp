@@ -4,12 +4,13 @@
 #include "ui/explorerpanel.h"
 #include "ui/headspanel.h"
 #include "ui/resultpanel.h"
+#include "ui/sweeppanel.h"
 
 namespace mhla::ui {
 
 QList<ResultPanel*> createResultPanels(QWidget* parent) {
     return {new CertificatePanel(parent), new CurvesPanel(parent), new HeadsPanel(parent),
-            new ExplorerPanel(parent), new AutomatonPanel(parent)};
+            new ExplorerPanel(parent), new AutomatonPanel(parent), new SweepPanel(parent)};
 }
 
 } // namespace mhla::ui

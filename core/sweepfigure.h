@@ -1,0 +1,104 @@
+#pragma once
+// What `mhla-lab figures` (and the GUI's Sweep tab) draws for a sweep, and the reduction of a
+// sweep's runs to plotted series. Pure data, no widgets: the ui turns SweepFigureData into a
+// plot; the CSV written beside the figure is SweepFigureData::csv.
+//
+// The optional "figures" array of an experiment file (top level, next to "sweep"):
+//
+//   "figures": [
+//     {"kind": "band", "y": METRIC, "x": SWEPT_KEY, "band": "quantile"},
+//     {"kind": "scatter", "x": METRIC, "y": METRIC, "colour": SWEPT_KEY, "overlay": METRIC},
+//     {"kind": "curves", "y": HISTORY_FIELD, "x": "epoch", "band": "minmax"}
+//   ]
+//
+// Members of every figure: "kind" (required), "name" (file base name, [A-Za-z0-9_-], default
+// "sweep_<kind>_<y>"), "title", "log_x", "log_y" (booleans; default: a log axis when every
+// value is positive and they span a factor of 8 or more).
+//   band     a metric against a swept key: one line per combination of the other swept keys
+//            (its centre) with a band over the seeds. "x" defaults to the first swept key
+//            with numeric values; string values are drawn at 1, 2, 3, ... (named in the axis
+//            title). "band": "quantile" (median, q10..q90; default) | "std" (mean +- std) |
+//            "minmax" (median, min..max) | "none" (median).
+//   scatter  one marker per run, metric against metric; "colour" (optional swept key) gives
+//            one series per value; "overlay" (optional metric) adds the same runs' overlay
+//            metric against the same x (e.g. exact.distance_p: the exact solver).
+//   curves   trainers' learning curves: HISTORY_FIELD (train_mse, val_mse, ood_rel_mse,
+//            distance_p, distance_p_rel, distance_exact_rel) against "epoch" (default) or
+//            "step", one line per grid point with a band over its seeds ("band" as above).
+// METRIC is a runs.csv column (sweepMetricColumns(): lambda_min, val_mse, distance_p, exact.*,
+// ...) or a swept key, optionally as "log10(M)" or "-log10(M)". Unknown members, kinds,
+// metrics, keys and bands are ConfigErrors naming "figures[i].member" and what is allowed.
+//
+// Without "figures" a sweep gets defaults (defaultSweepFigures): a band of the headline metric
+// (lambda_min for the exact solver, val_mse for trainers) against the first numeric swept key,
+// and the trainers' val_mse curves.
+#include "core/sweep.h"
+#include <QByteArray>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QString>
+#include <QStringList>
+#include <optional>
+#include <vector>
+
+namespace mhla {
+
+struct SweepFigureSpec {
+    enum class Kind { Band, Scatter, Curves };
+    enum class BandKind { Quantile, Std, MinMax, None };
+    Kind kind = Kind::Band;
+    QString name, title;
+    QString x, y;
+    QString colour;  ///< scatter: swept key (empty: one series)
+    QString overlay; ///< scatter: metric drawn against the same x
+    BandKind band = BandKind::Quantile;
+    std::optional<bool> logX, logY; ///< unset: automatic
+};
+
+/// Parses and validates a "figures" value against the plan (swept keys, metrics). An undefined
+/// value gives defaultSweepFigures(plan). Throws ConfigError naming "figures[i].member".
+std::vector<SweepFigureSpec> parseSweepFigures(const QJsonValue& figures, const SweepPlan& plan);
+/// The figures drawn when the file names none.
+std::vector<SweepFigureSpec> defaultSweepFigures(const SweepPlan& plan);
+
+/// One plotted series. Band: y is the upper edge and lower the lower edge. ErrorBar: one
+/// vertical segment from (x[0], y[0]) to (x[1], y[1]) (the band at a categorical x).
+struct SweepPlotSeries {
+    enum class Style { Line, Markers, Band, ErrorBar };
+    QString name;
+    Style style = Style::Line;
+    std::vector<double> x, y, lower;
+    int colour = 0; ///< index of the series' colour (its group); -1: black (a reference)
+    bool inLegend = true;
+};
+
+struct SweepFigureData {
+    QString name, title, xTitle, yTitle, note;
+    bool logX = false, logY = false;
+    std::vector<SweepPlotSeries> series;
+    QByteArray csv;   ///< the reduced data (header line first)
+    int runsUsed = 0; ///< runs that contributed at least one finite value
+    bool empty() const { return runsUsed == 0; }
+};
+
+/// Reduces the finished runs (results in run order, empty objects for missing runs) to the
+/// figure's series and CSV. Deterministic: depends only on the runs' result.json values.
+/// Throws ConfigError when the runs cannot give the figure (curves without trainer runs).
+SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& plan,
+                                  const std::vector<QJsonObject>& results);
+
+/// A plan that describes runs made elsewhere (the GUI's runs of a preset's sweep times seeds):
+/// the axes are the keys whose values differ between the configs (task.seed and solver.seed
+/// excepted: those are the seeds), sorted; values and points in order of first appearance; each
+/// config is one run, its seed its rank among the runs of its point. Runs of configs that differ
+/// in seeds only share one point.
+SweepPlan sweepPlanFromConfigs(const std::vector<ExperimentConfig>& configs);
+
+/// The centre, lower and upper edge of a band over values (finite, any order).
+struct BandStats {
+    double centre = 0, lower = 0, upper = 0;
+    int count = 0;
+};
+BandStats bandStats(std::vector<double> values, SweepFigureSpec::BandKind kind);
+
+} // namespace mhla

@@ -1,0 +1,61 @@
+#pragma once
+// Running a planned sweep into a folder (DIR/runs/<folder>/ per run, result.json last), resume,
+// and the sweep's tables. Shared by `mhla-lab sweep` and `mhla-lab figures` on a sweep file.
+#include "core/sweep.h"
+#include "core/types.h"
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QString>
+#include <QStringList>
+#include <functional>
+#include <vector>
+
+namespace mhla {
+
+/// The plan of a sweep from an experiment file (empty path: the defaults), command-line grid
+/// assignments, a seed count (0: the file's) and overrides. `*figures` receives the file's
+/// "figures" value (undefined when absent). Throws ConfigError naming the file and key.
+SweepPlan planSweepFile(const QString& config, const QStringList& grids, int seeds,
+                        const QStringList& sets, QJsonValue* figures = nullptr);
+
+/// DIR/runs/<run folder>.
+QString sweepRunDir(const QString& dir, const SweepRun& run);
+/// The run's result.json when complete and of this run (same resolved config), else empty.
+QJsonObject finishedSweepResult(const QString& dir, const SweepRun& run);
+/// Writes DIR/sweep.json, or checks that DIR's equals it. Returns an error or empty.
+QString claimSweepFolder(const QString& dir, const SweepPlan& plan);
+/// Reads every finished run (empty objects for missing ones, in run order).
+std::vector<QJsonObject> readSweepResults(const QString& dir, const SweepPlan& plan, int* missing);
+/// runs.csv, summary.csv and timings.csv from the finished runs. Returns an error or empty.
+QString writeSweepTables(const QString& dir, const SweepPlan& plan,
+                         const std::vector<QJsonObject>& results);
+
+/// One finished (or failed) run, reported as it completes.
+struct SweepProgress {
+    int done = 0, total = 0; ///< of the runs this call runs
+    const SweepRun* run = nullptr;
+    QJsonObject result; ///< empty when the run failed
+    QString message;    ///< "certified, lambda_min ..." or "failed: ..."
+    bool failed = false;
+    double elapsedSeconds = 0, etaSeconds = 0;
+};
+
+struct SweepExecution {
+    int jobs = 1;              ///< runs in parallel; results do not depend on it
+    int shard = 0, shards = 1; ///< runs with index mod shards == shard
+    CancelToken* cancel = nullptr;
+    /// Called once per run, from the worker threads but never two at a time.
+    std::function<void(const SweepProgress&)> onRunDone;
+};
+
+struct SweepOutcome {
+    int mine = 0;        ///< runs of this shard
+    int alreadyDone = 0; ///< skipped (resume)
+    int ran = 0, failed = 0;
+    bool cancelled = false;
+};
+
+/// Runs the unfinished runs of the shard into DIR (claimSweepFolder first).
+SweepOutcome executeSweep(const SweepPlan& plan, const QString& dir, const SweepExecution& ex);
+
+} // namespace mhla

@@ -1,0 +1,337 @@
+// Sweep figures in the ui layer: `mhla-lab figures` on a sweep file (runs the sweep like
+// `mhla-lab sweep`, same runs.csv; draws each figure as SVG/PDF/PNG with its data CSV; resumes;
+// a bad "figures" block fails before any run), the Sweep tab drawing the visible runs as they
+// finish, the presets' sweeps parsed by core's parseSweep, and the automaton trace as a figure.
+#include "core/runner.h"
+#include "core/sweep.h"
+#include "ui/appsettings.h"
+#include "ui/automatonpanel.h"
+#include "ui/experimentfile.h"
+#include "ui/experimentpanel.h"
+#include "ui/plotwidget.h"
+#include "ui/presets.h"
+#include "ui/runlist.h"
+#include "ui/sweeppanel.h"
+#include <QCheckBox>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace mhla;
+using namespace mhla::ui;
+
+namespace {
+
+QString s(const char* t) { return QString::fromUtf8(t); }
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+struct Proc {
+    int code;
+    QByteArray out, err;
+};
+
+Proc runBinary(const QStringList& args) {
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(s("QT_QPA_PLATFORM"), s("offscreen"));
+    p.setProcessEnvironment(env);
+    p.start(s(MHLA_BINARY), args);
+    p.waitForFinished(600000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+/// 3 values of p x 2 seeds, the exact solver, a band and a scatter.
+const char kSweepFile[] = R"J({
+  "task": {"kind": "associative_memory", "pairs": 2, "samples": 400},
+  "eval": {"val_samples": 200, "ood_samples": 200, "lambda_trace": 0},
+  "sweep": {"grid": {"task.orthogonal_prob": [0, 0.5, 1]}, "seeds": 2},
+  "figures": [
+    {"kind": "band", "name": "lmin", "x": "task.orthogonal_prob", "y": "lambda_min"},
+    {"kind": "scatter", "name": "dist", "x": "-log10(lambda_min)", "y": "distance_p_rel",
+     "colour": "task.orthogonal_prob"}
+  ]
+})J";
+
+QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text) {
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) return {};
+    f.write(text);
+    return path;
+}
+
+int dataRows(const QByteArray& csv) {
+    int n = 0;
+    for (const QByteArray& line : csv.split('\n'))
+        if (!line.isEmpty() && !line.startsWith('#')) ++n;
+    return n - 1; // header
+}
+
+} // namespace
+
+class TstGuiSweep : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QVERIFY(m_dir.isValid());
+        AppSettings::useFile(m_dir.filePath(s("settings.ini")));
+    }
+
+    void figuresRunsTheSweepAndDrawsIt() {
+        const QString config = writeFile(m_dir, s("sweep.json"), kSweepFile);
+        const QString out = m_dir.filePath(s("fig")), ref = m_dir.filePath(s("ref"));
+        const Proc p = runBinary({s("figures"), s("--config"), config, s("--out"), out, s("--jobs"),
+                                  s("2"), s("--size"), s("800x500"), s("--dpi"), s("100")});
+        QVERIFY2(p.code == 0, p.err.constData());
+        for (const char* n : {"lmin.svg", "lmin.pdf", "lmin.png", "lmin.csv", "dist.png",
+                              "dist.csv", "runs.csv", "summary.csv", "sweep.json"})
+            QVERIFY2(QFile::exists(QDir(out).filePath(s(n))), n);
+        QCOMPARE(QImage(QDir(out).filePath(s("lmin.png"))).size(), QSize(800, 500));
+        // The band: one row per value of p; its header names the band's statistics.
+        const QByteArray band = readAll(QDir(out).filePath(s("lmin.csv")));
+        QVERIFY2(band.contains("series,task.orthogonal_prob,lambda_min_median,lambda_min_q10,"
+                               "lambda_min_q90,runs\n"),
+                 band.constData());
+        QCOMPARE(dataRows(band), 3);
+        QVERIFY(band.contains("# MHLA Lab")); // the metadata comment
+        // The scatter: one row per run whose -log10(lambda_min) is finite (p = 1 is not).
+        const QByteArray scatter = readAll(QDir(out).filePath(s("dist.csv")));
+        QCOMPARE(dataRows(scatter), 4);
+        // The same runs as `mhla-lab sweep` with one job: runs.csv byte for byte.
+        const Proc r =
+            runBinary({s("sweep"), s("--config"), config, s("--out"), ref, s("--quiet")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(readAll(QDir(out).filePath(s("runs.csv"))),
+                 readAll(QDir(ref).filePath(s("runs.csv"))));
+        QCOMPARE(readAll(QDir(out).filePath(s("summary.csv"))),
+                 readAll(QDir(ref).filePath(s("summary.csv"))));
+        // The paper-scale grid is one option away: --grid and --seeds as for `sweep`.
+        const QString more = m_dir.filePath(s("more"));
+        const Proc m =
+            runBinary({s("figures"), s("--config"), config, s("--out"), more, s("--grid"),
+                       s("task.orthogonal_prob=0,0.25,0.5,1"), s("--seeds"), s("1")});
+        QVERIFY2(m.code == 0, m.err.constData());
+        QCOMPARE(dataRows(readAll(QDir(more).filePath(s("lmin.csv")))), 4);
+        QCOMPARE(dataRows(readAll(QDir(more).filePath(s("runs.csv")))), 4);
+        // Rerun: resumes (no run again), redraws the figures.
+        const Proc again = runBinary({s("figures"), s("--config"), config, s("--out"), out});
+        QVERIFY2(again.code == 0, again.err.constData());
+        QVERIFY2(!again.err.contains("[1/"), again.err.constData());
+        QCOMPARE(readAll(QDir(out).filePath(s("lmin.csv"))).split('\n').mid(2),
+                 band.split('\n').mid(2));
+    }
+
+    void badFiguresBlockFailsBeforeAnyRun() {
+        QByteArray text(kSweepFile);
+        text.replace("\"y\": \"lambda_min\"", "\"y\": \"lambda_mni\"");
+        const QString config = writeFile(m_dir, s("bad.json"), text);
+        const QString out = m_dir.filePath(s("bad"));
+        const Proc p = runBinary({s("figures"), s("--config"), config, s("--out"), out});
+        QCOMPARE(p.code, 2);
+        QVERIFY2(p.err.contains("figures[0].y") && p.err.contains("lambda_mni"), p.err.constData());
+        QVERIFY(!QFileInfo::exists(QDir(out).filePath(s("runs"))));
+        // Another sweep into the same folder is refused, as by `mhla-lab sweep`.
+        const QString other = writeFile(
+            m_dir, s("other.json"), QByteArray(kSweepFile).replace("\"seeds\": 2", "\"seeds\": 1"));
+        const QString used = m_dir.filePath(s("fig"));
+        const Proc o = runBinary({s("figures"), s("--config"), other, s("--out"), used});
+        QCOMPARE(o.code, 2);
+        QVERIFY2(o.err.contains("another sweep"), o.err.constData());
+        // --seeds / --grid: a sweep file only.
+        const QString single = writeFile(
+            m_dir, s("single.json"), R"({"task": {"kind": "associative_memory", "samples": 400}})");
+        const Proc g = runBinary({s("figures"), s("--config"), single, s("--out"),
+                                  m_dir.filePath(s("single")), s("--seeds"), s("3")});
+        QCOMPARE(g.code, 2);
+        QVERIFY2(g.err.contains("has none"), g.err.constData());
+        const Proc j =
+            runBinary({s("figures"), s("--config"), other, s("--out"), used, s("--jobs"), s("0")});
+        QCOMPARE(j.code, 2);
+        QVERIFY(j.err.contains("--jobs"));
+    }
+
+    void sweepTabDrawsRunsAsTheyFinish() {
+        SweepPanel panel;
+        std::vector<std::unique_ptr<RunRecord>> records;
+        QList<const RunRecord*> visible;
+        int id = 0;
+        for (const char* p : {"0", "0.5", "1"})
+            for (int seed = 1; seed <= 2; ++seed) {
+                QJsonObject o;
+                for (const QString& a :
+                     {s("task.samples=400"), s("eval.val_samples=100"), s("eval.ood_samples=100"),
+                      s("eval.lambda_trace=0"), s("task.orthogonal_prob=") + s(p),
+                      s("task.seed=") + QString::number(seed)})
+                    applyOverride(o, a);
+                auto r = std::make_unique<RunRecord>();
+                r->id = ++id;
+                r->config = experimentFromJson(o);
+                r->name = QString::number(id);
+                visible << r.get();
+                records.push_back(std::move(r));
+            }
+        panel.showRuns(visible);
+        QVERIFY(panel.data().empty());
+        QVERIFY2(panel.status().contains(s("0 of 6 runs finished")), qPrintable(panel.status()));
+        // Finish the runs one by one: the figure grows with each.
+        int lastUsed = 0;
+        for (auto& r : records) {
+            r->result = runExperiment(r->config);
+            r->state = RunRecord::State::Finished;
+            panel.showRuns(visible);
+            QVERIFY(panel.data().runsUsed > lastUsed);
+            lastUsed = panel.data().runsUsed;
+        }
+        QCOMPARE(lastUsed, 6);
+        QVERIFY2(panel.status().contains(s("task.orthogonal_prob")), qPrintable(panel.status()));
+        QCOMPARE(panel.figures().size(), 1);
+        const SweepFigureData& d = panel.data();
+        QCOMPARE(d.series.back().name, s("lambda_min"));
+        QCOMPARE(d.series.back().x, (std::vector<double>{0, 0.5, 1}));
+        // lambda_min falls with p (the paper's claim (ii)), here in the tab's own series.
+        QVERIFY(d.series.back().y[0] > d.series.back().y[1]);
+        QVERIFY(d.series.back().y[1] > d.series.back().y[2]);
+        // Runs that differ in seeds only: no sweep figure, a message instead.
+        panel.showRuns({visible[0], visible[1]});
+        QVERIFY(panel.figures().isEmpty());
+        QVERIFY2(panel.status().contains(s("seeds only")), qPrintable(panel.status()));
+    }
+
+    void presetsSweepsGoThroughCore() {
+        bool sawSweep = false;
+        for (const Preset& p : builtinPresets()) {
+            if (p.sweep.axes.empty()) continue;
+            sawSweep = true;
+            QCOMPARE(p.sweepKey, p.sweep.axes.front().key);
+            QVERIFY(!p.sweepValues.isEmpty());
+        }
+        QVERIFY(sawSweep);
+        // The index's short form and the experiment file's grid form are one grammar.
+        const Preset grid = presetFromIndexEntry(QJsonObject{
+            {s("file"), s("x.json")},
+            {s("sweep"), QJsonObject{{s("grid"), QJsonObject{{s("solver.heads"), s("1:3:1")}}}}}});
+        QCOMPARE(grid.sweepValues, (QJsonArray{1, 2, 3}));
+        bool threw = false;
+        try {
+            presetFromIndexEntry(
+                QJsonObject{{s("file"), s("broken.json")},
+                            {s("sweep"), QJsonObject{{s("key"), s("solver.hedas")},
+                                                     {s("values"), QJsonArray{1}}}}});
+        } catch (const ConfigError& e) {
+            threw = true;
+            QVERIFY2(QString::fromUtf8(e.what()).contains(s("broken.json")), e.what());
+        }
+        QVERIFY(threw);
+        // The panel's jobs: one per sweep point (the heads preset: 1, 2, 4, 8).
+        ExperimentPanel panel;
+        int heads = -1;
+        for (int i = 0; i < builtinPresets().size(); ++i)
+            if (builtinPresets()[i].sweepKey == s("solver.heads")) heads = i;
+        QVERIFY(heads >= 0);
+        panel.loadPreset(heads);
+        const auto jobs = panel.jobs();
+        QCOMPARE(jobs.size(), builtinPresets()[heads].sweepValues.size());
+        for (qsizetype k = 0; k < jobs.size(); ++k) {
+            QCOMPARE(jobs[k].config.solver.heads, builtinPresets()[heads].sweepValues[k].toInt());
+            QVERIFY2(jobs[k].name.contains(s("heads=")), qPrintable(jobs[k].name));
+        }
+    }
+
+    // Opening a paper file in the app: its base goes into the form, Run starts the same runs
+    // as `mhla-lab sweep` (same configs, same order), the seeds box takes the file's seeds.
+    void openingASweepFileRunsItsGrid() {
+        const QString config = writeFile(m_dir, s("open.json"), kSweepFile);
+        const ExperimentFileRead read = readExperimentFile(config);
+        QVERIFY2(read.usable && read.valid, qPrintable(read.error));
+        QVERIFY(read.hasSweep);
+        QVERIFY(!read.json.contains(s("sweep")) && !read.json.contains(s("figures")));
+        QVERIFY2(read.warnings.join(u' ').contains(s("6 runs")),
+                 qPrintable(read.warnings.join(u' ')));
+        ExperimentPanel panel;
+        QVERIFY(panel.setExperiment(read.json).isEmpty());
+        panel.setFileSweep(read.sweep);
+        const auto jobs = panel.jobs();
+        const SweepFile sf = parseSweep(QJsonDocument::fromJson(QByteArray(kSweepFile)).object());
+        const SweepPlan plan = planSweep(sf.base, sf.spec);
+        QCOMPARE(static_cast<size_t>(jobs.size()), plan.runs.size());
+        for (qsizetype i = 0; i < jobs.size(); ++i)
+            QCOMPARE(experimentToJson(jobs[i].config),
+                     experimentToJson(plan.runs[static_cast<size_t>(i)].config));
+        QVERIFY2(jobs[2].name.contains(s("orthogonal_prob=0.5")), qPrintable(jobs[2].name));
+        // Saving the form over the file would drop its sweep: the window asks first.
+        QVERIFY(!overwriteRisk(config, read.bytes).isEmpty());
+        // Unchecking the sweep runs the base experiment (times the seeds box).
+        panel.findChild<QCheckBox*>(s("sweepCheck"))->setChecked(false);
+        QCOMPARE(panel.jobs().size(), 2);
+        // A file whose base lacks a swept key (a trainer's heads): the form gets the first
+        // point, so it is valid and Run starts the grid.
+        const QString paper = s(MHLA_SOURCE_DIR "/resources/paper/heads_layers_softmax.json");
+        const ExperimentFileRead hls = readExperimentFile(paper);
+        QVERIFY2(hls.valid, qPrintable(hls.error));
+        ExperimentPanel trainers;
+        QVERIFY2(trainers.setExperiment(hls.json).isEmpty(),
+                 qPrintable(trainers.setExperiment(hls.json)));
+        trainers.setFileSweep(hls.sweep);
+        QVERIFY(trainers.isValid());
+        QCOMPARE(trainers.jobs().size(), 30); // 3 kinds x 2 head counts x 5 seeds
+        // A bad sweep: not usable, the message names the key; nothing is put in the form.
+        QByteArray bad(kSweepFile);
+        bad.replace("\"seeds\": 2", "\"seeds\": 0");
+        const ExperimentFileRead refused =
+            readExperimentFile(writeFile(m_dir, s("badsweep.json"), bad));
+        QVERIFY(!refused.usable);
+        QVERIFY2(refused.error.contains(s("sweep.seeds")), qPrintable(refused.error));
+    }
+
+    void automatonTraceIsAFigure() {
+        QJsonObject o;
+        for (const QString& a :
+             {s("task.kind=automaton"), s("task.embedding=gaussian"), s("task.samples=1500"),
+              s("eval.words=10"), s("eval.val_samples=100"), s("eval.ood_samples=100")})
+            applyOverride(o, a);
+        RunRecord r;
+        r.id = 1;
+        r.name = s("automaton");
+        r.color = Qt::blue;
+        r.config = experimentFromJson(o);
+        r.result = runExperiment(r.config);
+        r.state = RunRecord::State::Finished;
+        QVERIFY(r.result->execution.has_value());
+        AutomatonPanel panel;
+        panel.showRun(&r);
+        const auto figs = panel.figures();
+        QCOMPARE(figs.size(), 1);
+        QCOMPARE(figs.first()->figureName(), s("automaton_states"));
+        QVERIFY(figs.first()->hasData());
+        // One true state per step (0..L) in the plot's data, as in the trace table.
+        const int L = static_cast<int>(r.result->execution->exampleWord.size());
+        const QString csv = figs.first()->csv();
+        QVERIFY2(csv.contains(s("true state")), qPrintable(csv.left(300)));
+        const auto* plot = dynamic_cast<const PlotWidget*>(figs.first());
+        QVERIFY(plot);
+        QCOMPARE(plot->series().first().points.size(), L + 1);
+        int learned = 0;
+        for (const PlotSeries& ps : plot->series())
+            if (ps.name.startsWith(s("learned"))) learned += static_cast<int>(ps.points.size());
+        QCOMPARE(learned, L + 1);
+        panel.showRun(nullptr);
+        QVERIFY(panel.figures().isEmpty());
+    }
+};
+
+QTEST_MAIN(TstGuiSweep)
+#include "tst_gui_sweep.moc"

@@ -1,0 +1,290 @@
+// Sweep figures (core/sweepfigure.h): the "figures" block is validated with errors that name
+// the member and what is allowed; defaults follow the grid; the reduction of runs to series
+// (band centre and edges per x and group, categorical x, scatter colours and overlay, the
+// -log10 transform, learning curves over seeds of unequal length) computed on synthetic
+// result objects whose values are known.
+#include "core/config.h"
+#include "core/sweep.h"
+#include "core/sweepfigure.h"
+#include "core/sweeprun.h"
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTest>
+#include <cmath>
+
+using namespace mhla;
+
+namespace {
+
+QString s(const char* t) { return QString::fromUtf8(t); }
+QJsonObject json(const char* text) { return QJsonDocument::fromJson(QByteArray(text)).object(); }
+QJsonValue jsonValue(const char* text) {
+    return QJsonDocument::fromJson(QByteArray("{\"v\": ") + text + "}").object().value(s("v"));
+}
+
+SweepPlan plan(const char* text) {
+    const SweepFile f = parseSweep(json(text));
+    return planSweep(f.base, f.spec);
+}
+
+const char kPoly[] = R"({
+  "task": {"kind": "associative_memory", "pairs": 2, "samples": 400},
+  "sweep": {"grid": {"task.orthogonal_prob": [0.25, 0.5, 1], "task.orthogonal_sampler": ["haar", "qr_unsigned"]},
+            "seeds": 4}
+})";
+
+const char kTrainer[] = R"({
+  "task": {"kind": "random_mhla", "d": 2, "samples": 64},
+  "solver": {"kind": "mhla", "epochs": 3},
+  "sweep": {"grid": {"solver.heads": [1, 2]}, "seeds": 3}
+})";
+
+/// Synthetic result objects: lambda_min = value(point, seed), certified when > 0.1.
+std::vector<QJsonObject> results(const SweepPlan& p,
+                                 const std::function<double(const SweepRun&)>& value) {
+    std::vector<QJsonObject> out;
+    for (const SweepRun& r : p.runs) {
+        const double v = value(r);
+        out.push_back(QJsonObject{{s("config"), experimentToJson(r.config)},
+                                  {s("lambda_min"), v},
+                                  {s("distance_p"), 2 * v},
+                                  {s("certified"), v > 0.1},
+                                  {s("exact"), QJsonObject{{s("distance_p"), 3 * v}}}});
+    }
+    return out;
+}
+
+QString errorOf(const SweepPlan& p, const char* figures) {
+    try {
+        parseSweepFigures(jsonValue(figures), p);
+    } catch (const ConfigError& e) {
+        return QString::fromUtf8(e.what()) + s(" @") + e.key();
+    }
+    return {};
+}
+
+} // namespace
+
+class TestSweepFigure : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void figuresBlockIsStrippedFromTheBase() {
+        QJsonObject o = json(kPoly);
+        o.insert(s("figures"), QJsonArray{QJsonObject{{s("kind"), s("band")}}});
+        const SweepFile f = parseSweep(o);
+        QVERIFY(!f.base.contains(s("figures")));
+        QVERIFY(f.figures.isArray());
+        planSweep(f.base, f.spec); // the base is a valid experiment
+    }
+
+    void defaultsFollowTheGrid() {
+        const SweepPlan poly = plan(kPoly);
+        const auto d = parseSweepFigures(QJsonValue(QJsonValue::Undefined), poly);
+        QCOMPARE(d.size(), size_t(1));
+        QCOMPARE(d[0].kind, SweepFigureSpec::Kind::Band);
+        QCOMPARE(d[0].y, s("lambda_min"));
+        QCOMPARE(d[0].x, s("task.orthogonal_prob")); // the numeric axis, not the sampler
+        const auto t = defaultSweepFigures(plan(kTrainer));
+        QCOMPARE(t.size(), size_t(2));
+        QCOMPARE(t[0].y, s("val_mse"));
+        QCOMPARE(t[1].kind, SweepFigureSpec::Kind::Curves);
+    }
+
+    void badFiguresRefused_data() {
+        QTest::addColumn<QString>("figures");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("not array") << s(R"({"kind": "band"})") << s("@figures");
+        QTest::newRow("empty") << s("[]") << s("1 to 32");
+        QTest::newRow("no kind") << s(R"J([{"y": "lambda_min"}])J")
+                                 << s("figures[0].kind: required");
+        QTest::newRow("bad kind") << s(R"J([{"kind": "pie"}])J") << s("\"pie\" is not allowed");
+        QTest::newRow("unknown member")
+            << s(R"J([{"kind": "band", "colour": "task.seed"}])J") << s("@figures[0].colour");
+        QTest::newRow("bad metric")
+            << s(R"J([{"kind": "band", "y": "lambda_mim"}])J") << s("@figures[0].y");
+        QTest::newRow("x not swept")
+            << s(R"J([{"kind": "band", "x": "task.samples"}])J") << s("is not a swept key");
+        QTest::newRow("bad band") << s(R"J([{"kind": "band", "band": "iqr"}])J")
+                                  << s("allowed: \"quantile\"");
+        QTest::newRow("log not bool")
+            << s(R"J([{"kind": "band", "log_y": "yes"}])J") << s("@figures[0].log_y");
+        QTest::newRow("scatter needs x")
+            << s(R"J([{"kind": "scatter", "y": "lambda_min"}])J") << s("@figures[0].x");
+        QTest::newRow("bad transform")
+            << s(R"J([{"kind": "scatter", "x": "log10(nope)", "y": "lambda_min"}])J")
+            << s("@figures[0].x");
+        QTest::newRow("curves on poly")
+            << s(R"J([{"kind": "curves"}])J") << s("curves need trainer runs");
+        QTest::newRow("duplicate name")
+            << s(R"J([{"kind": "band", "name": "a"}, {"kind": "band", "name": "a"}])J")
+            << s("@figures[1].name");
+        QTest::newRow("bad name") << s(R"J([{"kind": "band", "name": "../x"}])J")
+                                  << s("@figures[0].name");
+    }
+    void badFiguresRefused() {
+        QFETCH(QString, figures);
+        QFETCH(QString, expected);
+        const QString e = errorOf(plan(kPoly), figures.toUtf8().constData());
+        QVERIFY2(e.contains(expected), qPrintable(e));
+    }
+
+    void bandStatsValues() {
+        const std::vector<double> v{4, 1, 3, 2, NAN};
+        const BandStats q = bandStats(v, SweepFigureSpec::BandKind::Quantile);
+        QCOMPARE(q.count, 4);
+        QCOMPARE(q.centre, 2.5);
+        QCOMPARE(q.lower, 1.3); // linear between order statistics, as numpy
+        QCOMPARE(q.upper, 3.7);
+        const BandStats m = bandStats(v, SweepFigureSpec::BandKind::MinMax);
+        QCOMPARE(m.lower, 1.0);
+        QCOMPARE(m.upper, 4.0);
+        const BandStats sd = bandStats(v, SweepFigureSpec::BandKind::Std);
+        QCOMPARE(sd.centre, 2.5);
+        QVERIFY(std::abs(sd.upper - 2.5 - std::sqrt(5.0 / 3.0)) < 1e-12);
+        QCOMPARE(bandStats({}, SweepFigureSpec::BandKind::Std).count, 0);
+    }
+
+    void bandReducesPerXAndGroup() {
+        const SweepPlan p = plan(kPoly);
+        // lambda_min = p_value * (seed + 1) for haar, 0 for qr_unsigned; one missing run.
+        auto res = results(p, [&](const SweepRun& r) {
+            const auto& vals = p.points[static_cast<size_t>(r.point)].values;
+            // Axes in key order: orthogonal_prob, then orthogonal_sampler.
+            const bool haar = vals[1].second.toString() == s("haar");
+            return haar ? vals[0].second.toDouble() * (r.seed + 1) : 0.0;
+        });
+        res[0] = QJsonObject();
+        const auto specs = parseSweepFigures(
+            jsonValue(R"J([{"kind": "band", "x": "task.orthogonal_prob", "y": "lambda_min",
+                           "band": "minmax"}])J"),
+            p);
+        const SweepFigureData d = reduceSweepFigure(specs[0], p, res);
+        QCOMPARE(d.runsUsed, static_cast<int>(p.runs.size()) - 1);
+        // Two groups (haar, qr_unsigned), each a band and a centre line.
+        QCOMPARE(d.series.size(), size_t(4));
+        const SweepPlotSeries& haarBand = d.series[0];
+        const SweepPlotSeries& haarLine = d.series[1];
+        QCOMPARE(haarBand.style, SweepPlotSeries::Style::Band);
+        QCOMPARE(haarLine.name, s("orthogonal_sampler=haar"));
+        QCOMPARE(haarLine.x, (std::vector<double>{0.25, 0.5, 1}));
+        // x = 0.25: seeds 1..3 (seed 0 missing): 0.5, 0.75, 1 -> median 0.75, min 0.5, max 1.
+        QCOMPARE(haarLine.y[0], 0.75);
+        QCOMPARE(haarBand.lower[0], 0.5);
+        QCOMPARE(haarBand.y[0], 1.0);
+        // x = 1: 1, 2, 3, 4 -> median 2.5.
+        QCOMPARE(haarLine.y[2], 2.5);
+        QCOMPARE(d.series[3].y, (std::vector<double>{0, 0, 0}));
+        QVERIFY(!d.logY); // zeros: no log axis automatically
+        const QString csv = QString::fromUtf8(d.csv);
+        QVERIFY2(csv.startsWith(s("series,task.orthogonal_prob,lambda_min_median,lambda_min_min,"
+                                  "lambda_min_max,runs\n")),
+                 qPrintable(csv));
+        QVERIFY2(csv.contains(s("orthogonal_sampler=haar,0.25,0.75,0.5,1,3\n")), qPrintable(csv));
+        QCOMPARE(csv.count(u'\n'), 7);
+    }
+
+    void categoricalXAndLogAxes() {
+        const SweepPlan p = plan(kPoly);
+        const auto res = results(p, [&](const SweepRun& r) {
+            return std::pow(10.0, -r.point) * (1 + 0.1 * r.seed); // spans decades
+        });
+        const auto specs = parseSweepFigures(
+            jsonValue(R"J([{"kind": "band", "x": "task.orthogonal_sampler", "band": "std"}])J"), p);
+        const SweepFigureData d = reduceSweepFigure(specs[0], p, res);
+        QVERIFY2(d.xTitle.contains(s("1 haar, 2 qr_unsigned")), qPrintable(d.xTitle));
+        QCOMPARE(d.series.back().style, SweepPlotSeries::Style::Markers);
+        // The band at a categorical x: one vertical bar per category, no area between them.
+        QCOMPARE(d.series.size(), size_t(9)); // 3 values of p x (2 bars + the markers)
+        QCOMPARE(d.series[0].style, SweepPlotSeries::Style::ErrorBar);
+        QCOMPARE(d.series[0].x[0], d.series[0].x[1]);
+        QVERIFY(d.series[0].y[0] < d.series[0].y[1]);
+        QCOMPARE(d.series.back().x, (std::vector<double>{1, 2}));
+        QVERIFY(d.logY);
+        QVERIFY(!d.logX);
+        QVERIFY(QString::fromUtf8(d.csv).contains(s(",qr_unsigned,")));
+        const auto forced = parseSweepFigures(
+            jsonValue(R"J([{"kind": "band", "x": "task.orthogonal_sampler", "log_y": false}])J"),
+            p);
+        QVERIFY(!reduceSweepFigure(forced[0], p, res).logY);
+    }
+
+    void scatterColoursOverlayAndTransform() {
+        const SweepPlan p = plan(kPoly);
+        const auto res = results(p, [](const SweepRun& r) { return 0.001 * (r.index + 1); });
+        const auto specs = parseSweepFigures(
+            jsonValue(R"J([{"kind": "scatter", "x": "-log10(lambda_min)", "y": "distance_p",
+                           "colour": "task.orthogonal_prob", "overlay": "exact.distance_p"}])J"),
+            p);
+        const SweepFigureData d = reduceSweepFigure(specs[0], p, res);
+        QCOMPARE(d.series.size(), size_t(4)); // 3 values of p + the overlay
+        size_t markers = 0;
+        for (size_t k = 0; k < 3; ++k) markers += d.series[k].x.size();
+        QCOMPARE(markers, p.runs.size());
+        QCOMPARE(d.series[3].name, s("exact.distance_p"));
+        QCOMPARE(d.series[3].colour, -1); // the reference in black
+        // Run 0: lambda_min 0.001 -> x = 3; distance 0.002; exact 0.003.
+        const SweepPlotSeries& first = d.series[0];
+        QCOMPARE(first.name, s("orthogonal_prob=0.25"));
+        QVERIFY(std::abs(first.x[0] - 3) < 1e-12);
+        QCOMPARE(first.y[0], 0.002);
+        QCOMPARE(d.series[3].y[0], 0.003);
+        QCOMPARE(d.xTitle, s("-log10 lambda_min"));
+        QCOMPARE(QString::fromUtf8(d.csv).count(u'\n'), 1 + 2 * static_cast<int>(p.runs.size()));
+    }
+
+    void curvesOverSeedsOfUnequalLength() {
+        const SweepPlan p = plan(kTrainer);
+        std::vector<QJsonObject> res;
+        for (const SweepRun& r : p.runs) {
+            QJsonArray h;
+            // Seed k stops after 3 - k epochs (a target loss reached early).
+            for (int e = 1; e <= 3 - r.seed; ++e)
+                h.append(QJsonObject{{s("epoch"), e}, {s("val_mse"), e * (r.seed + 1.0)}});
+            res.push_back(
+                QJsonObject{{s("config"), experimentToJson(r.config)}, {s("history"), h}});
+        }
+        const auto specs =
+            parseSweepFigures(jsonValue(R"J([{"kind": "curves", "band": "minmax"}])J"), p);
+        const SweepFigureData d = reduceSweepFigure(specs[0], p, res);
+        QCOMPARE(d.series.size(), size_t(4)); // 2 points x (band + line)
+        const SweepPlotSeries& line = d.series[1];
+        QCOMPARE(line.name, s("solver.heads=1"));
+        QCOMPARE(line.x, (std::vector<double>{1, 2, 3}));
+        // Runs that stopped keep their last value: epoch 1: 1, 2, 3 -> median 2; epoch 2:
+        // 2, 4, 3 (seed 2 stopped at epoch 1) -> 3; epoch 3: 3, 4, 3 -> 3.
+        QCOMPARE(line.y, (std::vector<double>{2, 3, 3}));
+        QCOMPARE(d.series[0].lower, (std::vector<double>{1, 2, 3}));
+        QCOMPARE(d.series[0].y, (std::vector<double>{3, 4, 4})); // max
+        QVERIFY(QString::fromUtf8(d.csv).contains(s("solver.heads=1,1,2,1,3,3\n")));
+        // Runs without history: an error, not an empty figure.
+        std::vector<QJsonObject> noHistory;
+        for (const SweepRun& r : p.runs)
+            noHistory.push_back(QJsonObject{{s("config"), experimentToJson(r.config)}});
+        QVERIFY_THROWS_EXCEPTION(ConfigError, reduceSweepFigure(specs[0], p, noHistory));
+    }
+
+    void everyPaperFileHasValidFigures() {
+        const QDir dir(s(MHLA_SOURCE_DIR "/resources/paper"));
+        const QStringList files = dir.entryList({s("*.json")}, QDir::Files);
+        QVERIFY(files.size() >= 8);
+        for (const QString& f : files) {
+            QJsonValue figures;
+            const SweepPlan p = planSweepFile(dir.filePath(f), {}, 0, {}, &figures);
+            QVERIFY2(figures.isArray(), qPrintable(f));
+            const auto specs = parseSweepFigures(figures, p);
+            QVERIFY2(!specs.empty(), qPrintable(f));
+        }
+    }
+
+    void missingRunsGiveAnEmptyFigure() {
+        const SweepPlan p = plan(kPoly);
+        const auto specs = defaultSweepFigures(p);
+        const SweepFigureData d =
+            reduceSweepFigure(specs[0], p, std::vector<QJsonObject>(p.runs.size()));
+        QVERIFY(d.empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSweepFigure)
+#include "tst_sweepfigure.moc"

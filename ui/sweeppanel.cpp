@@ -1,0 +1,131 @@
+#include "ui/sweeppanel.h"
+#include "core/resultio.h"
+#include "ui/plotwidget.h"
+#include "ui/runlist.h"
+#include "ui/sweepfigures.h"
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSet>
+#include <QVBoxLayout>
+
+namespace mhla::ui {
+
+SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("sweepPanel"));
+    auto* lay = new QVBoxLayout(this);
+    auto* row = new QHBoxLayout;
+    m_view = new QComboBox(this);
+    m_view->setObjectName(QStringLiteral("sweepView"));
+    m_view->addItem(tr("Metric against the swept key"), QStringLiteral("band"));
+    m_view->addItem(tr("Learning curves (trainers)"), QStringLiteral("curves"));
+    m_metric = new QComboBox(this);
+    m_metric->setObjectName(QStringLiteral("sweepMetric"));
+    m_metric->addItem(tr("automatic"), QString());
+    for (const char* m : {"lambda_min", "val_mse", "ood_rel_mse", "train_mse", "distance_p",
+                          "distance_p_rel", "certified", "null_dim"})
+        m_metric->addItem(QString::fromLatin1(m), QString::fromLatin1(m));
+    m_band = new QComboBox(this);
+    m_band->setObjectName(QStringLiteral("sweepBand"));
+    m_band->addItem(tr("band: 10–90% of seeds"),
+                    static_cast<int>(SweepFigureSpec::BandKind::Quantile));
+    m_band->addItem(tr("band: ± 1 std"), static_cast<int>(SweepFigureSpec::BandKind::Std));
+    m_band->addItem(tr("band: min–max"), static_cast<int>(SweepFigureSpec::BandKind::MinMax));
+    m_band->setToolTip(tr("The band over the seeds of each grid point"));
+    row->addWidget(m_view);
+    row->addWidget(m_metric);
+    row->addWidget(m_band);
+    row->addStretch(1);
+    lay->addLayout(row);
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("sweepStatus"));
+    m_status->setWordWrap(true);
+    lay->addWidget(m_status);
+    m_plot = new PlotWidget(QStringLiteral("sweep"), this);
+    lay->addWidget(m_plot, 1);
+    for (QComboBox* c : {m_view, m_metric, m_band})
+        connect(c, &QComboBox::currentIndexChanged, this, &SweepPanel::redraw);
+    connect(m_plot, &PlotWidget::exportRequested, this, [this] { requestExport(m_plot); });
+    redraw();
+}
+
+QList<const Figure*> SweepPanel::figures() const {
+    if (!m_plot->hasData()) return {};
+    return {m_plot};
+}
+
+QString SweepPanel::status() const { return m_status->text(); }
+
+void SweepPanel::showRuns(const QList<const RunRecord*>& runs) {
+    m_runs = runs;
+    QSet<int> ids;
+    for (const RunRecord* r : runs) {
+        ids.insert(r->id);
+        if (r->result && !m_results.contains(r->id))
+            m_results.insert(r->id, resultToJson(*r->result));
+    }
+    for (auto it = m_results.begin(); it != m_results.end();)
+        it = ids.contains(it.key()) ? std::next(it) : m_results.erase(it);
+    redraw();
+}
+
+void SweepPanel::redraw() {
+    m_data = SweepFigureData();
+    m_plot->clear();
+    std::vector<ExperimentConfig> configs;
+    std::vector<QJsonObject> results;
+    int finished = 0;
+    for (const RunRecord* r : m_runs) {
+        configs.push_back(r->config);
+        results.push_back(m_results.value(r->id));
+        finished += !results.back().isEmpty();
+    }
+    const SweepPlan plan = sweepPlanFromConfigs(configs);
+    if (plan.spec.axes.empty()) {
+        m_status->setText(
+            m_runs.isEmpty()
+                ? tr("No runs yet. Run a preset with a sweep (e.g. “More heads”) or several runs "
+                     "that differ in one key: this tab draws the metric against that key with "
+                     "a band over the seeds.")
+                : tr("The visible runs differ in their seeds only: a sweep figure needs runs "
+                     "that differ in a key (a preset's sweep)."));
+        return;
+    }
+    SweepFigureSpec spec = defaultSweepFigures(plan).front();
+    const bool curves = m_view->currentData().toString() == QStringLiteral("curves");
+    if (curves) {
+        spec.kind = SweepFigureSpec::Kind::Curves;
+        spec.x = QStringLiteral("epoch");
+        spec.y = QStringLiteral("val_mse");
+    }
+    const QString metric = m_metric->currentData().toString();
+    if (!metric.isEmpty()) spec.y = metric;
+    spec.band = static_cast<SweepFigureSpec::BandKind>(m_band->currentData().toInt());
+    spec.name = QStringLiteral("sweep");
+    QStringList keys;
+    for (const SweepAxis& a : plan.spec.axes) keys << a.key;
+    QString text = tr("%1 of %2 runs finished; swept: %3; %4 seed(s) per point.")
+                       .arg(finished)
+                       .arg(m_runs.size())
+                       .arg(keys.join(QStringLiteral(", ")))
+                       .arg(plan.spec.seeds);
+    try {
+        if (curves) {
+            bool trainer = false;
+            for (const ExperimentConfig& c : configs)
+                trainer = trainer || c.solver.kind != SolverKind::Poly;
+            if (!trainer) {
+                m_status->setText(text + tr(" Learning curves need trainer runs."));
+                return;
+            }
+        }
+        m_data = reduceSweepFigure(spec, plan, results);
+    } catch (const ConfigError& e) {
+        m_status->setText(text + QStringLiteral(" ") + QString::fromUtf8(e.what()));
+        return;
+    }
+    m_status->setText(text);
+    if (!m_data.empty()) showSweepFigure(m_plot, m_data);
+}
+
+} // namespace mhla::ui
