@@ -9,8 +9,8 @@
 namespace mhla::ui {
 
 QList<ResultPanel*> createResultPanels(QWidget* parent) {
-    return {new CertificatePanel(parent), new CurvesPanel(parent), new HeadsPanel(parent),
-            new ExplorerPanel(parent), new AutomatonPanel(parent), new SweepPanel(parent)};
+    return {new CertificatePanel(parent), new CurvesPanel(parent),    new HeadsPanel(parent),
+            new ExplorerPanel(parent),    new AutomatonPanel(parent), new SweepPanel(parent)};
 }
 
 } // namespace mhla::ui
