@@ -18,10 +18,15 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QLogValueAxis>
+#include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
+#include <QSlider>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -238,6 +243,50 @@ private Q_SLOTS:
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u'\n')));
     }
 
+    // The Certificate tab at 1280×720: no horizontal scroll, the badge and both plots whole
+    // (it needed a scroll bar and cut the badge and the right plot before).
+    void certificateTabFitsAProjector() {
+        MainWindow w;
+        w.show();
+        QCoreApplication::processEvents();
+        const QSize frame = w.frameGeometry().size() - w.geometry().size();
+        w.resize(QSize(1280, 720) - frame);
+        for (int preset : {0, 1}) { // certified (long badge), not certified (witness line)
+            w.loadPreset(preset);
+            QVERIFY(w.startRuns());
+            QVERIFY(waitIdle(w));
+            w.showTab(QStringLiteral("certificate"));
+            QCoreApplication::processEvents();
+            auto* scroll = w.findChild<QScrollArea*>(QStringLiteral("certificateScroll"));
+            QVERIFY(scroll);
+            auto* panel = w.findChild<CertificatePanel*>();
+            QVERIFY2(scroll->horizontalScrollBar()->maximum() == 0,
+                     qPrintable(QStringLiteral("preset %1: panel needs %2 px, tab has %3")
+                                    .arg(preset)
+                                    .arg(panel->minimumSizeHint().width())
+                                    .arg(scroll->viewport()->width())));
+            auto whole = [](const QWidget* wd) {
+                return wd->visibleRegion().boundingRect() == wd->rect() && wd->width() > 0;
+            };
+            auto* badge = w.findChild<QLabel*>(QStringLiteral("certificateBadge"));
+            QVERIFY(!badge->text().isEmpty());
+            QVERIFY2(whole(badge), qPrintable(badge->text()));
+            // The whole badge text is shown: its wrapped height fits the label.
+            QVERIFY(badge->heightForWidth(badge->width()) <= badge->height());
+            for (const PlotWidget* plot : {panel->spectrumPlot(), panel->tracePlot()}) {
+                QVERIFY2(whole(plot),
+                         qPrintable(
+                             QStringLiteral("preset %1: %2 shows %3 of %4x%5")
+                                 .arg(preset)
+                                 .arg(plot->objectName())
+                                 .arg(QString::number(plot->visibleRegion().boundingRect().width()))
+                                 .arg(plot->width())
+                                 .arg(plot->height())));
+                QVERIFY(plot->width() >= 220);
+            }
+        }
+    }
+
     // --- Axis ticks are readable numbers --------------------------------------------------
 
     void axisTicksAreNumbersEverywhere() {
@@ -277,6 +326,12 @@ private Q_SLOTS:
         QCOMPARE(vertical.size(), 1);
         QVERIFY(!vertical.first()->titleText().isEmpty());
         QVERIFY(vertical.first()->isVisible());
+        // No epochs to count: the x axis does not pretend to (0..1, titled as such; not 0..1.5).
+        const auto horizontal = view->chart()->axes(Qt::Horizontal);
+        auto* x = qobject_cast<QValueAxis*>(horizontal.first());
+        QVERIFY(x);
+        QCOMPARE(x->max(), 1.0);
+        QVERIFY2(x->titleText().contains(QStringLiteral("no epochs")), qPrintable(x->titleText()));
     }
 
     // --- Smaller items of issue 9 ---------------------------------------------------------
@@ -346,6 +401,74 @@ private Q_SLOTS:
         QVERIFY(!spectrum->hasData());
         QVERIFY(!spectrum->note().contains(QStringLiteral("eigenvalue")));
         w.stopRuns();
+    }
+
+    void noEmptyProgressBoxAtLaunch() {
+        MainWindow w;
+        w.show();
+        QCoreApplication::processEvents();
+        auto* bar = w.findChild<QProgressBar*>(QStringLiteral("statusProgress"));
+        QVERIFY(bar);
+        QVERIFY(!bar->isVisible()); // an empty bar at launch says nothing
+        longTrainer(w);
+        QVERIFY(w.startRuns());
+        QCoreApplication::processEvents();
+        QVERIFY(bar->isVisible()); // while something runs
+        w.stopRuns();
+        QVERIFY(waitIdle(w));
+        QVERIFY(!bar->isVisible());
+    }
+
+    void automatonTabSaysWhatItIsFor() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(0); // associative memory: not an automaton
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        w.showTab(QStringLiteral("automaton"));
+        QCoreApplication::processEvents();
+        auto* dfa = w.findChild<QWidget*>(QStringLiteral("dfaTable"));
+        auto* trace = w.findChild<QWidget*>(QStringLiteral("traceTable"));
+        QVERIFY(!dfa->isVisible() && !trace->isVisible()); // no two empty boxes
+        const QString said = w.findChild<QLabel*>(QStringLiteral("automatonSummary"))->text();
+        QVERIFY2(said.contains(QStringLiteral("not an automaton run")), qPrintable(said));
+        QVERIFY(said.contains(QStringLiteral("transition table")));
+        QVERIFY(said.contains(QStringLiteral("preset")));
+        w.loadPreset(4); // the automaton preset: the tables are back
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        QCoreApplication::processEvents();
+        QVERIFY(dfa->isVisible() && trace->isVisible());
+    }
+
+    void curvesHaveASmoothingSlider() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(3); // SGD: training curves
+        w.findChild<QCheckBox*>(QStringLiteral("sweepCheck"))->setChecked(false);
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        w.showTab(QStringLiteral("curves"));
+        auto* slider = w.findChild<QSlider*>(QStringLiteral("smoothingSlider"));
+        QVERIFY(slider && slider->isVisible());
+        auto* loss = w.findChild<PlotWidget*>(QStringLiteral("lossPlot"));
+        auto* view = loss->findChild<QChartView*>();
+        const int before = static_cast<int>(view->chart()->series().size());
+        slider->setValue(60);
+        QCOMPARE(loss->smoothing(), 0.6);
+        QCOMPARE(w.findChild<PlotWidget*>(QStringLiteral("distancePlot"))->smoothing(), 0.6);
+        QVERIFY2(view->chart()->series().size() > before, "the raw curves are drawn behind");
+        QCOMPARE(w.findChild<QLabel*>(QStringLiteral("smoothingValue"))->text(),
+                 QStringLiteral("0.60"));
+        // Training curves: the x axis ends at the last epoch, not past it.
+        double lastEpoch = 0;
+        for (const auto& s : loss->series())
+            for (const auto& p : s.points) lastEpoch = std::max(lastEpoch, p.x());
+        auto* x = qobject_cast<QValueAxis*>(view->chart()->axes(Qt::Horizontal).first());
+        QVERIFY(x);
+        QVERIFY(lastEpoch > 0);
+        QVERIFY2(x->max() >= lastEpoch && x->max() < lastEpoch * 1.1,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(x->max()).arg(lastEpoch)));
     }
 
     void helpHasShortcutsAndATour() {

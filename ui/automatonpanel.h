@@ -28,6 +28,8 @@ private:
     QLabel* m_summary = nullptr;
     QTableWidget* m_table = nullptr;
     QTableWidget* m_trace = nullptr;
+    QWidget* m_tables = nullptr; ///< the two tables, hidden without an automaton result
+    QWidget* m_filler = nullptr;
     QString m_csv;
 };
 

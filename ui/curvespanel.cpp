@@ -3,8 +3,11 @@
 #include "ui/plotwidget.h"
 #include "ui/theme.h"
 #include <QCheckBox>
+#include <QHBoxLayout>
 #include <QJsonDocument>
+#include <QLabel>
 #include <QRegularExpression>
+#include <QSlider>
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -26,6 +29,7 @@ PlotSeries curve(const QString& name, const QColor& c, PlotSeries::Style st,
     s.inLegend = inLegend;
     s.color = c;
     s.style = st;
+    s.smoothable = true;
     for (const auto& p : h)
         if (std::isfinite(p.*field)) s.points << QPointF(p.epoch, p.*field);
     return s;
@@ -55,6 +59,7 @@ std::pair<PlotSeries, PlotSeries> meanAndBand(const QList<const RunRecord*>& gro
     mean.color = c;
     mean.style = style;
     mean.width = 2.5;
+    mean.smoothable = true;
     band.name = name + QObject::tr(" min–max");
     band.color = c;
     band.style = PlotSeries::Style::Band;
@@ -85,6 +90,28 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     m_bandCheck->setChecked(true);
     connect(m_bandCheck, &QCheckBox::toggled, this, &CurvesPanel::displayChanged);
     lay->addWidget(m_bandCheck);
+    auto* smoothRow = new QHBoxLayout;
+    auto* smoothLabel = new QLabel(tr("Smoothing"), this);
+    m_smoothSlider = new QSlider(Qt::Horizontal, this);
+    m_smoothSlider->setObjectName(QStringLiteral("smoothingSlider"));
+    m_smoothSlider->setRange(0, 99);
+    m_smoothSlider->setMaximumWidth(220);
+    const QString smoothTip =
+        tr("TensorBoard-style smoothing of the training curves: an exponential moving average "
+           "s_k = w·s_(k−1) + (1−w)·y_k, debiased at the start (on a log axis it averages "
+           "log y). The raw curve stays faint behind. 0 = raw. Reference lines are never "
+           "smoothed. Figures export as shown; their CSV files hold the raw values.");
+    m_smoothSlider->setToolTip(smoothTip);
+    smoothLabel->setToolTip(smoothTip);
+    m_smoothValue = new QLabel(this);
+    m_smoothValue->setObjectName(QStringLiteral("smoothingValue"));
+    m_smoothValue->setMinimumWidth(
+        m_smoothValue->fontMetrics().horizontalAdvance(QStringLiteral("0.00 ")));
+    smoothRow->addWidget(smoothLabel);
+    smoothRow->addWidget(m_smoothSlider, 1);
+    smoothRow->addWidget(m_smoothValue);
+    smoothRow->addStretch(1);
+    lay->addLayout(smoothRow);
     auto* split = new QSplitter(Qt::Vertical, this);
     m_loss = new PlotWidget(QStringLiteral("loss"), split);
     m_loss->setTitle(tr("Loss vs epochs"));
@@ -103,6 +130,18 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     connect(this, &CurvesPanel::exportRequested, this,
             [this](const Figure* f) { requestExport(f); });
     connect(this, &CurvesPanel::displayChanged, this, [this] { requestRefresh(); });
+    connect(m_smoothSlider, &QSlider::valueChanged, this, [this](int v) {
+        const double w = v / 100.0;
+        m_smoothValue->setText(QString::number(w, 'f', 2));
+        m_loss->setSmoothing(w);
+        m_distance->setSmoothing(w);
+    });
+    m_smoothValue->setText(QStringLiteral("0.00"));
+}
+
+double CurvesPanel::smoothing() const { return m_smoothSlider->value() / 100.0; }
+void CurvesPanel::setSmoothing(double weight) {
+    m_smoothSlider->setValue(static_cast<int>(std::lround(std::clamp(weight, 0.0, 0.99) * 100)));
 }
 
 QList<const Figure*> CurvesPanel::figures() const { return {m_loss, m_distance}; }
@@ -218,7 +257,8 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
         }
     }
     // Reference lines far below every curve (an exact fit at round-off level) would squash the
-    // curves into the top of a log axis: draw them at the bottom and say so in their name.
+    // curves into the top of a log axis: they keep their value (in the CSV and the hover) but
+    // do not stretch the axes; the legend marks them "off scale" while they are out of view.
     auto offScale = [](QList<PlotSeries>& list) {
         double lo = std::numeric_limits<double>::infinity();
         for (const auto& s : list)
@@ -230,15 +270,20 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
         for (auto& s : list)
             if (s.style == PlotSeries::Style::HLine && !s.points.isEmpty() &&
                 s.points.first().y() < floor) {
-                s.name += QStringLiteral(" %1 (off scale)")
-                              .arg(QString::number(s.points.first().y(), 'g', 3));
-                s.points.first().setY(floor);
+                s.name +=
+                    QStringLiteral(" = %1").arg(QString::number(s.points.first().y(), 'g', 3));
+                s.inRange = false;
             }
     };
     loss += lossRefs;
     dist += distRefs;
     offScale(loss);
     offScale(dist);
+    // Exact-solver runs have no epochs: the x axis says so instead of pretending to count them.
+    const QString xTitle =
+        anyHistory || runs.isEmpty() ? tr("epoch") : tr("(no epochs: exact-solver values)");
+    m_loss->setAxisTitles(xTitle, tr("MSE  /  OOD relative error"));
+    m_distance->setAxisTitles(xTitle, tr("‖P̂ − P*‖_F / ‖P*‖_F"));
     m_loss->setSeries(loss);
     m_distance->setSeries(dist);
     const QString note =

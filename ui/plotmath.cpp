@@ -169,6 +169,7 @@ Ranges computeRanges(const PlotState& st) {
     Ranges r;
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
     for (const auto& s : st.series) {
+        if (st.hidden.contains(s.name) || !s.inRange) continue;
         const QList<QPointF> all =
             s.style == PlotSeries::Style::Band ? s.points + s.lower : s.points;
         for (const auto& p : all) {
@@ -208,8 +209,10 @@ Ranges computeRanges(const PlotState& st) {
         x1 += 0.5;
         if (!st.logY) y0 = std::min(y0, 0.0);
     }
+    // x is not padded (the axis ends at the data: 0..40 for 40 epochs, not 0..50); only a
+    // single value gets a range around it.
     if (st.logX) padLog(x0, x1);
-    else if (!bars) padLinear(x0, x1);
+    else if (!bars && !(x1 - x0 > 1e-9 * std::max(std::abs(x0), std::abs(x1)))) padLinear(x0, x1);
     if (st.logY) padLog(y0, y1);
     else padLinear(y0, y1);
     if (st.manualRange) {
@@ -228,6 +231,140 @@ Ranges computeRanges(const PlotState& st) {
     r.y0 = y0;
     r.y1 = y1;
     return r;
+}
+
+QList<QPointF> emaSmooth(const QList<QPointF>& points, double weight, bool logY) {
+    if (!(weight > 0)) return points;
+    weight = std::min(weight, 0.999);
+    QList<QPointF> out;
+    out.reserve(points.size());
+    double m = 0;
+    int k = 0;
+    for (const auto& p : points) {
+        if (!std::isfinite(p.y()) || (logY && p.y() <= 0)) continue;
+        const double y = logY ? std::log10(p.y()) : p.y();
+        m = weight * m + (1 - weight) * y;
+        ++k;
+        const double s = m / (1 - std::pow(weight, k));
+        out << QPointF(p.x(), logY ? std::pow(10.0, s) : s);
+    }
+    return out;
+}
+
+QList<PlotSeries> displayedSeries(const PlotState& st) {
+    QList<PlotSeries> out;
+    for (const auto& s : st.series) {
+        if (st.hidden.contains(s.name)) continue;
+        if (!s.smoothable || !(st.smoothing > 0)) {
+            out << s;
+            continue;
+        }
+        PlotSeries raw = s;
+        raw.inLegend = false;
+        raw.width = 1.0;
+        raw.color.setAlphaF(0.28);
+        raw.name = s.name + QStringLiteral(" (raw)");
+        raw.smoothable = false;
+        PlotSeries smooth = s;
+        smooth.points = emaSmooth(s.points, st.smoothing, st.logY);
+        smooth.smoothable = false;
+        out << raw << smooth;
+    }
+    return out;
+}
+
+QList<LegendEntry> legendEntries(const PlotState& st, const Ranges& r) {
+    QList<LegendEntry> out;
+    QList<bool> inView;
+    auto inside = [&](const PlotSeries& s) {
+        auto within = [](double v, double a, double b) {
+            const double tol = 1e-9 * std::max(std::abs(a), std::abs(b));
+            return v >= a - tol && v <= b + tol;
+        };
+        for (const auto& p : s.points) {
+            if (!usable(s.style == PlotSeries::Style::HLine ? QPointF(r.x0, p.y()) : p, st.logX,
+                        st.logY))
+                continue;
+            const double y = shownY(p.y(), st.logY);
+            if (s.style == PlotSeries::Style::HLine) {
+                if (within(y, r.y0, r.y1)) return true;
+                continue;
+            }
+            if (within(p.x(), r.x0, r.x1) && within(y, r.y0, r.y1)) return true;
+        }
+        return false;
+    };
+    for (const auto& s : st.series) {
+        if (!s.inLegend || s.name.isEmpty()) continue;
+        int at = -1;
+        for (int i = 0; i < out.size(); ++i)
+            if (out[i].name == s.name) at = i;
+        if (at < 0) {
+            LegendEntry e;
+            e.name = s.name;
+            e.color = s.color;
+            e.style = s.style;
+            e.hidden = st.hidden.contains(s.name);
+            out << e;
+            inView << false;
+            at = static_cast<int>(out.size()) - 1;
+        }
+        if (!s.points.isEmpty() && inside(s)) inView[at] = true;
+    }
+    for (int i = 0; i < out.size(); ++i) out[i].offScale = !out[i].hidden && !inView[i];
+    return out;
+}
+
+bool zoomRange(double& lo, double& hi, double anchor, double factor, bool log) {
+    if (!(factor > 0) || !std::isfinite(factor)) return false;
+    if (log && (!(lo > 0) || !(hi > 0) || !(anchor > 0))) return false;
+    const double a = log ? std::log10(lo) : lo, b = log ? std::log10(hi) : hi,
+                 c = log ? std::log10(anchor) : anchor;
+    const double na = c + (a - c) * factor, nb = c + (b - c) * factor;
+    const double nlo = log ? std::pow(10.0, na) : na, nhi = log ? std::pow(10.0, nb) : nb;
+    if (!std::isfinite(nlo) || !std::isfinite(nhi) || !(nhi > nlo)) return false;
+    // Not narrower than the doubles can tell apart, not wider than a log axis can show.
+    if (!(nhi - nlo > 1e-9 * std::max(std::abs(nlo), std::abs(nhi)))) return false;
+    if (log && (nlo < 1e-300 || nhi > 1e300)) return false;
+    lo = nlo;
+    hi = nhi;
+    return true;
+}
+
+bool panRange(double& lo, double& hi, double from, double to, bool log) {
+    if (log && (!(lo > 0) || !(hi > 0) || !(from > 0) || !(to > 0))) return false;
+    const double d = log ? std::log10(to) - std::log10(from) : to - from;
+    const double a = (log ? std::log10(lo) : lo) - d, b = (log ? std::log10(hi) : hi) - d;
+    const double nlo = log ? std::pow(10.0, a) : a, nhi = log ? std::pow(10.0, b) : b;
+    if (!std::isfinite(nlo) || !std::isfinite(nhi) || !(nhi > nlo)) return false;
+    lo = nlo;
+    hi = nhi;
+    return true;
+}
+
+double valueAtFraction(double f, double lo, double hi, bool log) {
+    if (log && lo > 0 && hi > 0) return lo * std::pow(hi / lo, f);
+    return lo + f * (hi - lo);
+}
+
+QString typesetSubscripts(const QString& plain) {
+    QString out;
+    const QString esc = plain.toHtmlEscaped();
+    for (int i = 0; i < esc.size(); ++i) {
+        const QChar c = esc[i];
+        // "_" after a symbol and before a letter or digit starts a subscript that runs to the
+        // end of the word.
+        if (c == u'_' && i > 0 && !esc[i - 1].isSpace() && i + 1 < esc.size() &&
+            esc[i + 1].isLetterOrNumber()) {
+            int j = i + 1;
+            while (j < esc.size() && esc[j].isLetterOrNumber()) ++j;
+            out += QStringLiteral("<sub>") + esc.mid(i + 1, j - i - 1) + QStringLiteral("</sub>");
+            i = j - 1;
+            continue;
+        }
+        out += c;
+    }
+    return out;
 }
 
 QString exact(double v) { return QString::number(v, 'g', 17); }

@@ -1,5 +1,6 @@
 #include "ui/plotwidget.h"
 #include "ui/axisdialog.h"
+#include "ui/plotlegend.h"
 #include "ui/theme.h"
 #include <QApplication>
 #include <QAreaSeries>
@@ -13,14 +14,19 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QMenu>
 #include <QMouseEvent>
+#include <QPainter>
+#include <QRubberBand>
 #include <QScatterSeries>
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
+#include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace mhla::ui {
@@ -94,7 +100,7 @@ void barOutline(const QList<QPointF>& pts, double base, QList<QPointF>& upper,
 QStringList signatureOf(const PlotState& st) {
     QStringList sig;
     sig << QStringLiteral("logx=%1 logy=%2").arg(st.logX).arg(st.logY);
-    for (const auto& s : st.series)
+    for (const auto& s : displayedSeries(st))
         sig << s.name + u'|' + QString::number(static_cast<int>(s.style)) + u'|' + s.color.name() +
                    u'|' + QString::number(s.width) + u'|' + QString::number(s.inLegend);
     return sig;
@@ -111,16 +117,18 @@ PlotSeries bandLower(const PlotSeries& band) {
 }
 
 /// Fills an empty chart with the series and axes of `st`; returns one handle per series.
-QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, bool forExport) {
+/// `paper`: the figure for a paper (no title, its font and line sizes).
+QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, bool forExport,
+                                 Ranges* shown = nullptr, const PaperStyle* paper = nullptr) {
     chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     chart->setBackgroundRoundness(0);
-    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->setMargins(paper ? QMargins(0, 2, 2, 0) : QMargins(4, 4, 4, 4));
     chart->setAnimationOptions(QChart::NoAnimation);
     QFont tf = chart->titleFont();
     tf.setBold(true);
     tf.setPointSizeF(forExport ? 12 : 11);
     chart->setTitleFont(tf);
-    chart->setTitle(st.title);
+    chart->setTitle(paper ? QString() : st.title); // a paper's caption says what it shows
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->legend()->setShowToolTips(true);
 
@@ -144,18 +152,32 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
         r.y0 = va->min();
         r.y1 = va->max();
     }
-    ax->setTitleText(st.xTitle);
-    ay->setTitleText(st.yTitle);
+    // Axis titles are ours: "λ_min" is typeset as λ with a subscript.
+    ax->setTitleText(typesetSubscripts(st.xTitle));
+    ay->setTitleText(typesetSubscripts(st.yTitle));
+    if (paper) {
+        for (QAbstractAxis* a : {ax, ay}) {
+            QFont f = a->labelsFont();
+            f.setPointSizeF(paper->fontPt);
+            a->setLabelsFont(f);
+            f.setBold(false);
+            a->setTitleFont(f);
+            a->setLabelsColor(Qt::black);
+            a->setTitleBrush(Qt::black);
+        }
+    }
     chart->addAxis(ax, Qt::AlignBottom);
     chart->addAxis(ay, Qt::AlignLeft);
 
+    if (shown) *shown = r;
     QList<QAbstractSeries*> handles;
-    for (const auto& s : st.series) {
+    for (const auto& s : displayedSeries(st)) {
         const QList<QPointF> pts = filtered(s, st, r);
         QAbstractSeries* h = nullptr;
         // Black (the teacher's dots) would vanish on the dark background.
         const QColor color = dark && s.color.lightness() < 50 ? colors::kOnDark : s.color;
-        QPen pen(color, s.width);
+        const double lineScale = paper ? paper->lineScale : 1.0;
+        QPen pen(color, s.width * lineScale);
         switch (s.style) {
         case PlotSeries::Style::Line:
         case PlotSeries::Style::Dashed:
@@ -178,7 +200,8 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
             sc->setMarkerShape(s.style == PlotSeries::Style::Triangles
                                    ? QScatterSeries::MarkerShapeTriangle
                                    : QScatterSeries::MarkerShapeCircle);
-            sc->setMarkerSize(s.style == PlotSeries::Style::Triangles ? 11 : 7);
+            sc->setMarkerSize((s.style == PlotSeries::Style::Triangles ? 11 : 7) *
+                              (paper ? 0.7 : 1.0));
             sc->setColor(color);
             sc->setBorderColor(color.darker(130));
             sc->replace(pts);
@@ -220,21 +243,78 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
         chart->addSeries(h);
         h->attachAxis(ax);
         h->attachAxis(ay);
-        const auto markers = chart->legend()->markers(h);
-        for (auto* m : markers) m->setVisible(s.inLegend && !s.name.isEmpty());
         handles << h;
     }
-    int legendEntries = 0;
-    for (const auto& s : st.series) legendEntries += (s.inLegend && !s.name.isEmpty()) ? 1 : 0;
-    chart->legend()->setVisible(legendEntries > 0);
-    // A bottom legend is one row: with many entries a column on the right keeps labels whole.
-    chart->legend()->setAlignment(legendEntries > 4 ? Qt::AlignRight : Qt::AlignBottom);
+    // Our own legend (ui/plotlegend) is drawn under the chart: it wraps instead of cutting names.
+    chart->legend()->setVisible(false);
     return handles;
 }
 
 QString num(double v) { return exact(v); }
 
 } // namespace
+
+/// The clickable legend under a plot (layout and painting in ui/plotlegend).
+class PlotLegendView : public QWidget {
+public:
+    explicit PlotLegendView(QWidget* parent) : QWidget(parent) {
+        setMouseTracking(true);
+        setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+        setFixedHeight(0);
+    }
+    std::function<void(const QString&)> onToggle;
+    void setEntries(const QList<plotmath::LegendEntry>& entries) {
+        m_entries = entries;
+        relayout();
+        update();
+    }
+    const QList<plotmath::LegendEntry>& entries() const { return m_entries; }
+
+protected:
+    void resizeEvent(QResizeEvent* e) override {
+        QWidget::resizeEvent(e);
+        relayout();
+    }
+    void paintEvent(QPaintEvent*) override {
+        QPainter p(this);
+        paintLegend(p, m_entries, m_layout, font(), kOrigin, palette().color(QPalette::WindowText));
+    }
+    void mouseMoveEvent(QMouseEvent* e) override {
+        setCursor(entryAt(e->position()) >= 0 ? Qt::PointingHandCursor : Qt::ArrowCursor);
+    }
+    void mousePressEvent(QMouseEvent* e) override {
+        const int i = entryAt(e->position());
+        if (i >= 0 && e->button() == Qt::LeftButton && onToggle) onToggle(m_entries[i].name);
+    }
+    bool event(QEvent* e) override {
+        if (e->type() == QEvent::ToolTip) {
+            const auto* he = static_cast<QHelpEvent*>(e);
+            const int i = entryAt(he->pos());
+            if (i < 0) {
+                QToolTip::hideText();
+                return true;
+            }
+            const auto& en = m_entries[i];
+            QString tip = en.name;
+            if (en.offScale) tip += tr("\nOff scale: no point of it lies inside the axes shown.");
+            tip += en.hidden ? tr("\nHidden: click to show it.") : tr("\nClick to hide it.");
+            QToolTip::showText(he->globalPos(), tip, this);
+            return true;
+        }
+        return QWidget::event(e);
+    }
+
+private:
+    static constexpr QPointF kOrigin{6, 2};
+    int entryAt(const QPointF& pos) const { return legendEntryAt(m_layout, pos - kOrigin); }
+    void relayout() {
+        m_layout = layoutLegend(m_entries, font(), std::max(60, width() - 12));
+        const int h = m_entries.isEmpty() ? 0 : static_cast<int>(std::ceil(m_layout.height)) + 4;
+        if (height() != h) setFixedHeight(h);
+    }
+    QList<plotmath::LegendEntry> m_entries;
+    LegendLayout m_layout;
+};
 
 PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     : QWidget(parent), m_name(figureName) {
@@ -276,6 +356,39 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     m_view->viewport()->setMouseTracking(true);
     m_view->viewport()->installEventFilter(this);
     lay->addWidget(m_view, 1);
+    m_legend = new PlotLegendView(this);
+    m_legend->setObjectName(figureName + QStringLiteral("Legend"));
+    m_legend->onToggle = [this](const QString& name) {
+        setSeriesHidden(name, !m_state.hidden.contains(name));
+    };
+    lay->addWidget(m_legend);
+    m_rubberBand = new QRubberBand(QRubberBand::Rectangle, m_view->viewport());
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(
+        m_view, &QWidget::customContextMenuRequested, this, [this, exportButton](const QPoint& at) {
+            QMenu menu(this);
+            auto report = [this](const QString& err) {
+                m_hover->setText(err.isEmpty() ? tr("Copied to the clipboard") : err);
+            };
+            menu.addAction(tr("Copy figure"), this, [this, report] {
+                report(copyFigureToClipboard(*this, m_view->size() * 2, 192));
+            });
+            menu.addAction(tr("Copy for a paper (one column)"), this, [this, report] {
+                const PaperFigure pf(*this, PaperStyle::oneColumn());
+                report(copyFigureToClipboard(pf, pf.pixelSize(300), 300));
+            });
+            menu.addAction(tr("Copy for a paper (two columns)"), this, [this, report] {
+                const PaperFigure pf(*this, PaperStyle::twoColumns());
+                report(copyFigureToClipboard(pf, pf.pixelSize(300), 300));
+            });
+            menu.addSeparator();
+            menu.addAction(tr("Fit to the data"), this, [this] { setManualRange(std::nullopt); });
+            menu.addAction(tr("Export… (also for a paper)"), exportButton, &QToolButton::click);
+            for (QAction* a : menu.actions()) a->setEnabled(a->isSeparator() || hasData());
+            menu.exec(m_view->viewport()->mapToGlobal(at));
+        });
+    m_view->setToolTip(tr("Wheel: zoom · drag: zoom to a box · Shift+drag or middle drag: pan · "
+                          "double-click: fit to the data"));
     m_noteLabel = new QLabel(this);
     m_noteLabel->setObjectName(figureName + QStringLiteral("Note"));
     m_noteLabel->setWordWrap(true);
@@ -298,6 +411,7 @@ void PlotWidget::setTitle(const QString& t) {
 }
 
 void PlotWidget::setAxisTitles(const QString& x, const QString& y) {
+    if (x == m_state.xTitle && y == m_state.yTitle) return;
     m_state.xTitle = x;
     m_state.yTitle = y;
     rebuild();
@@ -337,7 +451,7 @@ void PlotWidget::setManualRange(const std::optional<QRectF>& r) {
 }
 
 QRectF PlotWidget::currentRange() const {
-    const Ranges r = computeRanges(m_state);
+    const Ranges& r = m_shown; // what the axes show (nice ends included)
     return QRectF(QPointF(r.x0, r.y0), QPointF(r.x1, r.y1));
 }
 
@@ -384,13 +498,15 @@ void PlotWidget::rebuild() {
         m_chart->removeAxis(a);
         delete a;
     }
-    m_handles = populate(m_chart, m_state, isDarkPalette(palette()), false);
+    m_handles = populate(m_chart, m_state, isDarkPalette(palette()), false, &m_shown);
     m_signature = signatureOf(m_state);
     updateNote();
+    updateLegend();
 }
 
 void PlotWidget::refreshData() {
-    if (m_handles.size() != m_state.series.size()) {
+    const QList<PlotSeries> shownSeries = displayedSeries(m_state);
+    if (m_handles.size() != shownSeries.size()) {
         rebuild();
         return;
     }
@@ -421,8 +537,9 @@ void PlotWidget::refreshData() {
             r.y0 = va->min();
             r.y1 = va->max();
         }
+    m_shown = r;
     for (int i = 0; i < m_handles.size(); ++i) {
-        const auto& s = m_state.series[i];
+        const auto& s = shownSeries[i];
         const QList<QPointF> pts = filtered(s, m_state, r);
         if (s.style == PlotSeries::Style::Bars) {
             auto* area = static_cast<QAreaSeries*>(m_handles[i]);
@@ -439,6 +556,49 @@ void PlotWidget::refreshData() {
         }
     }
     updateNote();
+    updateLegend();
+}
+
+void PlotWidget::updateLegend() { m_legend->setEntries(legendEntries()); }
+
+QList<plotmath::LegendEntry> PlotWidget::legendEntries() const {
+    return plotmath::legendEntries(m_state, m_shown);
+}
+
+void PlotWidget::setSmoothing(double weight) {
+    weight = std::clamp(weight, 0.0, 0.999);
+    if (m_state.smoothing == weight) return;
+    m_state.smoothing = weight;
+    rebuild();
+}
+
+void PlotWidget::setSeriesHidden(const QString& name, bool hidden) {
+    if (hidden == m_state.hidden.contains(name)) return;
+    if (hidden) m_state.hidden.insert(name);
+    else m_state.hidden.remove(name);
+    rebuild();
+}
+
+QRectF PlotWidget::plotAreaInViewport() const {
+    const QRectF area = m_chart->plotArea();
+    return m_view->mapFromScene(m_chart->mapToScene(area)).boundingRect();
+}
+
+QPointF PlotWidget::fractionAt(const QPointF& pos) const {
+    const QRectF a = plotAreaInViewport();
+    if (a.width() <= 0 || a.height() <= 0) return {0.5, 0.5};
+    return {(pos.x() - a.left()) / a.width(), (a.bottom() - pos.y()) / a.height()};
+}
+
+void PlotWidget::zoomAt(const QPointF& f, double factor) {
+    if (!hasData()) return;
+    double x0 = m_shown.x0, x1 = m_shown.x1, y0 = m_shown.y0, y1 = m_shown.y1;
+    const double ax = valueAtFraction(f.x(), x0, x1, m_state.logX),
+                 ay = valueAtFraction(f.y(), y0, y1, m_state.logY);
+    const bool okX = zoomRange(x0, x1, ax, factor, m_state.logX);
+    const bool okY = zoomRange(y0, y1, ay, factor, m_state.logY);
+    if (!okX && !okY) return;
+    setManualRange(QRectF(QPointF(x0, y0), QPointF(x1, y1)));
 }
 
 void PlotWidget::editAxes() {
@@ -447,6 +607,81 @@ void PlotWidget::editAxes() {
 }
 
 bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_view->viewport() && hasData()) {
+        switch (event->type()) {
+        case QEvent::Wheel: {
+            const auto* we = static_cast<QWheelEvent*>(event);
+            if (!plotAreaInViewport().contains(we->position())) break;
+            const double steps = we->angleDelta().y() / 120.0;
+            if (steps == 0) break;
+            zoomAt(fractionAt(we->position()), std::pow(0.8, steps));
+            return true;
+        }
+        case QEvent::MouseButtonDblClick:
+            if (static_cast<QMouseEvent*>(event)->button() == Qt::LeftButton) {
+                setManualRange(std::nullopt);
+                return true;
+            }
+            break;
+        case QEvent::MouseButtonPress: {
+            const auto* me = static_cast<QMouseEvent*>(event);
+            if (!plotAreaInViewport().contains(me->position())) break;
+            const bool pan =
+                me->button() == Qt::MiddleButton ||
+                (me->button() == Qt::LeftButton && me->modifiers().testFlag(Qt::ShiftModifier));
+            if (!pan && me->button() != Qt::LeftButton) break;
+            m_drag = pan ? Drag::Pan : Drag::Zoom;
+            m_pressPos = me->position().toPoint();
+            m_pressRanges = m_shown;
+            if (m_drag == Drag::Zoom) m_rubberBand->setGeometry(QRect(m_pressPos, QSize()));
+            else m_view->viewport()->setCursor(Qt::ClosedHandCursor);
+            return true;
+        }
+        case QEvent::MouseMove: {
+            if (m_drag == Drag::None) break;
+            const auto* me = static_cast<QMouseEvent*>(event);
+            if (m_drag == Drag::Zoom) {
+                m_rubberBand->setGeometry(QRect(m_pressPos, me->position().toPoint()).normalized());
+                m_rubberBand->show();
+            } else {
+                const QPointF a = fractionAt(m_pressPos), b = fractionAt(me->position());
+                const Ranges& r = m_pressRanges;
+                double x0 = r.x0, x1 = r.x1, y0 = r.y0, y1 = r.y1;
+                panRange(x0, x1, valueAtFraction(a.x(), r.x0, r.x1, m_state.logX),
+                         valueAtFraction(b.x(), r.x0, r.x1, m_state.logX), m_state.logX);
+                panRange(y0, y1, valueAtFraction(a.y(), r.y0, r.y1, m_state.logY),
+                         valueAtFraction(b.y(), r.y0, r.y1, m_state.logY), m_state.logY);
+                setManualRange(QRectF(QPointF(x0, y0), QPointF(x1, y1)));
+            }
+            return true;
+        }
+        case QEvent::MouseButtonRelease: {
+            if (m_drag == Drag::None) break;
+            const auto* me = static_cast<QMouseEvent*>(event);
+            const Drag was = m_drag;
+            m_drag = Drag::None;
+            m_view->viewport()->unsetCursor();
+            m_rubberBand->hide();
+            if (was == Drag::Zoom) {
+                const QRect box = QRect(m_pressPos, me->position().toPoint()).normalized();
+                if (box.width() < 6 || box.height() < 6) return true; // a click, not a box
+                const QPointF a = fractionAt(box.bottomLeft()), b = fractionAt(box.topRight());
+                const Ranges& r = m_shown;
+                const double x0 = valueAtFraction(std::clamp(a.x(), 0.0, 1.0), r.x0, r.x1,
+                                                  m_state.logX),
+                             x1 = valueAtFraction(std::clamp(b.x(), 0.0, 1.0), r.x0, r.x1,
+                                                  m_state.logX),
+                             y0 = valueAtFraction(std::clamp(a.y(), 0.0, 1.0), r.y0, r.y1,
+                                                  m_state.logY),
+                             y1 = valueAtFraction(std::clamp(b.y(), 0.0, 1.0), r.y0, r.y1,
+                                                  m_state.logY);
+                if (x1 > x0 && y1 > y0) setManualRange(QRectF(QPointF(x0, y0), QPointF(x1, y1)));
+            }
+            return true;
+        }
+        default: break;
+        }
+    }
     if (watched == m_view->viewport() && event->type() == QEvent::MouseMove &&
         !m_handles.isEmpty()) {
         const auto* me = static_cast<QMouseEvent*>(event);
@@ -461,9 +696,10 @@ bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
                            .arg(QString::number(v.x(), 'g', 4), QString::number(v.y(), 'g', 4));
         double best = 400; // px^2
         QString nearest;
-        const Ranges r = computeRanges(m_state);
-        for (int i = 0; i < m_state.series.size(); ++i) {
-            const auto& s = m_state.series[i];
+        const Ranges r = m_shown;
+        const QList<PlotSeries> shownSeries = displayedSeries(m_state);
+        for (int i = 0; i < shownSeries.size() && i < m_handles.size(); ++i) {
+            const auto& s = shownSeries[i];
             if (s.style == PlotSeries::Style::HLine) {
                 if (s.points.isEmpty()) continue;
                 const QPointF p =
@@ -509,7 +745,12 @@ QString PlotWidget::exportTo(const QString& path, ExportFormat format, const QSi
 }
 
 void PlotWidget::paintFigure(QPainter& painter, const QRectF& rect) const {
-    const QString note = fullNote();
+    paintStyled(painter, rect, nullptr);
+}
+
+void PlotWidget::paintStyled(QPainter& painter, const QRectF& rect, const PaperStyle* paper) const {
+    // A paper figure carries no UI captions: its notes belong in the paper's caption.
+    const QString note = paper ? QString() : fullNote();
     QFont noteFont = QApplication::font();
     noteFont.setPointSizeF(9);
     const QFontMetricsF fm(noteFont);
@@ -521,22 +762,44 @@ void PlotWidget::paintFigure(QPainter& painter, const QRectF& rect) const {
     QGraphicsScene scene;
     auto* chart = new QChart;
     scene.addItem(chart);
-    populate(chart, m_state, false, true);
-    const QRectF chartRect(0, 0, rect.width(), rect.height() - noteH);
+    Ranges shown;
+    populate(chart, m_state, false, true, &shown, paper);
+    const QList<LegendEntry> entries = plotmath::legendEntries(m_state, shown);
+    QFont legendFont = QApplication::font();
+    legendFont.setPointSizeF(paper ? paper->fontPt : 9);
+    const double legendInset = paper ? 4 : 12;
+    const LegendLayout legend = layoutLegend(entries, legendFont, rect.width() - 2 * legendInset);
+    const double legendH = entries.isEmpty() ? 0 : legend.height + 4;
+    const QRectF chartRect(0, 0, rect.width(), rect.height() - noteH - legendH);
     chart->setGeometry(chartRect);
     if (chart->layout()) chart->layout()->activate();
     QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     painter.save();
     painter.fillRect(rect, Qt::white);
     scene.render(&painter, QRectF(rect.topLeft(), chartRect.size()), chartRect);
+    if (!entries.isEmpty())
+        paintLegend(painter, entries, legend, legendFont,
+                    QPointF(rect.left() + legendInset, rect.top() + chartRect.height()), Qt::black);
     if (!note.isEmpty()) {
         painter.setFont(noteFont);
         painter.setPen(colors::kNoteText);
-        painter.drawText(
-            QRectF(rect.left() + 8, rect.top() + chartRect.height() + 2, rect.width() - 16, noteH),
-            Qt::TextWordWrap, note);
+        painter.drawText(QRectF(rect.left() + 8, rect.top() + chartRect.height() + legendH + 2,
+                                rect.width() - 16, noteH),
+                         Qt::TextWordWrap, note);
     }
     painter.restore();
+}
+
+PaperFigure::PaperFigure(const PlotWidget& plot, const PaperStyle& style)
+    : m_plot(plot), m_style(style) {}
+
+void PaperFigure::paintFigure(QPainter& painter, const QRectF& rect) const {
+    m_plot.paintStyled(painter, rect, &m_style);
+}
+
+QSize PaperFigure::pixelSize(int dpi) const {
+    return QSize(static_cast<int>(std::lround(m_style.widthInches * dpi)),
+                 static_cast<int>(std::lround(m_style.heightInches * dpi)));
 }
 
 QString PlotWidget::csv() const {
