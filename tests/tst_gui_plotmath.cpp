@@ -224,6 +224,12 @@ private Q_SLOTS:
         QCOMPARE(e[1].name, QStringLiteral("exact: train"));
         QVERIFY(!e[0].offScale && !e[1].offScale);
         QVERIFY(e[2].offScale); // 1e-30 is far below the axis
+        // Off scale also when the axis spans many decades (1e-10..100: 1e-20 is not "near" 1e-10).
+        PlotState wide = withPoints({{0, 1e-10}, {10, 100}}, false, true);
+        PlotSeries low = PlotSeries::hline(QStringLiteral("exact = 2e-30"), 2e-30, Qt::gray);
+        low.inRange = false;
+        wide.series << low;
+        QVERIFY(legendEntries(wide, computeRanges(wide)).last().offScale);
         QCOMPARE(e[0].style, PlotSeries::Style::Line);
         QCOMPARE(e[1].style, PlotSeries::Style::HLine);
         // Hidden: still listed (to show it again), not called off scale.
@@ -310,6 +316,36 @@ private Q_SLOTS:
         lo = -1, hi = 1;
         QVERIFY(!zoomRange(lo, hi, 0.5, 0.5, true)); // not a log range
         QVERIFY(!zoomRange(lo, hi, 0, std::nan(""), false));
+    }
+
+    void logTicksAreDistinctNumbersAtAnyScale() {
+        // Whole decades, also far below 1e-12 (where Qt's log axis draws no labels at all).
+        QList<LogTick> t = logTicks(1e-21 * (1 - 1e-9), 1e-19 * (1 + 1e-9));
+        QCOMPARE(t.size(), 3);
+        QCOMPARE(t[0].label, QStringLiteral("1e-21"));
+        QCOMPARE(t[2].label, QStringLiteral("1e-19"));
+        QCOMPARE(t[1].exponent, -20.0);
+        // Many decades: every k-th, at most ~8 labels.
+        t = logTicks(1e-40, 1e10);
+        QVERIFY(t.size() >= 2 && t.size() <= 9);
+        // A zoom inside one decade: 2 and 5 × 10^e, then 1..9 × 10^e.
+        t = logTicks(1.5e-3, 6e-3);
+        QCOMPARE(t.size(), 2);
+        QCOMPARE(t[0].label, QStringLiteral("0.002"));
+        QCOMPARE(t[1].label, QStringLiteral("0.005"));
+        t = logTicks(2.1, 2.9);
+        QCOMPARE(t.size(), 2); // nothing round inside: the ends
+        QVERIFY(t[0].label != t[1].label);
+        for (const auto& range :
+             {std::pair{1e-300, 1e300}, std::pair{0.9, 1.1}, std::pair{1e-25, 3e-25}}) {
+            const QList<LogTick> u = logTicks(range.first, range.second);
+            QVERIFY(u.size() >= 2);
+            for (int i = 1; i < u.size(); ++i) {
+                QVERIFY(u[i].exponent > u[i - 1].exponent);
+                QVERIFY(u[i].label != u[i - 1].label && !u[i].label.isEmpty());
+            }
+        }
+        QVERIFY(logTicks(-1, 1).isEmpty());
     }
 
     void subscriptsAreTypesetForPapers() {

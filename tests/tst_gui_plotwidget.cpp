@@ -17,6 +17,7 @@
 #include <QMimeData>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QValueAxis>
 #include <QWheelEvent>
 #include <cmath>
 
@@ -108,9 +109,17 @@ private Q_SLOTS:
         // The axes fit what is shown: the 40-epoch run is no longer squashed.
         QCOMPARE(plot.currentRange().right(), 40.0);
         QVERIFY(plot.csv().contains(QStringLiteral("#2 long run"))); // the data stays
+        // The run's other curves (validation, OOD) go with its legend entry.
+        PlotSeries val = line(QStringLiteral("#2 long run val"), 2, 2000, Qt::red);
+        val.group = QStringLiteral("#2 long run");
+        val.inLegend = false;
+        plot.setSeries({line(QStringLiteral("#1 short run"), 1, 40),
+                        line(QStringLiteral("#2 long run"), 1, 2000, Qt::red), val});
+        QCOMPARE(chartOf(plot)->series().size(), 1);
+        QCOMPARE(plot.currentRange().right(), 40.0);
         QTest::mouseClick(legend, Qt::LeftButton, {}, second);
         QVERIFY(!plot.isSeriesHidden(QStringLiteral("#2 long run")));
-        QCOMPARE(chartOf(plot)->series().size(), 2);
+        QCOMPARE(chartOf(plot)->series().size(), 3);
     }
 
     void wheelZoomsAboutTheCursorAndDoubleClickFits() {
@@ -150,6 +159,16 @@ private Q_SLOTS:
         QVERIFY(std::abs(box.right() - (full.left() + 0.75 * full.width())) < tolX);
         QVERIFY(std::abs(box.top() - (full.top() + 0.25 * full.height())) < tolY);
         QVERIFY(std::abs(box.bottom() - (full.top() + 0.75 * full.height())) < tolY);
+        // The zoomed axis has ticks at round numbers (not 1.97, 7.09, 12.21 ...).
+        auto* x = qobject_cast<QValueAxis*>(chartOf(plot)->axes(Qt::Horizontal).first());
+        QVERIFY(x);
+        QCOMPARE(x->tickType(), QValueAxis::TicksDynamic);
+        const double step = x->tickInterval();
+        const double mant = step / std::pow(10.0, std::floor(std::log10(step)));
+        QVERIFY2(std::abs(mant - 1) < 1e-9 || std::abs(mant - 2) < 1e-9 ||
+                     std::abs(mant - 2.5) < 1e-9 || std::abs(mant - 5) < 1e-9,
+                 qPrintable(QString::number(step)));
+        QVERIFY(std::abs(std::remainder(x->tickAnchor(), step)) < 1e-9 * step);
         // A click is not a box: nothing changes.
         QTest::mouseClick(vp, Qt::LeftButton, {}, areaPoint(plot, 0.5, 0.5));
         QCOMPARE(plot.currentRange(), box);
@@ -227,6 +246,35 @@ private Q_SLOTS:
         auto* legend = plot.findChild<QWidget*>(QStringLiteral("tLegend"));
         const LegendLayout lay = layoutLegend(entries, legend->font(), 400);
         QVERIFY(lay.texts[1].contains(QStringLiteral("off scale")));
+    }
+
+    // Tick labels are really drawn (not only "visible" as a property) also in a short plot of
+    // reference lines only (the Curves tab of an exact run showed no y numbers at all).
+    void shortPlotsStillDrawTheirTickLabels() {
+        for (int h : {150, 180, 220, 300}) {
+            PlotWidget plot(QStringLiteral("t"));
+            plot.setAxisTitles(QStringLiteral("(no epochs: exact-solver values)"),
+                               QStringLiteral("MSE  /  OOD relative error"));
+            plot.setSeries({PlotSeries::hline(QStringLiteral("train"), 2.3e-30, Qt::gray),
+                            PlotSeries::hline(QStringLiteral("val"), 2.4e-30, Qt::gray)});
+            plot.setLogY(true);
+            plot.setNote(QStringLiteral("A note of two lines under the plot, long enough to "
+                                        "wrap in a narrow plot like this one here."));
+            plot.resize(520, h);
+            plot.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&plot));
+            QCoreApplication::processEvents();
+            QStringList shown;
+            for (QGraphicsItem* it : chartOf(plot)->scene()->items())
+                if (auto* t = dynamic_cast<QGraphicsTextItem*>(it))
+                    if (t->isVisible() && !t->toPlainText().isEmpty()) shown << t->toPlainText();
+            auto* view = plot.findChild<QChartView*>();
+            QVERIFY2(shown.contains(QStringLiteral("1e-20")),
+                     qPrintable(QStringLiteral("height %1 (view %2): %3")
+                                    .arg(h)
+                                    .arg(view->height())
+                                    .arg(shown.join(QStringLiteral(" | ")))));
+        }
     }
 
     // --- Figures for a paper ------------------------------------------------------------

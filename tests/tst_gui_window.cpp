@@ -13,11 +13,14 @@
 #include "ui/runlist.h"
 #include <QAbstractAxis>
 #include <QAction>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLogValueAxis>
@@ -94,7 +97,19 @@ QStringList axisProblems(const PlotWidget* plot) {
         if (!a->labelsVisible()) out << QStringLiteral("%1: labels hidden").arg(plot->objectName());
         if (a->orientation() == Qt::Vertical && a->titleText().isEmpty())
             out << QStringLiteral("%1: no y title").arg(plot->objectName());
-        if (auto* v = qobject_cast<QValueAxis*>(a)) {
+        if (auto* c = qobject_cast<QCategoryAxis*>(a)) { // our log axes
+            const QStringList labels = c->categoriesLabels();
+            if (labels.size() < 2)
+                out << QStringLiteral("%1: %2 log tick(s)")
+                           .arg(plot->objectName())
+                           .arg(labels.size());
+            for (const QString& l : labels)
+                if (l.isEmpty() || l.contains(QStringLiteral("…")))
+                    out << QStringLiteral("%1: log labels %2")
+                               .arg(plot->objectName(), labels.join(u' '));
+            if (!(c->max() > c->min()))
+                out << QStringLiteral("%1: empty log range").arg(plot->objectName());
+        } else if (auto* v = qobject_cast<QValueAxis*>(a)) {
             if (!(v->max() > v->min()))
                 out << QStringLiteral("%1: empty range").arg(plot->objectName());
             QStringList labels;
@@ -109,9 +124,9 @@ QStringList axisProblems(const PlotWidget* plot) {
                     out << QStringLiteral("%1: labels %2")
                                .arg(plot->objectName(), labels.join(u' '));
         }
-        if (auto* l = qobject_cast<QLogValueAxis*>(a))
-            if (!(l->max() > l->min() && l->min() > 0))
-                out << QStringLiteral("%1: bad log range").arg(plot->objectName());
+        if (qobject_cast<QLogValueAxis*>(a))
+            out << QStringLiteral("%1: Qt's log axis (no labels below 1e-12)")
+                       .arg(plot->objectName());
     }
     return out;
 }
@@ -326,6 +341,18 @@ private Q_SLOTS:
         QCOMPARE(vertical.size(), 1);
         QVERIFY(!vertical.first()->titleText().isEmpty());
         QVERIFY(vertical.first()->isVisible());
+        // Really drawn, not only "visible" as a property: Qt's log axis drew no y labels and
+        // no y title for these 1e-30 losses.
+        QStringList drawn;
+        for (QGraphicsItem* it : view->chart()->scene()->items())
+            if (auto* t = dynamic_cast<QGraphicsTextItem*>(it))
+                if (t->isVisible()) drawn << t->toPlainText();
+        auto* ylog = qobject_cast<QCategoryAxis*>(vertical.first());
+        QVERIFY(ylog);
+        for (const QString& l : ylog->categoriesLabels())
+            QVERIFY2(drawn.contains(l), qPrintable(drawn.join(QStringLiteral(" | "))));
+        QVERIFY2(drawn.join(u'|').contains(QStringLiteral("MSE · OOD")),
+                 qPrintable(drawn.join(QStringLiteral(" | "))));
         // No epochs to count: the x axis does not pretend to (0..1, titled as such; not 0..1.5).
         const auto horizontal = view->chart()->axes(Qt::Horizontal);
         auto* x = qobject_cast<QValueAxis*>(horizontal.first());

@@ -23,9 +23,10 @@ const QColor& kExactColor = colors::kExactReference;
 
 PlotSeries curve(const QString& name, const QColor& c, PlotSeries::Style st,
                  const std::vector<HistoryPoint>& h, double HistoryPoint::*field,
-                 bool inLegend = false) {
+                 bool inLegend = false, const QString& group = {}) {
     PlotSeries s;
     s.name = name;
+    s.group = group; // a click on the run's legend entry hides all its curves
     s.inLegend = inLegend;
     s.color = c;
     s.style = st;
@@ -80,22 +81,24 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("curvesPanel"));
     auto* lay = new QVBoxLayout(this);
     lay->addWidget(explain::makeHelpBox(explain::curves(), this));
-    m_bandCheck = new QCheckBox(
-        tr("Mean and min–max band over seeds (runs that differ only in their seeds)"), this);
+    m_bandCheck = new QCheckBox(tr("Mean and min–max band over seeds"), this);
     m_bandCheck->setObjectName(QStringLiteral("seedBandCheck"));
     m_bandCheck->setToolTip(
-        tr("Runs whose experiments are identical except for task.seed and solver.seed are "
-           "drawn as one mean curve with a shaded band from the smallest to the largest "
+        tr("Runs that differ only in their seeds (task.seed and solver.seed) are drawn as one "
+           "mean curve with a shaded band from the smallest to the largest "
            "value at each epoch. Queue such runs with Seeds > 1 in the experiment panel."));
     m_bandCheck->setChecked(true);
     connect(m_bandCheck, &QCheckBox::toggled, this, &CurvesPanel::displayChanged);
-    lay->addWidget(m_bandCheck);
+    // One row for both display options: the plots keep the height (their axis titles fit).
     auto* smoothRow = new QHBoxLayout;
+    smoothRow->addWidget(m_bandCheck);
+    smoothRow->addSpacing(12);
     auto* smoothLabel = new QLabel(tr("Smoothing"), this);
     m_smoothSlider = new QSlider(Qt::Horizontal, this);
     m_smoothSlider->setObjectName(QStringLiteral("smoothingSlider"));
     m_smoothSlider->setRange(0, 99);
-    m_smoothSlider->setMaximumWidth(220);
+    m_smoothSlider->setMaximumWidth(200);
+    m_smoothSlider->setMinimumWidth(60);
     const QString smoothTip =
         tr("TensorBoard-style smoothing of the training curves: an exponential moving average "
            "s_k = w·s_(k−1) + (1−w)·y_k, debiased at the start (on a log axis it averages "
@@ -110,16 +113,15 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     smoothRow->addWidget(smoothLabel);
     smoothRow->addWidget(m_smoothSlider, 1);
     smoothRow->addWidget(m_smoothValue);
-    smoothRow->addStretch(1);
     lay->addLayout(smoothRow);
     auto* split = new QSplitter(Qt::Vertical, this);
     m_loss = new PlotWidget(QStringLiteral("loss"), split);
     m_loss->setTitle(tr("Loss vs epochs"));
-    m_loss->setAxisTitles(tr("epoch"), tr("MSE  /  OOD relative error"));
+    m_loss->setAxisTitles(tr("epoch"), tr("MSE · OOD"));
     m_loss->setLogY(true);
     m_distance = new PlotWidget(QStringLiteral("distance"), split);
     m_distance->setTitle(tr("Distance to the teacher vs epochs"));
-    m_distance->setAxisTitles(tr("epoch"), tr("‖P̂ − P*‖_F / ‖P*‖_F"));
+    m_distance->setAxisTitles(tr("epoch"), tr("‖P̂−P*‖/‖P*‖"));
     m_distance->setLogY(true);
     split->addWidget(m_loss);
     split->addWidget(m_distance);
@@ -203,8 +205,12 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
                             PlotSeries::Style::Dashed);
             PlotSeries tm = trainMean, dm = distMean, vm = valMean, om = oodMean, em = exMean;
             vm.inLegend = om.inLegend = em.inLegend = false;
-            loss << trainBand << tm << vm << om;
-            dist << distBand << dm;
+            // The band and the other means hide and show with the group's legend entry.
+            PlotSeries tb = trainBand, db = distBand;
+            tb.group = vm.group = om.group = tm.name;
+            db.group = em.group = dm.name;
+            loss << tb << tm << vm << om;
+            dist << db << dm;
             if (!em.points.isEmpty()) dist << em;
             // Each seed has its own data and so its own exact solution: one line at their mean.
             Metrics exact;
@@ -236,13 +242,13 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
             loss << curve(r->name, r->color, PlotSeries::Style::Line, h, &HistoryPoint::trainMse,
                           true);
             loss << curve(r->name + tr(" val"), r->color, PlotSeries::Style::Dashed, h,
-                          &HistoryPoint::valMse);
+                          &HistoryPoint::valMse, false, r->name);
             loss << curve(r->name + tr(" OOD rel"), r->color, PlotSeries::Style::Dotted, h,
-                          &HistoryPoint::oodRelMse);
+                          &HistoryPoint::oodRelMse, false, r->name);
             dist << curve(r->name, r->color, PlotSeries::Style::Line, h,
                           &HistoryPoint::distancePRel, true);
             dist << curve(r->name + tr(" to exact"), r->color, PlotSeries::Style::Dashed, h,
-                          &HistoryPoint::distanceExactRel);
+                          &HistoryPoint::distanceExactRel, false, r->name);
             if (r->result && r->result->exactMetrics) {
                 const Metrics& m = *r->result->exactMetrics;
                 addRef(lossRefs, tr("exact: train"), m.trainMse, kExactColor);
@@ -282,15 +288,15 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
     // Exact-solver runs have no epochs: the x axis says so instead of pretending to count them.
     const QString xTitle =
         anyHistory || runs.isEmpty() ? tr("epoch") : tr("(no epochs: exact-solver values)");
-    m_loss->setAxisTitles(xTitle, tr("MSE  /  OOD relative error"));
-    m_distance->setAxisTitles(xTitle, tr("‖P̂ − P*‖_F / ‖P*‖_F"));
+    m_loss->setAxisTitles(xTitle, tr("MSE · OOD"));
+    m_distance->setAxisTitles(xTitle, tr("‖P̂−P*‖/‖P*‖"));
     m_loss->setSeries(loss);
     m_distance->setSeries(dist);
     const QString note =
         anyHistory || runs.isEmpty()
             ? QString()
-            : tr("Exact-solver runs have no epochs: their values are drawn as horizontal lines. "
-                 "Choose solver mhla, multilayer or softmax (or the SGD preset) for training curves.");
+            : tr("Exact-solver runs have no epochs: their values are horizontal lines. Solver "
+                 "mhla, multilayer or softmax (or the SGD preset) draws training curves.");
     m_loss->setNote(
         anyHistory ? tr("Solid: training MSE; dashed: validation MSE; dotted: OOD relative error "
                         "(one colour per run). Grey dashed: the exact solver on the same data.")
@@ -299,7 +305,7 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
         anyHistory
             ? tr("Solid: distance to the teacher ‖P̂ − P*‖/‖P*‖; dashed: distance to the exact "
                  "solver's P on the same data.")
-            : note);
+            : QString()); // the loss plot's note says it for both
 }
 
 } // namespace mhla::ui

@@ -165,11 +165,41 @@ QString logTickLabel(double value) {
         .arg(std::abs(e), 2, 10, QLatin1Char('0'));
 }
 
+QList<LogTick> logTicks(double lo, double hi) {
+    QList<LogTick> out;
+    if (!(lo > 0) || !(hi > lo) || !std::isfinite(hi)) return out;
+    const double e0 = std::log10(lo), e1 = std::log10(hi);
+    const int k = decadesPerTick(lo, hi);
+    for (int e = static_cast<int>(std::ceil(e0 - 1e-9));
+         e <= static_cast<int>(std::floor(e1 + 1e-9)); ++e)
+        if (e % k == 0) out << LogTick{static_cast<double>(e), logTickLabel(std::pow(10.0, e))};
+    if (out.size() >= 2) return out;
+    // Less than two decades in view (a zoom): round mantissas inside the range.
+    for (const QList<int>& mantissas :
+         {QList<int>{1, 2, 5}, QList<int>{1, 2, 3, 4, 5, 6, 7, 8, 9}}) {
+        out.clear();
+        for (int e = static_cast<int>(std::floor(e0)) - 1; e <= static_cast<int>(std::ceil(e1));
+             ++e)
+            for (int m : mantissas) {
+                const double v = m * std::pow(10.0, e);
+                if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9))
+                    out << LogTick{std::log10(v), QString::number(v, 'g', 3)};
+            }
+        if (out.size() >= 2) return out;
+    }
+    out = {LogTick{e0, QString::number(lo, 'g', 4)}, LogTick{e1, QString::number(hi, 'g', 4)}};
+    if (out[0].label == out[1].label) {
+        out[0].label = QString::number(lo, 'g', 15);
+        out[1].label = QString::number(hi, 'g', 15);
+    }
+    return out;
+}
+
 Ranges computeRanges(const PlotState& st) {
     Ranges r;
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
     for (const auto& s : st.series) {
-        if (st.hidden.contains(s.name) || !s.inRange) continue;
+        if (st.hidden.contains(s.groupName()) || !s.inRange) continue;
         const QList<QPointF> all =
             s.style == PlotSeries::Style::Band ? s.points + s.lower : s.points;
         for (const auto& p : all) {
@@ -254,7 +284,7 @@ QList<QPointF> emaSmooth(const QList<QPointF>& points, double weight, bool logY)
 QList<PlotSeries> displayedSeries(const PlotState& st) {
     QList<PlotSeries> out;
     for (const auto& s : st.series) {
-        if (st.hidden.contains(s.name)) continue;
+        if (st.hidden.contains(s.groupName())) continue;
         if (!s.smoothable || !(st.smoothing > 0)) {
             out << s;
             continue;
@@ -277,9 +307,8 @@ QList<LegendEntry> legendEntries(const PlotState& st, const Ranges& r) {
     QList<LegendEntry> out;
     QList<bool> inView;
     auto inside = [&](const PlotSeries& s) {
-        auto within = [](double v, double a, double b) {
-            const double tol = 1e-9 * std::max(std::abs(a), std::abs(b));
-            return v >= a - tol && v <= b + tol;
+        auto within = [](double v, double a, double b) { // relative to each end (log axes)
+            return v >= a - 1e-9 * std::abs(a) && v <= b + 1e-9 * std::abs(b);
         };
         for (const auto& p : s.points) {
             if (!usable(s.style == PlotSeries::Style::HLine ? QPointF(r.x0, p.y()) : p, st.logX,
@@ -302,9 +331,10 @@ QList<LegendEntry> legendEntries(const PlotState& st, const Ranges& r) {
         if (at < 0) {
             LegendEntry e;
             e.name = s.name;
+            e.group = s.groupName();
             e.color = s.color;
             e.style = s.style;
-            e.hidden = st.hidden.contains(s.name);
+            e.hidden = st.hidden.contains(e.group);
             out << e;
             inView << false;
             at = static_cast<int>(out.size()) - 1;

@@ -26,6 +26,10 @@ struct PlotSeries {
     bool smoothable = false;
     /// False: left out of the autoscaled range (a reference line far below every curve).
     bool inRange = true;
+    /// The legend entry this series belongs to (e.g. a run's validation and OOD curves belong
+    /// to its training curve's entry): hiding the entry hides them all. Empty: its own name.
+    QString group;
+    const QString& groupName() const { return group.isEmpty() ? name : group; }
 
     static PlotSeries hline(const QString& name, double y, const QColor& c, bool inLegend = true);
 };
@@ -38,7 +42,8 @@ struct PlotState {
     std::optional<QRectF>
         manualRange; ///< x from left to right, y from top() (min) to bottom() (max)
     QString note;
-    /// Names of series the user hid (a click on their legend entry); they stay in the legend.
+    /// Groups (PlotSeries::groupName) the user hid with a click on their legend entry; they
+    /// stay in the legend.
     QSet<QString> hidden;
     /// TensorBoard-style smoothing weight in [0, 1) of smoothable series (0 = raw).
     double smoothing = 0;
@@ -88,6 +93,17 @@ double niceFixedRange(double& lo, double& hi, int* count);
 /// never empty: "%.0f" for whole steps, "%.2f" for a step of 0.05, "%.3g" for tiny or huge
 /// values.
 QString tickFormat(double lo, double hi, double step);
+/// A tick of a log axis drawn as a linear axis over log10(value) (Qt's own log axis draws no
+/// labels for ranges narrower than 1e-12, e.g. an exact fit's 1e-30 losses).
+struct LogTick {
+    double exponent = 0; ///< log10 of the value
+    QString label;
+};
+/// Ticks of a log axis over [lo, hi] (both > 0): every decadesPerTick()-th decade when the
+/// range holds at least two; else 1, 2, 5 × 10^e, then 1…9 × 10^e; else the two ends. Labels
+/// are distinct readable numbers.
+QList<LogTick> logTicks(double lo, double hi);
+
 /// The label of a log-axis tick at 10^e: "1e-20", "0.01", "1", "1000", "1e+06".
 QString logTickLabel(double value);
 
@@ -109,6 +125,7 @@ QList<PlotSeries> displayedSeries(const PlotState& st);
 /// One legend entry per name (the first series of that name gives colour and style).
 struct LegendEntry {
     QString name;
+    QString group; ///< what a click hides or shows (PlotSeries::groupName)
     QColor color;
     PlotSeries::Style style = PlotSeries::Style::Line;
     bool hidden = false;   ///< hidden by the user: drawn faded, a click shows it again

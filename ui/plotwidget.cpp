@@ -4,6 +4,7 @@
 #include "ui/theme.h"
 #include <QApplication>
 #include <QAreaSeries>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsLayout>
@@ -13,7 +14,6 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QLogValueAxis>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
@@ -38,13 +38,25 @@ using namespace plotmath;
 /// Every axis label in full: never "…" (Qt elides labels that do not fit by default).
 void keepLabelsWhole(QAbstractAxis* a) { a->setTruncateLabels(false); }
 
-QLogValueAxis* makeLogAxis(double lo, double hi) {
-    auto* a = new QLogValueAxis;
-    const int k = decadesPerTick(lo, hi);
-    a->setBase(std::pow(10.0, k));
-    a->setLabelFormat(QStringLiteral("%g"));
-    a->setMinorTickCount(k == 1 ? 8 : k - 1);
-    a->setRange(lo, hi);
+/// Where a value goes on an axis. A log axis is a linear axis over log10(value) with labels at
+/// the ticks of logTicks(): Qt's QLogValueAxis draws no labels and no title for ranges
+/// narrower than 1e-12 (an exact fit's losses of 1e-30 had a bare y axis).
+double toAxis(double v, bool log) { return log ? std::log10(v) : v; }
+double fromAxis(double a, bool log) { return log ? std::pow(10.0, a) : a; }
+
+void setLogTicks(QCategoryAxis* a, double lo, double hi) {
+    const QStringList old = a->categoriesLabels();
+    for (const QString& l : old) a->remove(l);
+    a->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    const double e0 = std::log10(lo), e1 = std::log10(hi);
+    a->setStartValue(e0 - 1); // the first tick may sit at the lower end
+    a->setRange(e0, e1);
+    for (const LogTick& t : logTicks(lo, hi)) a->append(t.label, t.exponent);
+}
+
+QCategoryAxis* makeLogAxis(double lo, double hi) {
+    auto* a = new QCategoryAxis;
+    setLogTicks(a, lo, hi);
     keepLabelsWhole(a);
     return a;
 }
@@ -58,6 +70,18 @@ void setLinearTicks(QValueAxis* a, double lo, double hi, bool manual) {
     if (!manual) {
         step = niceFixedRange(lo, hi, &count);
     } else {
+        // A zoomed or typed range is shown as it is, with ticks at round numbers inside it
+        // (dynamic ticks, only with a step that clearly advances the value).
+        const Ticks t = niceTicks(lo, hi);
+        if (t.count >= 2 && t.step > 1e-9 * std::max(std::abs(lo), std::abs(hi))) {
+            a->setTickType(QValueAxis::TicksDynamic);
+            a->setRange(lo, hi);
+            a->setTickAnchor(t.first);
+            a->setTickInterval(t.step);
+            a->setLabelFormat(tickFormat(lo, hi, t.step));
+            keepLabelsWhole(a);
+            return;
+        }
         count = 6;
         step = (hi - lo) / 5;
     }
@@ -68,18 +92,20 @@ void setLinearTicks(QValueAxis* a, double lo, double hi, bool manual) {
     keepLabelsWhole(a);
 }
 
+/// The drawable points of a series in axis coordinates (log axes: log10 of the value).
 QList<QPointF> filtered(const PlotSeries& s, const PlotState& st, const Ranges& r) {
     QList<QPointF> out;
     if (s.style == PlotSeries::Style::HLine) {
         if (!s.points.isEmpty() && usable(QPointF(1, s.points.first().y()), false, st.logY)) {
-            const double y = shownY(s.points.first().y(), st.logY);
-            out << QPointF(r.x0, y) << QPointF(r.x1, y);
+            const double y = toAxis(shownY(s.points.first().y(), st.logY), st.logY);
+            out << QPointF(toAxis(r.x0, st.logX), y) << QPointF(toAxis(r.x1, st.logX), y);
         }
         return out;
     }
     out.reserve(s.points.size());
     for (const auto& p : s.points)
-        if (usable(p, st.logX, st.logY)) out << QPointF(p.x(), shownY(p.y(), st.logY));
+        if (usable(p, st.logX, st.logY))
+            out << QPointF(toAxis(p.x(), st.logX), toAxis(shownY(p.y(), st.logY), st.logY));
     return out;
 }
 
@@ -144,14 +170,16 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
     ay = st.logY ? static_cast<QAbstractAxis*>(makeLogAxis(r0.y0, r0.y1)) : linear(r0.y0, r0.y1);
     // The axes may have rounded the range to nice numbers: reference lines span what is shown.
     Ranges r = r0;
-    if (auto* va = qobject_cast<QValueAxis*>(ax)) {
-        r.x0 = va->min();
-        r.x1 = va->max();
-    }
-    if (auto* va = qobject_cast<QValueAxis*>(ay)) {
-        r.y0 = va->min();
-        r.y1 = va->max();
-    }
+    if (!st.logX)
+        if (auto* va = qobject_cast<QValueAxis*>(ax)) {
+            r.x0 = va->min();
+            r.x1 = va->max();
+        }
+    if (!st.logY)
+        if (auto* va = qobject_cast<QValueAxis*>(ay)) {
+            r.y0 = va->min();
+            r.y1 = va->max();
+        }
     // Axis titles are ours: "λ_min" is typeset as λ with a subscript.
     ax->setTitleText(typesetSubscripts(st.xTitle));
     ay->setTitleText(typesetSubscripts(st.yTitle));
@@ -227,7 +255,7 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
             auto* up = new QLineSeries;
             auto* lo = new QLineSeries;
             QList<QPointF> u, l;
-            barOutline(pts, r.y0, u, l);
+            barOutline(pts, toAxis(r.y0, st.logY), u, l);
             up->replace(u);
             lo->replace(l);
             auto* area = new QAreaSeries(up, lo);
@@ -284,7 +312,7 @@ protected:
     }
     void mousePressEvent(QMouseEvent* e) override {
         const int i = entryAt(e->position());
-        if (i >= 0 && e->button() == Qt::LeftButton && onToggle) onToggle(m_entries[i].name);
+        if (i >= 0 && e->button() == Qt::LeftButton && onToggle) onToggle(m_entries[i].group);
     }
     bool event(QEvent* e) override {
         if (e->type() == QEvent::ToolTip) {
@@ -358,6 +386,9 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     lay->addWidget(m_view, 1);
     m_legend = new PlotLegendView(this);
     m_legend->setObjectName(figureName + QStringLiteral("Legend"));
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.9); // legend and note leave the chart its height
+    m_legend->setFont(small);
     m_legend->onToggle = [this](const QString& name) {
         setSeriesHidden(name, !m_state.hidden.contains(name));
     };
@@ -391,6 +422,7 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
                           "double-click: fit to the data"));
     m_noteLabel = new QLabel(this);
     m_noteLabel->setObjectName(figureName + QStringLiteral("Note"));
+    m_noteLabel->setFont(small);
     m_noteLabel->setWordWrap(true);
     m_noteLabel->setVisible(false);
     lay->addWidget(m_noteLabel);
@@ -514,9 +546,8 @@ void PlotWidget::refreshData() {
     const auto hx = m_chart->axes(Qt::Horizontal);
     const auto vy = m_chart->axes(Qt::Vertical);
     auto setAxis = [this](QAbstractAxis* a, double lo, double hi) {
-        if (auto* la = qobject_cast<QLogValueAxis*>(a)) {
-            if (la->base() != std::pow(10.0, decadesPerTick(lo, hi))) return false;
-            la->setRange(lo, hi);
+        if (auto* ca = qobject_cast<QCategoryAxis*>(a)) { // a log axis
+            setLogTicks(ca, lo, hi);
         } else if (auto* va = qobject_cast<QValueAxis*>(a)) {
             setLinearTicks(va, lo, hi, m_state.manualRange.has_value());
         }
@@ -527,12 +558,12 @@ void PlotWidget::refreshData() {
         rebuild();
         return;
     }
-    if (!hx.isEmpty())
+    if (!hx.isEmpty() && !m_state.logX)
         if (auto* va = qobject_cast<QValueAxis*>(hx.first())) {
             r.x0 = va->min();
             r.x1 = va->max();
         }
-    if (!vy.isEmpty())
+    if (!vy.isEmpty() && !m_state.logY)
         if (auto* va = qobject_cast<QValueAxis*>(vy.first())) {
             r.y0 = va->min();
             r.y1 = va->max();
@@ -544,7 +575,7 @@ void PlotWidget::refreshData() {
         if (s.style == PlotSeries::Style::Bars) {
             auto* area = static_cast<QAreaSeries*>(m_handles[i]);
             QList<QPointF> u, l;
-            barOutline(pts, r.y0, u, l);
+            barOutline(pts, toAxis(r.y0, m_state.logY), u, l);
             area->upperSeries()->replace(u);
             area->lowerSeries()->replace(l);
         } else if (s.style == PlotSeries::Style::Band) {
@@ -691,7 +722,8 @@ bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
             m_hover->clear();
             return false;
         }
-        const QPointF v = m_chart->mapToValue(chartPos, m_handles.first());
+        const QPointF va = m_chart->mapToValue(chartPos, m_handles.first());
+        const QPointF v(fromAxis(va.x(), m_state.logX), fromAxis(va.y(), m_state.logY));
         QString text = QStringLiteral("x = %1, y = %2")
                            .arg(QString::number(v.x(), 'g', 4), QString::number(v.y(), 'g', 4));
         double best = 400; // px^2
@@ -702,8 +734,11 @@ bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
             const auto& s = shownSeries[i];
             if (s.style == PlotSeries::Style::HLine) {
                 if (s.points.isEmpty()) continue;
-                const QPointF p =
-                    m_chart->mapToPosition(QPointF(v.x(), s.points.first().y()), m_handles[i]);
+                if (!usable(QPointF(1, s.points.first().y()), false, m_state.logY)) continue;
+                const QPointF p = m_chart->mapToPosition(
+                    QPointF(va.x(),
+                            toAxis(shownY(s.points.first().y(), m_state.logY), m_state.logY)),
+                    m_handles[i]);
                 const double d2 = std::pow(p.y() - chartPos.y(), 2);
                 if (d2 < best) {
                     best = d2;
@@ -718,10 +753,10 @@ bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
                     std::pow(p.x() - chartPos.x(), 2) + std::pow(p.y() - chartPos.y(), 2);
                 if (d2 < best) {
                     best = d2;
-                    nearest =
-                        QStringLiteral("%1: (%2, %3)")
-                            .arg(s.name.isEmpty() ? tr("point") : s.name,
-                                 QString::number(q.x(), 'g', 6), QString::number(q.y(), 'g', 6));
+                    nearest = QStringLiteral("%1: (%2, %3)")
+                                  .arg(s.name.isEmpty() ? tr("point") : s.name,
+                                       QString::number(fromAxis(q.x(), m_state.logX), 'g', 6),
+                                       QString::number(fromAxis(q.y(), m_state.logY), 'g', 6));
                 }
             }
         }

@@ -52,7 +52,8 @@ public:
     /// TensorBoard-style smoothing of the smoothable series, weight in [0, 1); 0 = raw.
     void setSmoothing(double weight);
     double smoothing() const { return m_state.smoothing; }
-    /// Hides or shows the series of this name (what a click on its legend entry does).
+    /// Hides or shows the series of this group (PlotSeries::groupName; what a click on its
+    /// legend entry does).
     void setSeriesHidden(const QString& name, bool hidden);
     bool isSeriesHidden(const QString& name) const { return m_state.hidden.contains(name); }
     /// The legend as shown (one entry per name, with hidden and off-scale flags).
