@@ -228,6 +228,29 @@ private Q_SLOTS:
         QCOMPARE(w.currentFile(), QFileInfo(good).absoluteFilePath());
     }
 
+    // Issue 9: a file that failed to load does not stay in Open Recent.
+    void recentFileThatNoLongerLoadsLeavesTheList() {
+        const QString path = write(QStringLiteral("recent.json"),
+                                   R"({"task": {"kind": "random_mhla", "samples": 321}})");
+        MainWindow w;
+        QCOMPARE(w.openExperiment(path), QString());
+        QVERIFY(AppSettings().recentFiles().contains(QFileInfo(path).absoluteFilePath()));
+        QCOMPARE(w.openRecent(QFileInfo(path).absoluteFilePath()), QString());        // still fine
+        write(QStringLiteral("recent.json"), R"({"config": {}, "certificate": {}})"); // overwritten
+        auto* samples = w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"));
+        samples->setText(QStringLiteral("999"));
+        QVERIFY(!w.openRecent(QFileInfo(path).absoluteFilePath()).isEmpty());
+        QVERIFY(!AppSettings().recentFiles().contains(QFileInfo(path).absoluteFilePath()));
+        QCOMPARE(samples->text(), QStringLiteral("999")); // and the form is untouched
+        const QString gone = m_dir.filePath(QStringLiteral("gone.json"));
+        write(QStringLiteral("gone.json"), R"({"task": {"samples": 11}})");
+        QCOMPARE(w.openExperiment(gone), QString());
+        QFile::remove(gone);
+        QVERIFY(
+            w.openRecent(QFileInfo(gone).absoluteFilePath()).contains(QStringLiteral("no longer")));
+        QVERIFY(!AppSettings().recentFiles().contains(QFileInfo(gone).absoluteFilePath()));
+    }
+
     // Issue 9: "Export all" into a folder that does not exist yet creates it.
     void exportAllTakesANewFolder() {
         const QString fresh = m_dir.filePath(QStringLiteral("new/export/here"));

@@ -121,7 +121,7 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     m_loss->setLogY(true);
     m_distance = new PlotWidget(QStringLiteral("distance"), split);
     m_distance->setTitle(tr("Distance to the teacher vs epochs"));
-    m_distance->setAxisTitles(tr("epoch"), tr("‖P̂−P*‖/‖P*‖"));
+    m_distance->setAxisTitles(tr("epoch"), tr("rel. distance"));
     m_distance->setLogY(true);
     split->addWidget(m_loss);
     split->addWidget(m_distance);
@@ -289,7 +289,7 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
     const QString xTitle =
         anyHistory || runs.isEmpty() ? tr("epoch") : tr("(no epochs: exact-solver values)");
     m_loss->setAxisTitles(xTitle, tr("MSE · OOD"));
-    m_distance->setAxisTitles(xTitle, tr("‖P̂−P*‖/‖P*‖"));
+    m_distance->setAxisTitles(xTitle, tr("rel. distance"));
     m_loss->setSeries(loss);
     m_distance->setSeries(dist);
     const QString note =

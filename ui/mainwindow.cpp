@@ -664,16 +664,8 @@ void MainWindow::updateRecentMenu() {
         m_recentMenu
             ->addAction(QFileInfo(f).fileName(), this,
                         [this, f] {
-                            if (!QFileInfo::exists(f)) {
-                                m_settings.removeRecentFile(f);
-                                updateRecentMenu();
-                                QMessageBox::warning(this, tr("Open recent"),
-                                                     tr("%1 no longer exists.").arg(f));
-                                return;
-                            }
-                            const QString err = openExperiment(f);
-                            if (!err.isEmpty())
-                                QMessageBox::warning(this, tr("Invalid experiment"), err);
+                            const QString err = openRecent(f);
+                            if (!err.isEmpty()) QMessageBox::warning(this, tr("Open recent"), err);
                         })
             ->setToolTip(f);
     }
@@ -761,6 +753,17 @@ void MainWindow::showTourStep(int step) {
                  QString::fromLatin1(st.tab),
                  step + 1 < n ? tr("<p><a href='tour:%1'>Next stop →</a></p>").arg(step + 1)
                               : tr("<p>End of the tour.</p>")));
+}
+
+QString MainWindow::openRecent(const QString& path) {
+    QString err =
+        QFileInfo::exists(path) ? openExperiment(path) : tr("%1 no longer exists.").arg(path);
+    // A file that no longer opens cleanly leaves Open Recent (it went in only when it did).
+    if (!err.isEmpty()) {
+        m_settings.removeRecentFile(path);
+        updateRecentMenu();
+    }
+    return err;
 }
 
 QString MainWindow::copyCurrentFigure(bool paper) {

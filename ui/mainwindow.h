@@ -58,6 +58,9 @@ public:
     QString openExperiment(const QString& pathOrFolder);
     /// The file a drag carries when the window takes it: one local experiment file or results
     /// folder; empty otherwise.
+    /// Opens an entry of Open Recent; one that fails (gone, no longer an experiment, bad
+    /// values) is taken out of the list. Returns the error or an empty string.
+    QString openRecent(const QString& path);
     static QString droppedPath(const QMimeData* mime);
     /// Copies the first figure with data on the visible tab to the clipboard (as shown, or
     /// as a one-column paper figure); returns an error or an empty string.
