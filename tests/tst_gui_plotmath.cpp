@@ -230,6 +230,10 @@ private Q_SLOTS:
         low.inRange = false;
         wide.series << low;
         QVERIFY(legendEntries(wide, computeRanges(wide)).last().offScale);
+        PlotSeries empty; // nothing to draw (e.g. no positive value on a log axis): not "off scale"
+        empty.name = QStringLiteral("λ_min");
+        wide.series << empty;
+        QVERIFY(!legendEntries(wide, computeRanges(wide)).last().offScale);
         QCOMPARE(e[0].style, PlotSeries::Style::Line);
         QCOMPARE(e[1].style, PlotSeries::Style::HLine);
         // Hidden: still listed (to show it again), not called off scale.

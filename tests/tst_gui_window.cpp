@@ -265,41 +265,45 @@ private Q_SLOTS:
         w.show();
         QCoreApplication::processEvents();
         const QSize frame = w.frameGeometry().size() - w.geometry().size();
-        w.resize(QSize(1280, 720) - frame);
-        for (int preset : {0, 1}) { // certified (long badge), not certified (witness line)
-            w.loadPreset(preset);
-            QVERIFY(w.startRuns());
-            QVERIFY(waitIdle(w));
-            w.showTab(QStringLiteral("certificate"));
-            QCoreApplication::processEvents();
-            auto* scroll = w.findChild<QScrollArea*>(QStringLiteral("certificateScroll"));
-            QVERIFY(scroll);
-            auto* panel = w.findChild<CertificatePanel*>();
-            QVERIFY2(scroll->horizontalScrollBar()->maximum() == 0,
-                     qPrintable(QStringLiteral("preset %1: panel needs %2 px, tab has %3")
-                                    .arg(preset)
-                                    .arg(panel->minimumSizeHint().width())
-                                    .arg(scroll->viewport()->width())));
-            auto whole = [](const QWidget* wd) {
-                return wd->visibleRegion().boundingRect() == wd->rect() && wd->width() > 0;
-            };
-            auto* badge = w.findChild<QLabel*>(QStringLiteral("certificateBadge"));
-            QVERIFY(!badge->text().isEmpty());
-            QVERIFY2(whole(badge), qPrintable(badge->text()));
-            // The whole badge text is shown: its wrapped height fits the label.
-            QVERIFY(badge->heightForWidth(badge->width()) <= badge->height());
-            for (const PlotWidget* plot : {panel->spectrumPlot(), panel->tracePlot()}) {
-                QVERIFY2(whole(plot),
-                         qPrintable(
-                             QStringLiteral("preset %1: %2 shows %3 of %4x%5")
-                                 .arg(preset)
-                                 .arg(plot->objectName())
-                                 .arg(QString::number(plot->visibleRegion().boundingRect().width()))
-                                 .arg(plot->width())
-                                 .arg(plot->height())));
-                QVERIFY(plot->width() >= 220);
+        // 1280×720 (a projector) and 1178×662 (the first size on 2560×1440 at scale 2).
+        for (const QSize size : {QSize(1280, 720), QSize(1178, 662)})
+            for (int preset : {0, 1}) { // certified (long badge), not certified (witness line)
+                w.resize(size - frame);
+                w.loadPreset(preset);
+                QVERIFY(w.startRuns());
+                QVERIFY(waitIdle(w));
+                w.showTab(QStringLiteral("certificate"));
+                QCoreApplication::processEvents();
+                auto* scroll = w.findChild<QScrollArea*>(QStringLiteral("certificateScroll"));
+                QVERIFY(scroll);
+                auto* panel = w.findChild<CertificatePanel*>();
+                QVERIFY2(
+                    scroll->horizontalScrollBar()->maximum() == 0,
+                    qPrintable(QStringLiteral("%4 wide, preset %1: panel needs %2 px, tab has %3")
+                                   .arg(preset)
+                                   .arg(panel->minimumSizeHint().width())
+                                   .arg(scroll->viewport()->width())
+                                   .arg(size.width())));
+                auto whole = [](const QWidget* wd) {
+                    return wd->visibleRegion().boundingRect() == wd->rect() && wd->width() > 0;
+                };
+                auto* badge = w.findChild<QLabel*>(QStringLiteral("certificateBadge"));
+                QVERIFY(!badge->text().isEmpty());
+                QVERIFY2(whole(badge), qPrintable(badge->text()));
+                // The whole badge text is shown: its wrapped height fits the label.
+                QVERIFY(badge->heightForWidth(badge->width()) <= badge->height());
+                for (const PlotWidget* plot : {panel->spectrumPlot(), panel->tracePlot()}) {
+                    QVERIFY2(whole(plot),
+                             qPrintable(QStringLiteral("preset %1: %2 shows %3 of %4x%5")
+                                            .arg(preset)
+                                            .arg(plot->objectName())
+                                            .arg(QString::number(
+                                                plot->visibleRegion().boundingRect().width()))
+                                            .arg(plot->width())
+                                            .arg(plot->height())));
+                    QVERIFY(plot->width() >= 220);
+                }
             }
-        }
     }
 
     // --- Axis ticks are readable numbers --------------------------------------------------

@@ -121,7 +121,7 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     m_loss->setLogY(true);
     m_distance = new PlotWidget(QStringLiteral("distance"), split);
     m_distance->setTitle(tr("Distance to the teacher vs epochs"));
-    m_distance->setAxisTitles(tr("epoch"), tr("rel. distance"));
+    m_distance->setAxisTitles(tr("epoch"), tr("distance"));
     m_distance->setLogY(true);
     split->addWidget(m_loss);
     split->addWidget(m_distance);
@@ -257,9 +257,17 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
             }
         } else if (r->result) {
             const Metrics& m = r->result->metrics;
-            addRef(loss, r->name + tr(" (exact) train MSE"), m.trainMse, r->color);
-            addRef(loss, r->name + tr(" (exact) val MSE"), m.valMse, r->color);
-            addRef(dist, r->name + tr(" (exact) to teacher"), m.distancePRel, r->color);
+            // One legend entry per exact run (its train and validation lines share colour and
+            // style; the hover names each): a click on it hides both.
+            const QString entry = r->name + tr(" (exact)");
+            addRef(loss, entry + tr(": train MSE"), m.trainMse, r->color);
+            addRef(loss, entry + tr(": val MSE"), m.valMse, r->color);
+            for (int i = static_cast<int>(loss.size()) - 2; i < loss.size(); ++i)
+                if (i >= 0 && loss[i].name.startsWith(entry)) {
+                    loss[i].group = entry;
+                    loss[i].inLegend = loss[i].name.endsWith(tr(": train MSE"));
+                }
+            addRef(dist, entry + tr(": to teacher"), m.distancePRel, r->color);
         }
     }
     // Reference lines far below every curve (an exact fit at round-off level) would squash the
@@ -289,7 +297,7 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
     const QString xTitle =
         anyHistory || runs.isEmpty() ? tr("epoch") : tr("(no epochs: exact-solver values)");
     m_loss->setAxisTitles(xTitle, tr("MSE · OOD"));
-    m_distance->setAxisTitles(xTitle, tr("rel. distance"));
+    m_distance->setAxisTitles(xTitle, tr("distance"));
     m_loss->setSeries(loss);
     m_distance->setSeries(dist);
     const QString note =

@@ -327,10 +327,10 @@ QList<LegendEntry> legendEntries(const PlotState& st, const Ranges& r) {
         if (!s.inLegend || s.name.isEmpty()) continue;
         int at = -1;
         for (int i = 0; i < out.size(); ++i)
-            if (out[i].name == s.name) at = i;
+            if (out[i].name == s.groupName()) at = i;
         if (at < 0) {
             LegendEntry e;
-            e.name = s.name;
+            e.name = s.groupName(); // the entry is the group (a run), named as such
             e.group = s.groupName();
             e.color = s.color;
             e.style = s.style;
@@ -339,7 +339,8 @@ QList<LegendEntry> legendEntries(const PlotState& st, const Ranges& r) {
             inView << false;
             at = static_cast<int>(out.size()) - 1;
         }
-        if (!s.points.isEmpty() && inside(s)) inView[at] = true;
+        // Off scale means: it has points and none is in view (an empty series is not).
+        if (s.points.isEmpty() || inside(s)) inView[at] = true;
     }
     for (int i = 0; i < out.size(); ++i) out[i].offScale = !out[i].hidden && !inView[i];
     return out;

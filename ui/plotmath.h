@@ -122,7 +122,8 @@ QList<QPointF> emaSmooth(const QList<QPointF>& points, double weight, bool logY)
 /// its raw curve (faint, thin, outside the legend) followed by the smoothed curve.
 QList<PlotSeries> displayedSeries(const PlotState& st);
 
-/// One legend entry per name (the first series of that name gives colour and style).
+/// One legend entry per group (PlotSeries::groupName; the first listed series of a group gives
+/// colour and style).
 struct LegendEntry {
     QString name;
     QString group; ///< what a click hides or shows (PlotSeries::groupName)

@@ -17,6 +17,7 @@
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QResizeEvent>
 #include <QRubberBand>
 #include <QScatterSeries>
 #include <QToolButton>
@@ -148,7 +149,8 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
                                  Ranges* shown = nullptr, const PaperStyle* paper = nullptr) {
     chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     chart->setBackgroundRoundness(0);
-    chart->setMargins(paper ? QMargins(0, 2, 2, 0) : QMargins(4, 4, 4, 4));
+    // Room on the right for the last x tick label (the x axis ends at the data).
+    chart->setMargins(paper ? QMargins(0, 2, 10, 0) : QMargins(4, 4, 14, 4));
     chart->setAnimationOptions(QChart::NoAnimation);
     QFont tf = chart->titleFont();
     tf.setBold(true);
@@ -297,6 +299,15 @@ public:
         update();
     }
     const QList<plotmath::LegendEntry>& entries() const { return m_entries; }
+    /// At most this height (the chart keeps the rest); the entries that do not fit are
+    /// summed up in a "+N more" line that shows them all when clicked.
+    void setMaxHeight(int h) {
+        if (h == m_maxHeight) return;
+        m_maxHeight = h;
+        relayout();
+        update();
+    }
+    int shownEntries() const { return m_shown; }
 
 protected:
     void resizeEvent(QResizeEvent* e) override {
@@ -305,18 +316,40 @@ protected:
     }
     void paintEvent(QPaintEvent*) override {
         QPainter p(this);
-        paintLegend(p, m_entries, m_layout, font(), kOrigin, palette().color(QPalette::WindowText));
+        const QColor text = palette().color(QPalette::WindowText);
+        paintLegend(p, m_entries.mid(0, m_shown), m_layout, font(), kOrigin, text);
+        if (!m_moreRect.isEmpty()) {
+            p.setPen(palette().color(QPalette::Link));
+            p.setFont(font());
+            p.drawText(m_moreRect.translated(kOrigin), Qt::AlignVCenter | Qt::AlignLeft,
+                       moreText());
+        }
     }
     void mouseMoveEvent(QMouseEvent* e) override {
-        setCursor(entryAt(e->position()) >= 0 ? Qt::PointingHandCursor : Qt::ArrowCursor);
+        const bool hot =
+            entryAt(e->position()) >= 0 || m_moreRect.translated(kOrigin).contains(e->position());
+        setCursor(hot ? Qt::PointingHandCursor : Qt::ArrowCursor);
     }
     void mousePressEvent(QMouseEvent* e) override {
+        if (e->button() != Qt::LeftButton) return;
+        if (m_moreRect.translated(kOrigin).contains(e->position())) {
+            m_expanded = !m_expanded;
+            relayout();
+            update();
+            return;
+        }
         const int i = entryAt(e->position());
-        if (i >= 0 && e->button() == Qt::LeftButton && onToggle) onToggle(m_entries[i].group);
+        if (i >= 0 && onToggle) onToggle(m_entries[i].group);
     }
     bool event(QEvent* e) override {
         if (e->type() == QEvent::ToolTip) {
             const auto* he = static_cast<QHelpEvent*>(e);
+            if (m_moreRect.translated(kOrigin).contains(he->pos()) && !m_expanded) {
+                QStringList rest;
+                for (int i = m_shown; i < m_entries.size(); ++i) rest << m_entries[i].name;
+                QToolTip::showText(he->globalPos(), rest.join(u'\n'), this);
+                return true;
+            }
             const int i = entryAt(he->pos());
             if (i < 0) {
                 QToolTip::hideText();
@@ -334,14 +367,39 @@ protected:
 
 private:
     static constexpr QPointF kOrigin{6, 2};
+    QString moreText() const {
+        return m_expanded ? tr("▴ fewer")
+                          : tr("▾ %n more (click to show all)", nullptr,
+                               static_cast<int>(m_entries.size()) - m_shown);
+    }
     int entryAt(const QPointF& pos) const { return legendEntryAt(m_layout, pos - kOrigin); }
     void relayout() {
-        m_layout = layoutLegend(m_entries, font(), std::max(60, width() - 12));
-        const int h = m_entries.isEmpty() ? 0 : static_cast<int>(std::ceil(m_layout.height)) + 4;
+        const double width = std::max(60, this->width() - 12);
+        m_layout = layoutLegend(m_entries, font(), width);
+        m_shown = static_cast<int>(m_entries.size());
+        m_moreRect = {};
+        const double rowH = QFontMetricsF(font()).height() + 2;
+        if (m_maxHeight > 0 && m_layout.height + 4 > m_maxHeight) {
+            if (!m_expanded) {
+                // Whole rows that fit above one "+N more" row (at least one row of entries).
+                const double limit = std::max(rowH, m_maxHeight - 4 - rowH);
+                int k = 0;
+                while (k < m_layout.boxes.size() && m_layout.boxes[k].bottom() <= limit + 0.5) ++k;
+                m_shown = std::max(1, k);
+                m_layout = layoutLegend(m_entries.mid(0, m_shown), font(), width);
+            }
+            m_moreRect = QRectF(0, m_layout.height, width, rowH);
+        }
+        const double total = m_layout.height + m_moreRect.height();
+        const int h = m_entries.isEmpty() ? 0 : static_cast<int>(std::ceil(total)) + 4;
         if (height() != h) setFixedHeight(h);
     }
     QList<plotmath::LegendEntry> m_entries;
     LegendLayout m_layout;
+    int m_maxHeight = 0;
+    int m_shown = 0;
+    bool m_expanded = false;
+    QRectF m_moreRect;
 };
 
 PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
@@ -365,13 +423,21 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     m_logXButton = mk(tr("log x"), tr("Logarithmic x axis"), true);
     m_logYButton = mk(tr("log y"), tr("Logarithmic y axis"), true);
     // Short texts: two plots side by side must fit a 1280×720 window with the docks open.
-    m_autoButton = mk(tr("Fit"), tr("Autoscale: fit the axes to the data"), false);
-    auto* axesButton = mk(tr("Axes…"), tr("Set the axis ranges by hand"), false);
+    // "Fit" carries the hand-set ranges in its menu (its arrow): two plots side by side fit a
+    // 1178-px window (what a 2560×1440 screen at scale 2 gives) with both docks open.
+    m_autoButton = mk(tr("Fit"),
+                      tr("Autoscale: fit the axes to the data (also: double-click the plot). "
+                         "The arrow sets the axis ranges by hand."),
+                      false);
+    auto* fitMenu = new QMenu(m_autoButton);
+    fitMenu->addAction(tr("Set the axis ranges…"), this, &PlotWidget::editAxes);
+    m_autoButton->setMenu(fitMenu);
+    m_autoButton->setPopupMode(QToolButton::MenuButtonPopup);
     m_hover = new QLabel(this);
     m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_hover->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never widens the window
     m_hover->setObjectName(figureName + QStringLiteral("Hover"));
-    bar->addSpacing(8);
+    bar->addSpacing(4);
     bar->addWidget(m_hover, 1);
     auto* exportButton =
         mk(tr("Export…"), tr("Export this figure as SVG, PDF, PNG and CSV"), false);
@@ -414,6 +480,7 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
             });
             menu.addSeparator();
             menu.addAction(tr("Fit to the data"), this, [this] { setManualRange(std::nullopt); });
+            menu.addAction(tr("Set the axis ranges…"), this, &PlotWidget::editAxes);
             menu.addAction(tr("Export… (also for a paper)"), exportButton, &QToolButton::click);
             for (QAction* a : menu.actions()) a->setEnabled(a->isSeparator() || hasData());
             menu.exec(m_view->viewport()->mapToGlobal(at));
@@ -430,7 +497,6 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     connect(m_logXButton, &QToolButton::toggled, this, &PlotWidget::setLogX);
     connect(m_logYButton, &QToolButton::toggled, this, &PlotWidget::setLogY);
     connect(m_autoButton, &QToolButton::clicked, this, [this] { setManualRange(std::nullopt); });
-    connect(axesButton, &QToolButton::clicked, this, &PlotWidget::editAxes);
     connect(exportButton, &QToolButton::clicked, this, &PlotWidget::exportRequested);
     rebuild();
 }
@@ -767,6 +833,12 @@ bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
         m_hover->clear();
     }
     return QWidget::eventFilter(watched, event);
+}
+
+void PlotWidget::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    // The legend takes at most a third of the plot's height; the chart keeps the rest.
+    m_legend->setMaxHeight(std::max(40, height() / 3));
 }
 
 void PlotWidget::changeEvent(QEvent* e) {
