@@ -306,6 +306,36 @@ private Q_SLOTS:
             }
     }
 
+    // Every tab at 1280×720 after a run of every preset: no horizontal scroll bar (the Heads
+    // tab needed one for its info line).
+    void noTabScrollsSideways() {
+        MainWindow w;
+        w.show();
+        QCoreApplication::processEvents();
+        const QSize frame = w.frameGeometry().size() - w.geometry().size();
+        w.resize(QSize(1280, 720) - frame);
+        QStringList problems;
+        for (int i = 0; i < builtinPresets().size(); ++i) {
+            w.runList()->clear();
+            w.loadPreset(i);
+            QVERIFY(w.startRuns());
+            QVERIFY(waitIdle(w));
+            for (ResultPanel* panel : w.resultPanels()) {
+                w.showTab(panel->panelId());
+                QCoreApplication::processEvents();
+                auto* scroll =
+                    w.findChild<QScrollArea*>(panel->panelId() + QStringLiteral("Scroll"));
+                if (scroll->horizontalScrollBar()->maximum() > 0)
+                    problems << QStringLiteral("preset %1, %2: needs %3 px, has %4")
+                                    .arg(i + 1)
+                                    .arg(panel->panelId())
+                                    .arg(panel->widget()->minimumSizeHint().width())
+                                    .arg(scroll->viewport()->width());
+            }
+        }
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u'\n')));
+    }
+
     // --- Axis ticks are readable numbers --------------------------------------------------
 
     void axisTicksAreNumbersEverywhere() {

@@ -27,6 +27,7 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent) {
     row->addWidget(m_headBox);
     m_info = new QLabel(this);
     m_info->setObjectName(QStringLiteral("headsInfo"));
+    m_info->setWordWrap(true); // a long line wraps instead of widening the tab past 1280 px
     row->addWidget(m_info, 1);
     auto* exportHeads = new QPushButton(tr("Export heads…"), this);
     auto* exportP = new QPushButton(tr("Export P…"), this);
@@ -53,6 +54,7 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent) {
     lay->addWidget(split, 1);
     m_hover = new QLabel(this);
     m_hover->setObjectName(QStringLiteral("heatmapHover"));
+    m_hover->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     lay->addWidget(m_hover);
 
     connect(m_headBox, &QSpinBox::valueChanged, this, &HeadsPanel::refresh);
