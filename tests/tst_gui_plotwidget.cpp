@@ -78,15 +78,15 @@ private Q_SLOTS:
             QVERIFY(lay.boxes[i].right() <= legend->width() - 12 + 1e-6);
         }
         QVERIFY(lay.height > 2 * QFontMetricsF(legend->font()).height()); // several rows
-        // At most a third of the plot: the chart keeps its height; the rest is one
+        // At most a quarter of the plot: the chart keeps its height; the rest is one
         // "N more" line that shows all rows when clicked.
-        QVERIFY2(legend->height() <= plot.height() / 3 + 1,
+        QVERIFY2(legend->height() <= plot.height() / 4 + 1,
                  qPrintable(QStringLiteral("%1 of %2").arg(legend->height()).arg(plot.height())));
         QTest::mouseClick(legend, Qt::LeftButton, {}, QPoint(40, legend->height() - 8));
         QVERIFY2(legend->height() >= lay.height, // all rows shown
                  qPrintable(QStringLiteral("%1 < %2").arg(legend->height()).arg(lay.height)));
         QTest::mouseClick(legend, Qt::LeftButton, {}, QPoint(40, legend->height() - 8));
-        QVERIFY(legend->height() <= plot.height() / 3 + 1); // and fewer again
+        QVERIFY(legend->height() <= plot.height() / 4 + 1); // and fewer again
         plot.resize(420, 1200);                             // room for all
         QCoreApplication::processEvents();
         QVERIFY(legend->height() >= lay.height);

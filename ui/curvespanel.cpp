@@ -260,14 +260,14 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
             // One legend entry per exact run (its train and validation lines share colour and
             // style; the hover names each): a click on it hides both.
             const QString entry = r->name + tr(" (exact)");
-            addRef(loss, entry + tr(": train MSE"), m.trainMse, r->color);
-            addRef(loss, entry + tr(": val MSE"), m.valMse, r->color);
+            addRef(loss, entry + tr(" train MSE"), m.trainMse, r->color);
+            addRef(loss, entry + tr(" val MSE"), m.valMse, r->color);
             for (int i = static_cast<int>(loss.size()) - 2; i < loss.size(); ++i)
                 if (i >= 0 && loss[i].name.startsWith(entry)) {
                     loss[i].group = entry;
-                    loss[i].inLegend = loss[i].name.endsWith(tr(": train MSE"));
+                    loss[i].inLegend = loss[i].name.startsWith(entry + tr(" train MSE"));
                 }
-            addRef(dist, entry + tr(": to teacher"), m.distancePRel, r->color);
+            addRef(dist, entry + tr(" to teacher"), m.distancePRel, r->color);
         }
     }
     // Reference lines far below every curve (an exact fit at round-off level) would squash the

@@ -1,5 +1,6 @@
 #include "ui/plotwidget.h"
 #include "ui/axisdialog.h"
+#include "ui/elidedlabel.h"
 #include "ui/plotlegend.h"
 #include "ui/theme.h"
 #include <QApplication>
@@ -156,7 +157,8 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
     tf.setBold(true);
     tf.setPointSizeF(forExport ? 12 : 11);
     chart->setTitleFont(tf);
-    chart->setTitle(paper ? QString() : st.title); // a paper's caption says what it shows
+    // On screen the title is in the plot's tool row; a paper's caption says what it shows.
+    chart->setTitle(forExport && !paper ? st.title : QString());
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->legend()->setShowToolTips(true);
 
@@ -433,7 +435,18 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     fitMenu->addAction(tr("Set the axis ranges…"), this, &PlotWidget::editAxes);
     m_autoButton->setMenu(fitMenu);
     m_autoButton->setPopupMode(QToolButton::MenuButtonPopup);
+    // The title sits in this row (elided, whole in its tooltip) rather than above the chart:
+    // the chart keeps that height for its axes. While the mouse is over the plot, the values
+    // under it take the title's place.
+    m_titleLabel = new ElidedLabel(this);
+    m_titleLabel->setObjectName(figureName + QStringLiteral("Title"));
+    QFont titleFont = m_titleLabel->font();
+    titleFont.setBold(true);
+    m_titleLabel->setFont(titleFont);
+    bar->addSpacing(4);
+    bar->addWidget(m_titleLabel, 1);
     m_hover = new QLabel(this);
+    m_hover->setVisible(false);
     m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_hover->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never widens the window
     m_hover->setObjectName(figureName + QStringLiteral("Hover"));
@@ -465,7 +478,7 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
         m_view, &QWidget::customContextMenuRequested, this, [this, exportButton](const QPoint& at) {
             QMenu menu(this);
             auto report = [this](const QString& err) {
-                m_hover->setText(err.isEmpty() ? tr("Copied to the clipboard") : err);
+                setHoverText(err.isEmpty() ? tr("Copied to the clipboard") : err);
             };
             menu.addAction(tr("Copy figure"), this, [this, report] {
                 report(copyFigureToClipboard(*this, m_view->size() * 2, 192));
@@ -505,7 +518,13 @@ PlotWidget::~PlotWidget() = default;
 
 void PlotWidget::setTitle(const QString& t) {
     m_state.title = t;
-    m_chart->setTitle(t);
+    m_titleLabel->setText(t); // on screen; exports draw it above the chart
+}
+
+void PlotWidget::setHoverText(const QString& text) {
+    m_hover->setText(text);
+    m_hover->setVisible(!text.isEmpty());
+    m_titleLabel->setVisible(text.isEmpty());
 }
 
 void PlotWidget::setAxisTitles(const QString& x, const QString& y) {
@@ -785,7 +804,7 @@ bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
         const QPointF chartPos =
             m_chart->mapFromScene(m_view->mapToScene(me->position().toPoint()));
         if (!m_chart->plotArea().contains(chartPos)) {
-            m_hover->clear();
+            setHoverText({});
             return false;
         }
         const QPointF va = m_chart->mapToValue(chartPos, m_handles.first());
@@ -827,18 +846,19 @@ bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
             }
         }
         if (!nearest.isEmpty()) text += QStringLiteral("   ·   ") + nearest;
-        m_hover->setText(text);
+        setHoverText(text);
         if (!nearest.isEmpty()) QToolTip::showText(me->globalPosition().toPoint(), nearest, m_view);
     } else if (watched == m_view->viewport() && event->type() == QEvent::Leave) {
-        m_hover->clear();
+        setHoverText({});
     }
     return QWidget::eventFilter(watched, event);
 }
 
 void PlotWidget::resizeEvent(QResizeEvent* e) {
     QWidget::resizeEvent(e);
-    // The legend takes at most a third of the plot's height; the chart keeps the rest.
-    m_legend->setMaxHeight(std::max(40, height() / 3));
+    // The legend takes at most a quarter of the plot's height (two rows at least); the chart
+    // keeps the rest.
+    m_legend->setMaxHeight(std::max(2 * fontMetrics().height() + 8, height() / 4));
 }
 
 void PlotWidget::changeEvent(QEvent* e) {

@@ -23,6 +23,7 @@ QT_END_NAMESPACE
 
 namespace mhla::ui {
 
+class ElidedLabel;
 class PlotLegendView;
 
 class PlotWidget : public QWidget, public Figure {
@@ -89,6 +90,8 @@ private:
     void updateNote();
     void editAxes();
     void updateLegend();
+    /// Values under the mouse in the tool row (empty: the title again).
+    void setHoverText(const QString& text);
     /// The plot area in viewport pixels.
     QRectF plotAreaInViewport() const;
     /// A viewport position as fractions of the plot area (0, 0 = bottom left).
@@ -101,6 +104,7 @@ private:
     QList<QAbstractSeries*> m_handles;
     QStringList m_signature;
     QLabel* m_hover = nullptr;
+    ElidedLabel* m_titleLabel = nullptr;
     QLabel* m_noteLabel = nullptr;
     QToolButton* m_logXButton = nullptr;
     QToolButton* m_logYButton = nullptr;
