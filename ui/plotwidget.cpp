@@ -518,7 +518,19 @@ PlotWidget::~PlotWidget() = default;
 
 void PlotWidget::setTitle(const QString& t) {
     m_state.title = t;
-    m_titleLabel->setText(t); // on screen; exports draw it above the chart
+    placeTitle();
+}
+
+void PlotWidget::placeTitle() {
+    // In the tool row when it fits there (the chart keeps that height for its axes); in a
+    // narrow plot above the chart as before, where it has the whole width. Exports always
+    // draw it above the chart.
+    const int room = m_titleLabel->isVisible() ? m_titleLabel->width() : m_titleRoom;
+    m_titleRoom = room;
+    const bool inRow =
+        room > 0 && m_titleLabel->fontMetrics().horizontalAdvance(m_state.title) <= room;
+    m_titleLabel->setText(inRow ? m_state.title : QString());
+    m_chart->setTitle(inRow ? QString() : m_state.title);
 }
 
 void PlotWidget::setHoverText(const QString& text) {
@@ -616,6 +628,7 @@ void PlotWidget::rebuild() {
         delete a;
     }
     m_handles = populate(m_chart, m_state, isDarkPalette(palette()), false, &m_shown);
+    placeTitle();
     m_signature = signatureOf(m_state);
     updateNote();
     updateLegend();
@@ -856,6 +869,7 @@ bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
 
 void PlotWidget::resizeEvent(QResizeEvent* e) {
     QWidget::resizeEvent(e);
+    placeTitle();
     // The legend takes at most a quarter of the plot's height (two rows at least); the chart
     // keeps the rest.
     m_legend->setMaxHeight(std::max(2 * fontMetrics().height() + 8, height() / 4));

@@ -92,6 +92,8 @@ private:
     void updateLegend();
     /// Values under the mouse in the tool row (empty: the title again).
     void setHoverText(const QString& text);
+    /// Puts the title in the tool row if it fits there whole, else above the chart.
+    void placeTitle();
     /// The plot area in viewport pixels.
     QRectF plotAreaInViewport() const;
     /// A viewport position as fractions of the plot area (0, 0 = bottom left).
@@ -105,6 +107,7 @@ private:
     QStringList m_signature;
     QLabel* m_hover = nullptr;
     ElidedLabel* m_titleLabel = nullptr;
+    int m_titleRoom = 0; ///< the title label's width when last seen
     QLabel* m_noteLabel = nullptr;
     QToolButton* m_logXButton = nullptr;
     QToolButton* m_logYButton = nullptr;
