@@ -536,6 +536,8 @@ private Q_SLOTS:
         MainWindow w;
         QVERIFY(w.shortcutsHtml().contains(QStringLiteral("Ctrl+R")));
         QVERIFY(w.shortcutsHtml().contains(QStringLiteral("Ctrl+O")));
+        QVERIFY(w.shortcutsHtml().contains(QStringLiteral("Ctrl+Shift+C"))); // Edit ▸ Copy figure
+        QVERIFY(w.shortcutsHtml().contains(QStringLiteral("Shift+drag")));   // the plots' gestures
         w.showTourStep(1);
         QCOMPARE(w.experimentPanel()->currentPreset(), 1);
         QVERIFY(w.findChild<QTextBrowser*>(QStringLiteral("explanation"))

@@ -705,6 +705,17 @@ QString MainWindow::shortcutsHtml() const {
                 .arg(tr("Ctrl+P"), tr("Pause / resume training"));
     rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
                 .arg(tr("Ctrl+T"), tr("One epoch while paused"));
+    // The plots' mouse gestures (no menu action to list them).
+    const std::pair<QString, QString> mouse[] = {
+        {tr("Wheel"), tr("Zoom a plot about the cursor")},
+        {tr("Drag"), tr("Zoom a plot to the box")},
+        {tr("Shift+drag"), tr("Pan a plot (or drag with the middle button)")},
+        {tr("Double-click"), tr("Fit a plot to its data again")},
+        {tr("Click a legend entry"), tr("Hide or show that run")},
+        {tr("Drop a file"), tr("Open an experiment file or results folder")}};
+    for (const auto& [k, what] : mouse)
+        rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                    .arg(k.toHtmlEscaped(), what.toHtmlEscaped());
     return QStringLiteral("<table cellspacing='4'>%1</table>").arg(rows);
 }
 
