@@ -17,13 +17,17 @@
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
+#include <QGuiApplication>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLogValueAxis>
+#include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
@@ -521,6 +525,13 @@ private Q_SLOTS:
         QVERIFY2(view->chart()->series().size() > before, "the raw curves are drawn behind");
         QCOMPARE(w.findChild<QLabel*>(QStringLiteral("smoothingValue"))->text(),
                  QStringLiteral("0.60"));
+        // Edit ▸ Copy figure: the visible tab's first figure, as shown or for a paper.
+        QCOMPARE(w.copyCurrentFigure(false), QString());
+        QVERIFY(QGuiApplication::clipboard()->mimeData()->hasImage());
+        QCOMPARE(w.copyCurrentFigure(true), QString());
+        QCOMPARE(
+            qvariant_cast<QImage>(QGuiApplication::clipboard()->mimeData()->imageData()).size(),
+            QSize(1020, 720)); // one column, 3.4 × 2.4 in at 300 dpi
         // Training curves: the x axis ends at the last epoch, not past it.
         double lastEpoch = 0;
         for (const auto& s : loss->series())
