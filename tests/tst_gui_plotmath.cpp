@@ -364,6 +364,11 @@ private Q_SLOTS:
                  QStringLiteral("run<sub>name</sub> _x x_"));
         QVERIFY(PaperStyle::twoColumns().widthInches >
                 2 * PaperStyle::oneColumn().widthInches - 0.5);
+        QCOMPARE(unicodeSubscripts(QStringLiteral("λ_min ≤ 0")),
+                 QStringLiteral("λ\u2098\u1D62\u2099 ≤ 0"));
+        QCOMPARE(unicodeSubscripts(QStringLiteral("σ_r")), QStringLiteral("σ\u1D63"));
+        QCOMPARE(unicodeSubscripts(QStringLiteral("P_F, x_y")), // no subscript F or y: as it is
+                 QStringLiteral("P_F, x_y"));
     }
 
     void panMovesTheGrabbedValueUnderTheCursor() {

@@ -398,6 +398,36 @@ QString typesetSubscripts(const QString& plain) {
     return out;
 }
 
+QString unicodeSubscripts(const QString& plain) {
+    static const QString from = QStringLiteral("0123456789aehijklmnoprstuvx");
+    static const QString to = QStringLiteral(
+        "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089\u2090\u2091\u2095"
+        "\u1D62\u2C7C\u2096\u2097\u2098\u2099\u2092\u209A\u1D63\u209B\u209C\u1D64\u1D65"
+        "\u2093");
+    QString out;
+    for (int i = 0; i < plain.size(); ++i) {
+        if (plain[i] == u'_' && i > 0 && !plain[i - 1].isSpace() && i + 1 < plain.size() &&
+            plain[i + 1].isLetterOrNumber()) {
+            int j = i + 1;
+            QString sub;
+            bool all = true;
+            while (j < plain.size() && plain[j].isLetterOrNumber()) {
+                const qsizetype k = from.indexOf(plain[j]);
+                if (k < 0) all = false;
+                else sub += to[k];
+                ++j;
+            }
+            if (all) {
+                out += sub;
+                i = j - 1;
+                continue;
+            }
+        }
+        out += plain[i];
+    }
+    return out;
+}
+
 QString exact(double v) { return QString::number(v, 'g', 17); }
 
 } // namespace plotmath

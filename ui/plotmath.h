@@ -158,6 +158,11 @@ struct PaperStyle {
 /// everything else escaped: "λ<sub>min</sub>(Λ)".
 QString typesetSubscripts(const QString& plain);
 
+/// Plain text with "_x" subscripts in Unicode subscript letters where they exist ("λ_min" →
+/// "λₘᵢₙ", "σ_r" → "σᵣ"; a subscript with a letter that has none stays as it is): for text
+/// drawn without rich text, such as legend entries of a paper figure.
+QString unicodeSubscripts(const QString& plain);
+
 /// A number at full precision (17 significant digits; round-trips to the same double).
 QString exact(double v);
 

@@ -905,7 +905,9 @@ void PlotWidget::paintStyled(QPainter& painter, const QRectF& rect, const PaperS
     scene.addItem(chart);
     Ranges shown;
     populate(chart, m_state, false, true, &shown, paper);
-    const QList<LegendEntry> entries = plotmath::legendEntries(m_state, shown);
+    QList<LegendEntry> entries = plotmath::legendEntries(m_state, shown);
+    if (paper) // no rich text in the legend: λ_min as λₘᵢₙ
+        for (LegendEntry& e : entries) e.name = unicodeSubscripts(e.name);
     QFont legendFont = QApplication::font();
     legendFont.setPointSizeF(paper ? paper->fontPt : 9);
     const double legendInset = paper ? 4 : 12;
