@@ -212,20 +212,24 @@ ExecutionResult executeWords(const AutomatonTask& task, const Mat& P, int words,
     struct WordOutcome {
         int modelSteps = 0, teacherSteps = 0;
         bool modelWord = true, teacherWord = true;
+        int statesVisited = 0; ///< distinct true states after the start
+    };
+    struct WordTrace {
+        Dfa dfa;
+        std::vector<int> letters, trueStates, predicted, teacherPredicted;
     };
     std::vector<WordOutcome> outcomes(static_cast<size_t>(words));
-    std::vector<int> exWord, exTrue, exPred, exTeacher;
-    Dfa exDfa;
-    parallelFor(words, ctx.threads, [&](long long w) {
-        ctx.checkCancel();
+    // One word, the same for a given (seed, w) whatever the thread count.
+    auto runWord = [&](long long w, WordTrace& wt) {
         Rng rng(static_cast<std::uint64_t>(seed), Stream::Execution, static_cast<std::uint64_t>(w));
-        const Dfa dfa = task.randomDfa(rng);
+        wt.dfa = task.randomDfa(rng);
+        const Dfa& dfa = wt.dfa;
         const AutomatonCodes codes = task.randomCodes(rng);
         const std::vector<int> order = permutation(cfg.states * cfg.alphabet, rng);
         int model = 0, teacher = 0, truth = 0;
         WordOutcome o;
-        std::vector<int> letters, trueStates, predicted, teacherPredicted;
         Vec psi(featureDim(task.d()));
+        std::vector<char> seen(static_cast<size_t>(std::max(cfg.states, 1)), 0);
         for (int step = 0; step < L; ++step) {
             const int a = static_cast<int>(rng.below(static_cast<std::uint64_t>(cfg.alphabet)));
             Vec g(task.valueDim());
@@ -242,20 +246,32 @@ ExecutionResult executeWords(const AutomatonTask& task, const Mat& P, int words,
             truth = dfa.delta(truth, a);
             model = nextModel;
             teacher = nextTeacher;
-            letters.push_back(a);
-            trueStates.push_back(truth);
-            predicted.push_back(model);
-            teacherPredicted.push_back(teacher);
+            if (truth >= 0 && truth < static_cast<int>(seen.size()) && !seen[truth]) {
+                seen[truth] = 1;
+                ++o.statesVisited;
+            }
+            wt.letters.push_back(a);
+            wt.trueStates.push_back(truth);
+            wt.predicted.push_back(model);
+            wt.teacherPredicted.push_back(teacher);
         }
-        outcomes[static_cast<size_t>(w)] = o;
-        if (w == 0) {
-            exDfa = dfa;
-            exWord = letters;
-            exTrue = trueStates;
-            exPred = predicted;
-            exTeacher = teacherPredicted;
-        }
+        return o;
+    };
+    parallelFor(words, ctx.threads, [&](long long w) {
+        ctx.checkCancel();
+        WordTrace wt;
+        outcomes[static_cast<size_t>(w)] = runWord(w, wt);
     });
+    // The example shown is the first word that visits the most states (a word that falls into
+    // an absorbing state at once shows nothing of the execution); it is run again to trace it.
+    size_t example = 0;
+    for (size_t w = 1; w < outcomes.size(); ++w)
+        if (outcomes[w].statesVisited > outcomes[example].statesVisited) example = w;
+    WordTrace ex;
+    if (words > 0) runWord(static_cast<long long>(example), ex);
+    const Dfa& exDfa = ex.dfa;
+    const std::vector<int>&exWord = ex.letters, &exTrue = ex.trueStates, &exPred = ex.predicted,
+          &exTeacher = ex.teacherPredicted;
     long long ms = 0, ts = 0, mw = 0, tw = 0;
     for (const auto& o : outcomes) {
         ms += o.modelSteps;

@@ -101,7 +101,8 @@ struct ExecutionResult {
     double stepAccuracy = 0, wordAccuracy = 0;
     double teacherStepAccuracy = 0, teacherWordAccuracy = 0;
     int words = 0, wordLength = 0;
-    /// The first word, for display: table, letters, true and predicted state traces.
+    /// A word for display (the first one that visits the most distinct states, so that it
+    /// shows the execution): table, letters, true and predicted state traces.
     Dfa exampleDfa;
     std::vector<int> exampleWord, exampleTrueStates, examplePredicted, exampleTeacherPredicted;
 };

@@ -1,6 +1,7 @@
 // The diverging colour map and the run palette are pure functions: reference values from the
 // ColorBrewer RdBu table and the Okabe-Ito definition.
 #include "ui/colormap.h"
+#include "ui/theme.h"
 #include <QSet>
 #include <QTest>
 #include <cmath>
@@ -59,8 +60,33 @@ private Q_SLOTS:
         QCOMPARE(distinct.size(), 8);
         QCOMPARE(c.first(), QColor(0, 114, 178));
         QCOMPARE(runColor(0), c[0]);
-        QCOMPARE(runColor(9), c[1]);
-        QCOMPARE(runColor(-1), c[7]);
+        QCOMPARE(runColor(1), c[1]);
+    }
+
+    // Issue 9: run colours repeated after 8 runs, and the yellow run was faint on white.
+    void runColoursDoNotRepeatAndReadOnWhite() {
+        QSet<QRgb> seen;
+        for (int i = 0; i < 64; ++i) {
+            const QColor c = runColor(i);
+            QVERIFY2(!seen.contains(c.rgb()),
+                     qPrintable(QStringLiteral("run %1 repeats %2").arg(i).arg(c.name())));
+            seen.insert(c.rgb());
+            QVERIFY2(contrastRatio(c, Qt::white) >= 2.0,
+                     qPrintable(QStringLiteral("run %1 %2: contrast %3 on white")
+                                    .arg(i)
+                                    .arg(c.name())
+                                    .arg(contrastRatio(c, Qt::white))));
+        }
+        // The first sixteen are distinct hues, not shades: far apart in RGB.
+        for (int i = 0; i < 16; ++i)
+            for (int j = 0; j < i; ++j) {
+                const QColor a = runColor(i), b = runColor(j);
+                const double d =
+                    std::hypot(a.red() - b.red(), a.green() - b.green(), a.blue() - b.blue());
+                QVERIFY2(d > 60, qPrintable(QStringLiteral("%1 %2").arg(a.name(), b.name())));
+            }
+        QVERIFY(contrastRatio(colors::kYellow, Qt::white) < 2.0); // why it is not a run colour
+        QVERIFY(std::abs(contrastRatio(Qt::black, Qt::white) - 21.0) < 1e-9);
     }
 
     void symmetricScaleTakesLargestMagnitude() {

@@ -8,15 +8,24 @@
 #include "ui/exportdialog.h"
 #include "ui/exporter.h"
 #include "ui/mainwindow.h"
+#include "ui/runcontroller.h"
+#include <QApplication>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
+#include <QLabel>
 #include <QLineEdit>
+#include <QMimeData>
 #include <QPushButton>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
+#include <memory>
 
 using namespace mhla;
 using namespace mhla::ui;
@@ -166,6 +175,112 @@ private Q_SLOTS:
         dlg.findChild<QLineEdit*>(QStringLiteral("exportPath"))
             ->setText(m_dir.filePath(QStringLiteral("loss.svg")));
         QCOMPARE(dlg.problem(), QString());
+    }
+
+    // Issue 9: an experiment file dropped on the window opens it, through the same path as
+    // Open: a failed drop changes nothing.
+    void droppedExperimentFileOpens() {
+        const QString good = write(QStringLiteral("dropped.json"),
+                                   R"({"task": {"kind": "random_mhla", "samples": 888}})");
+        const QString bad = write(QStringLiteral("dropped_result.json"),
+                                  R"({"config": {}, "certificate": {"certified": true}})");
+        const QString text = write(QStringLiteral("notes.txt"), "hello");
+        MainWindow w;
+        w.show();
+        QVERIFY(w.acceptDrops());
+        auto mime = [](const QStringList& paths) {
+            auto* m = new QMimeData;
+            QList<QUrl> urls;
+            for (const QString& p : paths) urls << QUrl::fromLocalFile(p);
+            m->setUrls(urls);
+            return m;
+        };
+        // The window takes one .json file or one folder, nothing else.
+        std::unique_ptr<QMimeData> goodMime(mime({good})), textMime(mime({text})),
+            twoMime(mime({good, bad})), folderMime(mime({m_dir.path()}));
+        QCOMPARE(MainWindow::droppedPath(goodMime.get()), QFileInfo(good).absoluteFilePath());
+        QVERIFY(MainWindow::droppedPath(textMime.get()).isEmpty());
+        QVERIFY(MainWindow::droppedPath(twoMime.get()).isEmpty());
+        QCOMPARE(MainWindow::droppedPath(folderMime.get()),
+                 QFileInfo(m_dir.path()).absoluteFilePath());
+        QDragEnterEvent enter(QPoint(100, 100), Qt::CopyAction, goodMime.get(), Qt::LeftButton,
+                              Qt::NoModifier);
+        QApplication::sendEvent(&w, &enter);
+        QVERIFY(enter.isAccepted());
+        QDragEnterEvent enterText(QPoint(100, 100), Qt::CopyAction, textMime.get(), Qt::LeftButton,
+                                  Qt::NoModifier);
+        QApplication::sendEvent(&w, &enterText);
+        QVERIFY(!enterText.isAccepted());
+        // A failed drop leaves the form, the title and the current file alone.
+        auto* samples = w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"));
+        samples->setText(QStringLiteral("4321"));
+        const QString title = w.windowTitle();
+        std::unique_ptr<QMimeData> badMime(mime({bad}));
+        QVERIFY(!w.openDropped(badMime.get()).isEmpty());
+        QCOMPARE(samples->text(), QStringLiteral("4321"));
+        QCOMPARE(w.windowTitle(), title);
+        // A good drop, delivered as a real drop event, opens the file.
+        QDropEvent drop(QPointF(100, 100), Qt::CopyAction, goodMime.get(), Qt::LeftButton,
+                        Qt::NoModifier);
+        QApplication::sendEvent(&w, &drop);
+        QVERIFY(drop.isAccepted());
+        QCOMPARE(samples->text(), QStringLiteral("888"));
+        QCOMPARE(w.currentFile(), QFileInfo(good).absoluteFilePath());
+    }
+
+    // Issue 9: a file that failed to load does not stay in Open Recent.
+    void recentFileThatNoLongerLoadsLeavesTheList() {
+        const QString path = write(QStringLiteral("recent.json"),
+                                   R"({"task": {"kind": "random_mhla", "samples": 321}})");
+        MainWindow w;
+        QCOMPARE(w.openExperiment(path), QString());
+        QVERIFY(AppSettings().recentFiles().contains(QFileInfo(path).absoluteFilePath()));
+        QCOMPARE(w.openRecent(QFileInfo(path).absoluteFilePath()), QString());        // still fine
+        write(QStringLiteral("recent.json"), R"({"config": {}, "certificate": {}})"); // overwritten
+        auto* samples = w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"));
+        samples->setText(QStringLiteral("999"));
+        QVERIFY(!w.openRecent(QFileInfo(path).absoluteFilePath()).isEmpty());
+        QVERIFY(!AppSettings().recentFiles().contains(QFileInfo(path).absoluteFilePath()));
+        QCOMPARE(samples->text(), QStringLiteral("999")); // and the form is untouched
+        const QString gone = m_dir.filePath(QStringLiteral("gone.json"));
+        write(QStringLiteral("gone.json"), R"({"task": {"samples": 11}})");
+        QCOMPARE(w.openExperiment(gone), QString());
+        QFile::remove(gone);
+        QVERIFY(
+            w.openRecent(QFileInfo(gone).absoluteFilePath()).contains(QStringLiteral("no longer")));
+        QVERIFY(!AppSettings().recentFiles().contains(QFileInfo(gone).absoluteFilePath()));
+    }
+
+    // Issue 9: "Export all" into a folder that does not exist yet creates it.
+    void exportAllTakesANewFolder() {
+        const QString fresh = m_dir.filePath(QStringLiteral("new/export/here"));
+        ExportAllDialog dlg(m_dir.path());
+        dlg.show();
+        auto* ok = dlg.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+        QVERIFY(ok->isEnabled());
+        dlg.setFolder(fresh);
+        QVERIFY(ok->isEnabled()); // a missing folder is fine
+        QVERIFY(dlg.findChild<QLabel*>(QStringLiteral("exportAllInfo"))
+                    ->text()
+                    .contains(QStringLiteral("created")));
+        QTest::mouseClick(ok, Qt::LeftButton);
+        QCOMPARE(dlg.result(), int(QDialog::Accepted));
+        QCOMPARE(dlg.folder(), fresh);
+        dlg.setFolder(write(QStringLiteral("afile"), "x")); // a file in the way
+        QVERIFY(!ok->isEnabled());
+        dlg.setFolder(QString());
+        QVERIFY(!ok->isEnabled());
+        // What the window does with it: the run's files land in the new folder.
+        MainWindow w;
+        w.loadPreset(0);
+        QVERIFY(w.startRuns());
+        QElapsedTimer t;
+        t.start();
+        while (w.controller()->isBusy() && t.elapsed() < 60000) QTest::qWait(50);
+        QStringList written;
+        QCOMPARE(w.exportAllTo(fresh, false, &written), QString());
+        QVERIFY(QFileInfo(fresh).isDir());
+        QVERIFY(QFileInfo::exists(QDir(fresh).filePath(QStringLiteral("experiment.json"))));
     }
 
     void ourCsvIsRecognised() {

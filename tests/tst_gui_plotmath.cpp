@@ -158,6 +158,229 @@ private Q_SLOTS:
         for (double v : {0.1, 1.0 / 3.0, -3.0e-15, 1e-300, 123456789.123456789})
             QCOMPARE(exact(v).toDouble(), v);
     }
+
+    // --- Issue 9: axes end at the data ----------------------------------------------------
+
+    void xAxisEndsAtTheData() {
+        QList<QPointF> pts;
+        for (int e = 1; e <= 40; ++e) pts << QPointF(e, 1.0 / e);
+        Ranges r = computeRanges(withPoints(pts));
+        QCOMPARE(r.x0, 1.0);
+        QCOMPARE(r.x1, 40.0);
+        double lo = r.x0, hi = r.x1;
+        int n = 0;
+        niceFixedRange(lo, hi, &n);
+        QCOMPARE(lo, 0.0);
+        QCOMPARE(hi, 40.0); // not 0..45 or 0..50 for 40 epochs
+        // Only reference lines (exact runs have no epochs): 0..1, not 0..1.5.
+        PlotState st;
+        st.series << PlotSeries::hline(QStringLiteral("exact"), 0.3, Qt::gray);
+        r = computeRanges(st);
+        QCOMPARE(r.x0, 0.0);
+        QCOMPARE(r.x1, 1.0);
+    }
+
+    void hiddenAndOutOfRangeSeriesDoNotStretchTheAxes() {
+        PlotState st = withPoints({{1, 1}, {40, 2}});
+        PlotSeries longRun;
+        longRun.name = QStringLiteral("2000 epochs");
+        for (int e = 1; e <= 2000; e += 100) longRun.points << QPointF(e, 5);
+        st.series << longRun;
+        QCOMPARE(computeRanges(st).x1, 1901.0);
+        st.hidden.insert(longRun.name);
+        QCOMPARE(computeRanges(st).x1, 40.0);
+        st.hidden.clear();
+        st.series.removeLast();
+        PlotSeries ref = PlotSeries::hline(QStringLiteral("exact: train = 1e-30"), 1e-30, Qt::gray);
+        ref.inRange = false;
+        st.series << ref;
+        st.logY = true;
+        const Ranges r = computeRanges(st);
+        QVERIFY2(r.y0 > 0.01, qPrintable(QString::number(r.y0)));
+    }
+
+    // --- Issue 9: legends -------------------------------------------------------------------
+
+    void legendListsEachNameOnceAndMarksWhatIsOutOfView() {
+        PlotState st = withPoints({{0, 1}, {10, 2}});
+        st.series[0].name = QStringLiteral("#1 run");
+        st.series << PlotSeries::hline(QStringLiteral("exact: train"), 1.5, Qt::gray)
+                  << PlotSeries::hline(QStringLiteral("exact: train"), 1.6, Qt::gray);
+        PlotSeries far = PlotSeries::hline(QStringLiteral("exact: val = 1e-30"), 1e-30, Qt::gray);
+        far.inRange = false;
+        st.series << far;
+        PlotSeries unnamed;
+        unnamed.points = {{1, 1}};
+        st.series << unnamed;
+        PlotSeries quiet;
+        quiet.name = QStringLiteral("#1 run val");
+        quiet.inLegend = false;
+        quiet.points = {{1, 1}};
+        st.series << quiet;
+        st.logY = true;
+        const QList<LegendEntry> e = legendEntries(st, computeRanges(st));
+        QCOMPARE(e.size(), 3); // "exact: train" once, no unnamed or unlisted series
+        QCOMPARE(e[0].name, QStringLiteral("#1 run"));
+        QCOMPARE(e[1].name, QStringLiteral("exact: train"));
+        QVERIFY(!e[0].offScale && !e[1].offScale);
+        QVERIFY(e[2].offScale); // 1e-30 is far below the axis
+        // Off scale also when the axis spans many decades (1e-10..100: 1e-20 is not "near" 1e-10).
+        PlotState wide = withPoints({{0, 1e-10}, {10, 100}}, false, true);
+        PlotSeries low = PlotSeries::hline(QStringLiteral("exact = 2e-30"), 2e-30, Qt::gray);
+        low.inRange = false;
+        wide.series << low;
+        QVERIFY(legendEntries(wide, computeRanges(wide)).last().offScale);
+        PlotSeries empty; // nothing to draw (e.g. no positive value on a log axis): not "off scale"
+        empty.name = QStringLiteral("λ_min");
+        wide.series << empty;
+        QVERIFY(!legendEntries(wide, computeRanges(wide)).last().offScale);
+        QCOMPARE(e[0].style, PlotSeries::Style::Line);
+        QCOMPARE(e[1].style, PlotSeries::Style::HLine);
+        // Hidden: still listed (to show it again), not called off scale.
+        st.hidden.insert(QStringLiteral("#1 run"));
+        const QList<LegendEntry> h = legendEntries(st, computeRanges(st));
+        QVERIFY(h[0].hidden && !h[0].offScale);
+        // A zoom that leaves a curve out of view marks it.
+        PlotState z = withPoints({{0, 1}, {10, 2}});
+        z.series[0].name = QStringLiteral("curve");
+        Ranges r = computeRanges(z);
+        r.x0 = 20;
+        r.x1 = 30;
+        QVERIFY(legendEntries(z, r).first().offScale);
+    }
+
+    // --- Issue 9: smoothing -----------------------------------------------------------------
+
+    void emaSmoothingIsTensorBoardsDebiasedAverage() {
+        const QList<QPointF> pts{{0, 1}, {1, 3}, {2, 2}};
+        QCOMPARE(emaSmooth(pts, 0, false), pts);
+        const QList<QPointF> s = emaSmooth(pts, 0.5, false);
+        QCOMPARE(s.size(), 3);
+        // m1 = 0.5, s1 = 0.5/0.5 = 1; m2 = 0.25 + 1.5 = 1.75, s2 = 1.75/0.75; m3 = 0.875 + 1,
+        // s3 = 1.875/0.875.
+        QVERIFY(near(s[0].y(), 1.0));
+        QVERIFY(near(s[1].y(), 1.75 / 0.75));
+        QVERIFY(near(s[2].y(), 1.875 / 0.875));
+        QCOMPARE(s[2].x(), 2.0);
+        // A constant stays constant (the debiasing), on both axes.
+        const QList<QPointF> flat{{0, 4}, {1, 4}, {2, 4}, {3, 4}};
+        for (bool logY : {false, true})
+            for (const auto& p : emaSmooth(flat, 0.9, logY)) QVERIFY(near(p.y(), 4.0));
+        // On a log axis an exponential decay stays exponential: the average of log10 y.
+        const QList<QPointF> decay{{0, 1}, {1, 1e-2}};
+        const QList<QPointF> ls = emaSmooth(decay, 0.5, true);
+        QVERIFY(near(ls[1].y(), std::pow(10.0, (0.25 * 0 + 0.5 * -2) / 0.75)));
+        // Points the log axis cannot show are skipped, not averaged in as -inf.
+        QCOMPARE(emaSmooth({{0, 1}, {1, 0}, {2, 1}}, 0.5, true).size(), 2);
+        // Noise is reduced: the smoothed curve varies less than the raw one.
+        QList<QPointF> noisy;
+        for (int i = 0; i < 200; ++i) noisy << QPointF(i, 1 + ((i % 2) ? 0.5 : -0.5));
+        const QList<QPointF> sm = emaSmooth(noisy, 0.9, false);
+        QVERIFY(std::abs(sm[150].y() - sm[151].y()) < 0.2);
+    }
+
+    void displayedSeriesDrawRawFaintBehindTheSmoothedCurve() {
+        PlotState st = withPoints({{0, 1}, {1, 3}, {2, 2}});
+        st.series[0].name = QStringLiteral("train");
+        st.series[0].smoothable = true;
+        st.series << PlotSeries::hline(QStringLiteral("exact"), 1, Qt::gray);
+        QCOMPARE(displayedSeries(st).size(), 2); // no smoothing: as they are
+        st.smoothing = 0.6;
+        const QList<PlotSeries> d = displayedSeries(st);
+        QCOMPARE(d.size(), 3);
+        QCOMPARE(d[0].points, st.series[0].points); // raw first (behind)
+        QVERIFY(!d[0].inLegend);
+        QVERIFY(d[0].color.alphaF() < 0.5);
+        QCOMPARE(d[1].name, QStringLiteral("train"));
+        QCOMPARE(d[1].points, emaSmooth(st.series[0].points, 0.6, false));
+        QCOMPARE(d[2].style, PlotSeries::Style::HLine); // reference lines are never smoothed
+        st.hidden.insert(QStringLiteral("train"));
+        QCOMPARE(displayedSeries(st).size(), 1);
+    }
+
+    // --- Issue 9: zoom and pan ----------------------------------------------------------------
+
+    void zoomKeepsTheAnchorInPlace() {
+        double lo = 0, hi = 10;
+        QVERIFY(zoomRange(lo, hi, 5, 0.5, false));
+        QVERIFY(near(lo, 2.5) && near(hi, 7.5));
+        lo = 0, hi = 10;
+        QVERIFY(zoomRange(lo, hi, 0, 0.5, false)); // anchor at the left edge stays there
+        QVERIFY(near(lo, 0) && near(hi, 5));
+        lo = 1e-6, hi = 1; // log: in decades
+        QVERIFY(zoomRange(lo, hi, 1e-3, 0.5, true));
+        QVERIFY(near(lo, std::pow(10.0, -4.5), 1e-9));
+        QVERIFY(near(hi, std::pow(10.0, -1.5), 1e-9));
+        lo = 0, hi = 10; // zooming out
+        QVERIFY(zoomRange(lo, hi, 5, 2, false));
+        QVERIFY(near(lo, -5) && near(hi, 15));
+        lo = 1, hi = 1 + 1e-12; // not narrower than the doubles can tell apart
+        QVERIFY(!zoomRange(lo, hi, 1, 0.1, false));
+        QCOMPARE(lo, 1.0);
+        lo = -1, hi = 1;
+        QVERIFY(!zoomRange(lo, hi, 0.5, 0.5, true)); // not a log range
+        QVERIFY(!zoomRange(lo, hi, 0, std::nan(""), false));
+    }
+
+    void logTicksAreDistinctNumbersAtAnyScale() {
+        // Whole decades, also far below 1e-12 (where Qt's log axis draws no labels at all).
+        QList<LogTick> t = logTicks(1e-21 * (1 - 1e-9), 1e-19 * (1 + 1e-9));
+        QCOMPARE(t.size(), 3);
+        QCOMPARE(t[0].label, QStringLiteral("1e-21"));
+        QCOMPARE(t[2].label, QStringLiteral("1e-19"));
+        QCOMPARE(t[1].exponent, -20.0);
+        // Many decades: every k-th, at most ~8 labels.
+        t = logTicks(1e-40, 1e10);
+        QVERIFY(t.size() >= 2 && t.size() <= 9);
+        // A zoom inside one decade: 2 and 5 × 10^e, then 1..9 × 10^e.
+        t = logTicks(1.5e-3, 6e-3);
+        QCOMPARE(t.size(), 2);
+        QCOMPARE(t[0].label, QStringLiteral("0.002"));
+        QCOMPARE(t[1].label, QStringLiteral("0.005"));
+        t = logTicks(2.1, 2.9);
+        QCOMPARE(t.size(), 2); // nothing round inside: the ends
+        QVERIFY(t[0].label != t[1].label);
+        for (const auto& range :
+             {std::pair{1e-300, 1e300}, std::pair{0.9, 1.1}, std::pair{1e-25, 3e-25}}) {
+            const QList<LogTick> u = logTicks(range.first, range.second);
+            QVERIFY(u.size() >= 2);
+            for (int i = 1; i < u.size(); ++i) {
+                QVERIFY(u[i].exponent > u[i - 1].exponent);
+                QVERIFY(u[i].label != u[i - 1].label && !u[i].label.isEmpty());
+            }
+        }
+        QVERIFY(logTicks(-1, 1).isEmpty());
+    }
+
+    void subscriptsAreTypesetForPapers() {
+        QCOMPARE(typesetSubscripts(QStringLiteral("λ_min(Λ) vs samples")),
+                 QStringLiteral("λ<sub>min</sub>(Λ) vs samples"));
+        QCOMPARE(typesetSubscripts(QStringLiteral("σ_r")), QStringLiteral("σ<sub>r</sub>"));
+        QCOMPARE(typesetSubscripts(QStringLiteral("‖P̂ − P*‖_F / ‖P*‖_F")),
+                 QStringLiteral("‖P̂ − P*‖<sub>F</sub> / ‖P*‖<sub>F</sub>"));
+        QCOMPARE(typesetSubscripts(QStringLiteral("a < b & c")),
+                 QStringLiteral("a &lt; b &amp; c")); // escaped: the text is HTML now
+        QCOMPARE(typesetSubscripts(QStringLiteral("run_name _x x_")),
+                 QStringLiteral("run<sub>name</sub> _x x_"));
+        QVERIFY(PaperStyle::twoColumns().widthInches >
+                2 * PaperStyle::oneColumn().widthInches - 0.5);
+        QCOMPARE(unicodeSubscripts(QStringLiteral("λ_min ≤ 0")),
+                 QStringLiteral("λ\u2098\u1D62\u2099 ≤ 0"));
+        QCOMPARE(unicodeSubscripts(QStringLiteral("σ_r")), QStringLiteral("σ\u1D63"));
+        QCOMPARE(unicodeSubscripts(QStringLiteral("P_F, x_y")), // no subscript F or y: as it is
+                 QStringLiteral("P_F, x_y"));
+    }
+
+    void panMovesTheGrabbedValueUnderTheCursor() {
+        double lo = 0, hi = 10;
+        QVERIFY(panRange(lo, hi, 4, 6, false)); // dragged right by 2: the data moves right
+        QVERIFY(near(lo, -2) && near(hi, 8));
+        lo = 1e-4, hi = 1;
+        QVERIFY(panRange(lo, hi, 1e-2, 1e-1, true)); // one decade
+        QVERIFY(near(lo, 1e-5, 1e-9) && near(hi, 0.1, 1e-9));
+        QVERIFY(near(valueAtFraction(0.5, 1e-4, 1, true), 1e-2, 1e-9));
+        QVERIFY(near(valueAtFraction(0.25, 0, 8, false), 2));
+    }
 };
 
 QTEST_MAIN(TstGuiPlotMath)

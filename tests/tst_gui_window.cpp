@@ -13,15 +13,27 @@
 #include "ui/runlist.h"
 #include <QAbstractAxis>
 #include <QAction>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
+#include <QGuiApplication>
+#include <QImage>
+#include <QLabel>
 #include <QLineEdit>
 #include <QLogValueAxis>
+#include <QMimeData>
+#include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
+#include <QSlider>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -89,7 +101,19 @@ QStringList axisProblems(const PlotWidget* plot) {
         if (!a->labelsVisible()) out << QStringLiteral("%1: labels hidden").arg(plot->objectName());
         if (a->orientation() == Qt::Vertical && a->titleText().isEmpty())
             out << QStringLiteral("%1: no y title").arg(plot->objectName());
-        if (auto* v = qobject_cast<QValueAxis*>(a)) {
+        if (auto* c = qobject_cast<QCategoryAxis*>(a)) { // our log axes
+            const QStringList labels = c->categoriesLabels();
+            if (labels.size() < 2)
+                out << QStringLiteral("%1: %2 log tick(s)")
+                           .arg(plot->objectName())
+                           .arg(labels.size());
+            for (const QString& l : labels)
+                if (l.isEmpty() || l.contains(QStringLiteral("…")))
+                    out << QStringLiteral("%1: log labels %2")
+                               .arg(plot->objectName(), labels.join(u' '));
+            if (!(c->max() > c->min()))
+                out << QStringLiteral("%1: empty log range").arg(plot->objectName());
+        } else if (auto* v = qobject_cast<QValueAxis*>(a)) {
             if (!(v->max() > v->min()))
                 out << QStringLiteral("%1: empty range").arg(plot->objectName());
             QStringList labels;
@@ -104,9 +128,9 @@ QStringList axisProblems(const PlotWidget* plot) {
                     out << QStringLiteral("%1: labels %2")
                                .arg(plot->objectName(), labels.join(u' '));
         }
-        if (auto* l = qobject_cast<QLogValueAxis*>(a))
-            if (!(l->max() > l->min() && l->min() > 0))
-                out << QStringLiteral("%1: bad log range").arg(plot->objectName());
+        if (qobject_cast<QLogValueAxis*>(a))
+            out << QStringLiteral("%1: Qt's log axis (no labels below 1e-12)")
+                       .arg(plot->objectName());
     }
     return out;
 }
@@ -238,6 +262,84 @@ private Q_SLOTS:
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u'\n')));
     }
 
+    // The Certificate tab at 1280×720: no horizontal scroll, the badge and both plots whole
+    // (it needed a scroll bar and cut the badge and the right plot before).
+    void certificateTabFitsAProjector() {
+        MainWindow w;
+        w.show();
+        QCoreApplication::processEvents();
+        const QSize frame = w.frameGeometry().size() - w.geometry().size();
+        // 1280×720 (a projector) and 1178×662 (the first size on 2560×1440 at scale 2).
+        for (const QSize size : {QSize(1280, 720), QSize(1178, 662)})
+            for (int preset : {0, 1}) { // certified (long badge), not certified (witness line)
+                w.resize(size - frame);
+                w.loadPreset(preset);
+                QVERIFY(w.startRuns());
+                QVERIFY(waitIdle(w));
+                w.showTab(QStringLiteral("certificate"));
+                QCoreApplication::processEvents();
+                auto* scroll = w.findChild<QScrollArea*>(QStringLiteral("certificateScroll"));
+                QVERIFY(scroll);
+                auto* panel = w.findChild<CertificatePanel*>();
+                QVERIFY2(
+                    scroll->horizontalScrollBar()->maximum() == 0,
+                    qPrintable(QStringLiteral("%4 wide, preset %1: panel needs %2 px, tab has %3")
+                                   .arg(preset)
+                                   .arg(panel->minimumSizeHint().width())
+                                   .arg(scroll->viewport()->width())
+                                   .arg(size.width())));
+                auto whole = [](const QWidget* wd) {
+                    return wd->visibleRegion().boundingRect() == wd->rect() && wd->width() > 0;
+                };
+                auto* badge = w.findChild<QLabel*>(QStringLiteral("certificateBadge"));
+                QVERIFY(!badge->text().isEmpty());
+                QVERIFY2(whole(badge), qPrintable(badge->text()));
+                // The whole badge text is shown: its wrapped height fits the label.
+                QVERIFY(badge->heightForWidth(badge->width()) <= badge->height());
+                for (const PlotWidget* plot : {panel->spectrumPlot(), panel->tracePlot()}) {
+                    QVERIFY2(whole(plot),
+                             qPrintable(QStringLiteral("preset %1: %2 shows %3 of %4x%5")
+                                            .arg(preset)
+                                            .arg(plot->objectName())
+                                            .arg(QString::number(
+                                                plot->visibleRegion().boundingRect().width()))
+                                            .arg(plot->width())
+                                            .arg(plot->height())));
+                    QVERIFY(plot->width() >= 220);
+                }
+            }
+    }
+
+    // Every tab at 1280×720 after a run of every preset: no horizontal scroll bar (the Heads
+    // tab needed one for its info line).
+    void noTabScrollsSideways() {
+        MainWindow w;
+        w.show();
+        QCoreApplication::processEvents();
+        const QSize frame = w.frameGeometry().size() - w.geometry().size();
+        w.resize(QSize(1280, 720) - frame);
+        QStringList problems;
+        for (int i = 0; i < builtinPresets().size(); ++i) {
+            w.runList()->clear();
+            w.loadPreset(i);
+            QVERIFY(w.startRuns());
+            QVERIFY(waitIdle(w));
+            for (ResultPanel* panel : w.resultPanels()) {
+                w.showTab(panel->panelId());
+                QCoreApplication::processEvents();
+                auto* scroll =
+                    w.findChild<QScrollArea*>(panel->panelId() + QStringLiteral("Scroll"));
+                if (scroll->horizontalScrollBar()->maximum() > 0)
+                    problems << QStringLiteral("preset %1, %2: needs %3 px, has %4")
+                                    .arg(i + 1)
+                                    .arg(panel->panelId())
+                                    .arg(panel->widget()->minimumSizeHint().width())
+                                    .arg(scroll->viewport()->width());
+            }
+        }
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u'\n')));
+    }
+
     // --- Axis ticks are readable numbers --------------------------------------------------
 
     void axisTicksAreNumbersEverywhere() {
@@ -277,6 +379,24 @@ private Q_SLOTS:
         QCOMPARE(vertical.size(), 1);
         QVERIFY(!vertical.first()->titleText().isEmpty());
         QVERIFY(vertical.first()->isVisible());
+        // Really drawn, not only "visible" as a property: Qt's log axis drew no y labels and
+        // no y title for these 1e-30 losses.
+        QStringList drawn;
+        for (QGraphicsItem* it : view->chart()->scene()->items())
+            if (auto* t = dynamic_cast<QGraphicsTextItem*>(it))
+                if (t->isVisible()) drawn << t->toPlainText();
+        auto* ylog = qobject_cast<QCategoryAxis*>(vertical.first());
+        QVERIFY(ylog);
+        for (const QString& l : ylog->categoriesLabels())
+            QVERIFY2(drawn.contains(l), qPrintable(drawn.join(QStringLiteral(" | "))));
+        QVERIFY2(drawn.join(u'|').contains(QStringLiteral("MSE · OOD")),
+                 qPrintable(drawn.join(QStringLiteral(" | "))));
+        // No epochs to count: the x axis does not pretend to (0..1, titled as such; not 0..1.5).
+        const auto horizontal = view->chart()->axes(Qt::Horizontal);
+        auto* x = qobject_cast<QValueAxis*>(horizontal.first());
+        QVERIFY(x);
+        QCOMPARE(x->max(), 1.0);
+        QVERIFY2(x->titleText().contains(QStringLiteral("no epochs")), qPrintable(x->titleText()));
     }
 
     // --- Smaller items of issue 9 ---------------------------------------------------------
@@ -348,10 +468,87 @@ private Q_SLOTS:
         w.stopRuns();
     }
 
+    void noEmptyProgressBoxAtLaunch() {
+        MainWindow w;
+        w.show();
+        QCoreApplication::processEvents();
+        auto* bar = w.findChild<QProgressBar*>(QStringLiteral("statusProgress"));
+        QVERIFY(bar);
+        QVERIFY(!bar->isVisible()); // an empty bar at launch says nothing
+        longTrainer(w);
+        QVERIFY(w.startRuns());
+        QCoreApplication::processEvents();
+        QVERIFY(bar->isVisible()); // while something runs
+        w.stopRuns();
+        QVERIFY(waitIdle(w));
+        QVERIFY(!bar->isVisible());
+    }
+
+    void automatonTabSaysWhatItIsFor() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(0); // associative memory: not an automaton
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        w.showTab(QStringLiteral("automaton"));
+        QCoreApplication::processEvents();
+        auto* dfa = w.findChild<QWidget*>(QStringLiteral("dfaTable"));
+        auto* trace = w.findChild<QWidget*>(QStringLiteral("traceTable"));
+        QVERIFY(!dfa->isVisible() && !trace->isVisible()); // no two empty boxes
+        const QString said = w.findChild<QLabel*>(QStringLiteral("automatonSummary"))->text();
+        QVERIFY2(said.contains(QStringLiteral("not an automaton run")), qPrintable(said));
+        QVERIFY(said.contains(QStringLiteral("transition table")));
+        QVERIFY(said.contains(QStringLiteral("preset")));
+        w.loadPreset(4); // the automaton preset: the tables are back
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        QCoreApplication::processEvents();
+        QVERIFY(dfa->isVisible() && trace->isVisible());
+    }
+
+    void curvesHaveASmoothingSlider() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(3); // SGD: training curves
+        w.findChild<QCheckBox*>(QStringLiteral("sweepCheck"))->setChecked(false);
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        w.showTab(QStringLiteral("curves"));
+        auto* slider = w.findChild<QSlider*>(QStringLiteral("smoothingSlider"));
+        QVERIFY(slider && slider->isVisible());
+        auto* loss = w.findChild<PlotWidget*>(QStringLiteral("lossPlot"));
+        auto* view = loss->findChild<QChartView*>();
+        const int before = static_cast<int>(view->chart()->series().size());
+        slider->setValue(60);
+        QCOMPARE(loss->smoothing(), 0.6);
+        QCOMPARE(w.findChild<PlotWidget*>(QStringLiteral("distancePlot"))->smoothing(), 0.6);
+        QVERIFY2(view->chart()->series().size() > before, "the raw curves are drawn behind");
+        QCOMPARE(w.findChild<QLabel*>(QStringLiteral("smoothingValue"))->text(),
+                 QStringLiteral("0.60"));
+        // Edit ▸ Copy figure: the visible tab's first figure, as shown or for a paper.
+        QCOMPARE(w.copyCurrentFigure(false), QString());
+        QVERIFY(QGuiApplication::clipboard()->mimeData()->hasImage());
+        QCOMPARE(w.copyCurrentFigure(true), QString());
+        QCOMPARE(
+            qvariant_cast<QImage>(QGuiApplication::clipboard()->mimeData()->imageData()).size(),
+            QSize(1020, 720)); // one column, 3.4 × 2.4 in at 300 dpi
+        // Training curves: the x axis ends at the last epoch, not past it.
+        double lastEpoch = 0;
+        for (const auto& s : loss->series())
+            for (const auto& p : s.points) lastEpoch = std::max(lastEpoch, p.x());
+        auto* x = qobject_cast<QValueAxis*>(view->chart()->axes(Qt::Horizontal).first());
+        QVERIFY(x);
+        QVERIFY(lastEpoch > 0);
+        QVERIFY2(x->max() >= lastEpoch && x->max() < lastEpoch * 1.1,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(x->max()).arg(lastEpoch)));
+    }
+
     void helpHasShortcutsAndATour() {
         MainWindow w;
         QVERIFY(w.shortcutsHtml().contains(QStringLiteral("Ctrl+R")));
         QVERIFY(w.shortcutsHtml().contains(QStringLiteral("Ctrl+O")));
+        QVERIFY(w.shortcutsHtml().contains(QStringLiteral("Ctrl+Shift+C"))); // Edit ▸ Copy figure
+        QVERIFY(w.shortcutsHtml().contains(QStringLiteral("Shift+drag")));   // the plots' gestures
         w.showTourStep(1);
         QCOMPARE(w.experimentPanel()->currentPreset(), 1);
         QVERIFY(w.findChild<QTextBrowser*>(QStringLiteral("explanation"))

@@ -5,6 +5,7 @@
 #include <QTest>
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <vector>
 
 using namespace mhla;
@@ -193,6 +194,36 @@ private Q_SLOTS:
         for (size_t i = 0; i < r.exampleWord.size(); ++i) {
             state = r.exampleDfa.delta(state, r.exampleWord[i]);
             QCOMPARE(r.exampleTrueStates[i], state);
+        }
+    }
+
+    // Issue 9: the shown example word visits the automaton's states (the first word of the
+    // one-hot demo fell into an absorbing state at once); it is the first word that visits the
+    // most, so one word on its own is never a better example than the chosen one.
+    void exampleWordVisitsTheStates() {
+        const TaskConfig cfg = taskConfig({{s("kind"), s("automaton")},
+                                           {s("embedding"), s("onehot")},
+                                           {s("states"), 3},
+                                           {s("alphabet"), 2},
+                                           {s("word_length"), 12}});
+        AutomatonTask t(cfg);
+        auto visited = [](const ExecutionResult& r) {
+            std::set<int> v(r.exampleTrueStates.begin(), r.exampleTrueStates.end());
+            return static_cast<int>(v.size());
+        };
+        int best = 0;
+        for (long long seed : {1, 2, 3, 4, 5}) {
+            const ExecutionResult many = executeWords(t, t.teacherP(), 100, seed);
+            QCOMPARE(visited(many), 3); // among 100 words one visits all three states
+            // Word 0 alone (what was shown before) never beats the chosen example.
+            const ExecutionResult first = executeWords(t, t.teacherP(), 1, seed);
+            QVERIFY(visited(first) <= visited(many));
+            best = std::max(best, visited(first));
+            // The choice does not depend on the thread count.
+            RunContext ctx;
+            ctx.threads = 2;
+            const ExecutionResult threaded = executeWords(t, t.teacherP(), 100, seed, ctx);
+            QCOMPARE(threaded.exampleWord, many.exampleWord);
         }
     }
 

@@ -46,7 +46,12 @@ AutomatonPanel::AutomatonPanel(QWidget* parent) : QWidget(parent) {
     vsplit->addWidget(m_plot);
     vsplit->setStretchFactor(0, 1);
     vsplit->setStretchFactor(1, 1);
+    m_tables = vsplit;
     lay->addWidget(vsplit, 1);
+    // Without an automaton result the tables and the plot are hidden: the text above says what
+    // they show.
+    m_filler = new QWidget(this);
+    lay->addWidget(m_filler, 1);
     showRun(nullptr);
 }
 
@@ -69,12 +74,25 @@ void AutomatonPanel::showRun(const RunRecord* run) {
     m_trace->setRowCount(0);
     m_trace->setColumnCount(0);
     m_csv.clear();
-    if (!run || !run->result || !run->result->execution) {
+    const bool has = run && run->result && run->result->execution;
+    m_tables->setVisible(has);
+    m_filler->setVisible(!has);
+    if (!has) {
+        const QString what =
+            tr("<p>This tab is for the <b>automaton task</b>: a learned model executes a random "
+               "finite automaton (DFA) given as a table in its prompt. It shows the example "
+               "DFA's transition table δ(q, a) and one word step by step — the true state after "
+               "each letter beside the learned model's and the teacher's, wrong steps marked — "
+               "with the step and whole-word accuracies.</p>");
         m_summary->setText(
             run && run->result
-                ? tr("This run's task is not an automaton: choose the automaton task "
-                     "or the “Executing an automaton” preset.")
-                : tr("No automaton result yet."));
+                ? tr("<p><b>%1</b> is not an automaton run (task: %2), so there is nothing to "
+                     "show here.</p>")
+                          .arg(run->name.toHtmlEscaped(), toString(run->config.task.kind)) +
+                      what +
+                      tr("<p>Choose the “Executing an automaton” preset (Run ▸ Presets) or the "
+                         "automaton task, then Run.</p>")
+                : tr("<p>No automaton result yet.</p>") + what);
         return;
     }
     const ExecutionResult& e = *run->result->execution;

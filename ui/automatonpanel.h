@@ -36,6 +36,8 @@ private:
     QTableWidget* m_table = nullptr;
     QTableWidget* m_trace = nullptr;
     PlotWidget* m_plot = nullptr;
+    QWidget* m_tables = nullptr; ///< the two tables, hidden without an automaton result
+    QWidget* m_filler = nullptr;
     QString m_csv;
 };
 

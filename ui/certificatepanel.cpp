@@ -24,6 +24,12 @@ QString fmt(double v) {
 }
 
 /// A floor below every positive value and below tau, for drawing values <= 0 on a log axis.
+/// One "name value" pair of the numbers line; a line breaks between pairs, never inside one.
+QString certificatePair(const QString& name, const QString& value) {
+    return QStringLiteral("<span style='white-space:nowrap'>%1&nbsp;<b>%2</b></span>")
+        .arg(name, value);
+}
+
 double logFloor(const QList<QPointF>& pts, double tau) {
     double m = std::numeric_limits<double>::infinity();
     for (const auto& p : pts)
@@ -88,11 +94,15 @@ CertificatePanel::CertificatePanel(QWidget* parent) : QWidget(parent) {
     bf.setBold(true);
     m_badge->setFont(bf);
     m_badge->setMargin(6);
+    // A long badge wraps instead of widening the tab past a 1280 px window.
+    m_badge->setWordWrap(true);
     lay->addWidget(m_badge);
     m_numbers = new QLabel(this);
     m_numbers->setObjectName(QStringLiteral("certificateNumbers"));
     m_numbers->setTextFormat(Qt::RichText);
-    m_numbers->setWordWrap(false); // a wrapped table breaks numbers such as 5.9e-11 at the dot
+    // A flowing line of "name value" pairs that wraps between pairs (never inside one), so the
+    // numbers never widen the tab past a 1280 px window.
+    m_numbers->setWordWrap(true);
     m_numbers->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_numbers->setToolTip(
         tr("λ_min, λ_max: extreme eigenvalues of Λ = (1/N) Σ ψψᵀ. κ = λ_max / λ_min. "
@@ -123,7 +133,7 @@ CertificatePanel::CertificatePanel(QWidget* parent) : QWidget(parent) {
     m_spectrum->setLogY(true);
     m_trace = new PlotWidget(QStringLiteral("lambda_trace"), split);
     m_trace->setTitle(tr("λ_min(Λ) vs samples seen"));
-    m_trace->setAxisTitles(tr("samples seen k"), tr("λ_min of Λ over the first k samples"));
+    m_trace->setAxisTitles(tr("samples seen k"), tr("λ_min of Λ (first k)"));
     m_trace->setLogX(true);
     m_trace->setLogY(true);
     split->addWidget(m_spectrum);
@@ -335,28 +345,22 @@ void CertificatePanel::showRun(const RunRecord* run) {
                      .arg(fmt(c.lambdaMin), fmt(c.tolerance)),
                  colors::kGood);
     else setBadge(tr("✖ not certified (null dimension %1)").arg(c.nullDim), colors::kError);
-    QString numbers = QStringLiteral("<table cellspacing='2' cellpadding='1'><tr>");
-    auto cell = [](const QString& k, const QString& v) {
-        return QStringLiteral(
-                   "<td align='right' nowrap>%1&nbsp;</td><td nowrap><b>%2</b>&nbsp;&nbsp;&nbsp;</td>")
-            .arg(k, v);
-    };
-    numbers += cell(tr("λ<sub>min</sub>"), fmt(c.lambdaMin));
-    numbers += cell(tr("λ<sub>max</sub>"), fmt(c.lambdaMax));
-    numbers += cell(tr("condition κ"), fmt(c.condition));
-    numbers += cell(tr("τ"), fmt(c.tolerance));
-    numbers += QStringLiteral("</tr><tr>");
-    numbers += cell(tr("null dim"), QString::number(c.nullDim));
-    numbers += cell(tr("D"), QString::number(r.featureDim));
-    numbers += cell(tr("N"), QString::number(r.samples));
-    numbers += cell(tr("solve"), QString::fromStdString(r.solveMethod));
-    numbers += cell(tr("eig."), QString::fromStdString(c.method));
-    numbers += QStringLiteral("</tr><tr>");
-    numbers += cell(tr("train MSE"), fmt(r.metrics.trainMse));
-    numbers += cell(tr("val MSE"), fmt(r.metrics.valMse));
-    numbers += cell(tr("OOD rel"), fmt(r.metrics.oodRelMse));
-    numbers += cell(tr("‖P̂−P*‖/‖P*‖"), fmt(r.metrics.distancePRel));
-    numbers += QStringLiteral("</tr></table>");
+    QStringList pairs;
+    auto cell = [&pairs](const QString& k, const QString& v) { pairs << certificatePair(k, v); };
+    cell(tr("λ<sub>min</sub>"), fmt(c.lambdaMin));
+    cell(tr("λ<sub>max</sub>"), fmt(c.lambdaMax));
+    cell(tr("condition κ"), fmt(c.condition));
+    cell(tr("τ"), fmt(c.tolerance));
+    cell(tr("null dim"), QString::number(c.nullDim));
+    cell(tr("D"), QString::number(r.featureDim));
+    cell(tr("N"), QString::number(r.samples));
+    cell(tr("solve"), QString::fromStdString(r.solveMethod));
+    cell(tr("eig."), QString::fromStdString(c.method));
+    cell(tr("train MSE"), fmt(r.metrics.trainMse));
+    cell(tr("val MSE"), fmt(r.metrics.valMse));
+    cell(tr("OOD rel"), fmt(r.metrics.oodRelMse));
+    cell(tr("‖P̂−P*‖/‖P*‖"), fmt(r.metrics.distancePRel));
+    const QString numbers = pairs.join(QStringLiteral(" &nbsp;·&nbsp; "));
     if (r.nullWitness) {
         // Not certified: another least-squares solution P + ‖P*‖ e₁vᵀ (Λv = 0) makes the
         // failure concrete: the same training fit, a different function elsewhere.

@@ -47,10 +47,39 @@ const QList<QColor>& okabeIto() {
     return palette;
 }
 
+const QList<QColor>& runPalette() {
+    // Okabe-Ito with its yellow darkened (the pale yellow is faint on white), then eight hues
+    // that differ from them, mostly Paul Tol's (no grey: the exact solver's lines are grey).
+    static const QList<QColor> palette{
+        colors::kBlue,        colors::kOrange,     colors::kBluishGreen, colors::kReddishPurple,
+        colors::kSkyBlue,     colors::kVermillion, QColor(160, 145, 0),  colors::kBlack,
+        QColor(51, 34, 136),  QColor(17, 119, 51), QColor(136, 34, 85),  QColor(90, 150, 0),
+        QColor(68, 170, 153), QColor(220, 60, 60), QColor(170, 68, 153), QColor(140, 81, 10),
+    };
+    return palette;
+}
+
 QColor runColor(int i) {
-    const auto& c = okabeIto();
+    const auto& c = runPalette();
     const int n = static_cast<int>(c.size());
-    return c[((i % n) + n) % n];
+    const int k = ((i % n) + n) % n;
+    const int cycle = i >= 0 ? i / n : 0;
+    if (cycle == 0) return c[k];
+    // Later cycles: darker shades of the same hues (greys for black), never an exact repeat.
+    if (c[k].value() < 30) return QColor::fromHsv(0, 0, std::min(135, 45 * cycle));
+    return c[k].darker(100 + 35 * cycle);
+}
+
+double relativeLuminance(const QColor& c) {
+    auto lin = [](double v) {
+        return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
+}
+
+double contrastRatio(const QColor& a, const QColor& b) {
+    const double la = relativeLuminance(a), lb = relativeLuminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
 }
 
 double symmetricScale(std::initializer_list<double> maxAbsValues) {

@@ -13,8 +13,15 @@ QColor divergingColor(double value, double maxAbs);
 /// The eight Okabe-Ito colours (colour-blind safe), in the order used for runs. Black is last
 /// so that it is used only after the seven hues.
 const QList<QColor>& okabeIto();
-/// Okabe-Ito colour of run i (cycles).
+/// The sixteen run colours: Okabe-Ito (its pale yellow darkened so it reads on white), then
+/// eight further hues (mostly Paul Tol's), all at least 60 apart in RGB.
+const QList<QColor>& runPalette();
+/// The colour of run i: the sixteen of runPalette(), then darker shades of them (no two runs
+/// of the first 64 share a colour).
 QColor runColor(int i);
+/// WCAG relative luminance and contrast ratio (1 = none, 21 = black on white).
+double relativeLuminance(const QColor& c);
+double contrastRatio(const QColor& a, const QColor& b);
 
 /// The largest |entry| over a list of values (0 if none are finite): the shared scale of a
 /// group of heatmaps so that the same colour means the same number in every panel.

@@ -3,8 +3,11 @@
 #include "ui/plotwidget.h"
 #include "ui/theme.h"
 #include <QCheckBox>
+#include <QHBoxLayout>
 #include <QJsonDocument>
+#include <QLabel>
 #include <QRegularExpression>
+#include <QSlider>
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -20,12 +23,14 @@ const QColor& kExactColor = colors::kExactReference;
 
 PlotSeries curve(const QString& name, const QColor& c, PlotSeries::Style st,
                  const std::vector<HistoryPoint>& h, double HistoryPoint::*field,
-                 bool inLegend = false) {
+                 bool inLegend = false, const QString& group = {}) {
     PlotSeries s;
     s.name = name;
+    s.group = group; // a click on the run's legend entry hides all its curves
     s.inLegend = inLegend;
     s.color = c;
     s.style = st;
+    s.smoothable = true;
     for (const auto& p : h)
         if (std::isfinite(p.*field)) s.points << QPointF(p.epoch, p.*field);
     return s;
@@ -55,6 +60,7 @@ std::pair<PlotSeries, PlotSeries> meanAndBand(const QList<const RunRecord*>& gro
     mean.color = c;
     mean.style = style;
     mean.width = 2.5;
+    mean.smoothable = true;
     band.name = name + QObject::tr(" min–max");
     band.color = c;
     band.style = PlotSeries::Style::Band;
@@ -75,24 +81,47 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("curvesPanel"));
     auto* lay = new QVBoxLayout(this);
     lay->addWidget(explain::makeHelpBox(explain::curves(), this));
-    m_bandCheck = new QCheckBox(
-        tr("Mean and min–max band over seeds (runs that differ only in their seeds)"), this);
+    m_bandCheck = new QCheckBox(tr("Mean and min–max band over seeds"), this);
     m_bandCheck->setObjectName(QStringLiteral("seedBandCheck"));
     m_bandCheck->setToolTip(
-        tr("Runs whose experiments are identical except for task.seed and solver.seed are "
-           "drawn as one mean curve with a shaded band from the smallest to the largest "
+        tr("Runs that differ only in their seeds (task.seed and solver.seed) are drawn as one "
+           "mean curve with a shaded band from the smallest to the largest "
            "value at each epoch. Queue such runs with Seeds > 1 in the experiment panel."));
     m_bandCheck->setChecked(true);
     connect(m_bandCheck, &QCheckBox::toggled, this, &CurvesPanel::displayChanged);
-    lay->addWidget(m_bandCheck);
+    // One row for both display options: the plots keep the height (their axis titles fit).
+    auto* smoothRow = new QHBoxLayout;
+    smoothRow->addWidget(m_bandCheck);
+    smoothRow->addSpacing(12);
+    auto* smoothLabel = new QLabel(tr("Smoothing"), this);
+    m_smoothSlider = new QSlider(Qt::Horizontal, this);
+    m_smoothSlider->setObjectName(QStringLiteral("smoothingSlider"));
+    m_smoothSlider->setRange(0, 99);
+    m_smoothSlider->setMaximumWidth(200);
+    m_smoothSlider->setMinimumWidth(60);
+    const QString smoothTip =
+        tr("TensorBoard-style smoothing of the training curves: an exponential moving average "
+           "s_k = w·s_(k−1) + (1−w)·y_k, debiased at the start (on a log axis it averages "
+           "log y). The raw curve stays faint behind. 0 = raw. Reference lines are never "
+           "smoothed. Figures export as shown; their CSV files hold the raw values.");
+    m_smoothSlider->setToolTip(smoothTip);
+    smoothLabel->setToolTip(smoothTip);
+    m_smoothValue = new QLabel(this);
+    m_smoothValue->setObjectName(QStringLiteral("smoothingValue"));
+    m_smoothValue->setMinimumWidth(
+        m_smoothValue->fontMetrics().horizontalAdvance(QStringLiteral("0.00 ")));
+    smoothRow->addWidget(smoothLabel);
+    smoothRow->addWidget(m_smoothSlider, 1);
+    smoothRow->addWidget(m_smoothValue);
+    lay->addLayout(smoothRow);
     auto* split = new QSplitter(Qt::Vertical, this);
     m_loss = new PlotWidget(QStringLiteral("loss"), split);
     m_loss->setTitle(tr("Loss vs epochs"));
-    m_loss->setAxisTitles(tr("epoch"), tr("MSE  /  OOD relative error"));
+    m_loss->setAxisTitles(tr("epoch"), tr("MSE · OOD"));
     m_loss->setLogY(true);
     m_distance = new PlotWidget(QStringLiteral("distance"), split);
     m_distance->setTitle(tr("Distance to the teacher vs epochs"));
-    m_distance->setAxisTitles(tr("epoch"), tr("‖P̂ − P*‖_F / ‖P*‖_F"));
+    m_distance->setAxisTitles(tr("epoch"), tr("distance"));
     m_distance->setLogY(true);
     split->addWidget(m_loss);
     split->addWidget(m_distance);
@@ -103,6 +132,18 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     connect(this, &CurvesPanel::exportRequested, this,
             [this](const Figure* f) { requestExport(f); });
     connect(this, &CurvesPanel::displayChanged, this, [this] { requestRefresh(); });
+    connect(m_smoothSlider, &QSlider::valueChanged, this, [this](int v) {
+        const double w = v / 100.0;
+        m_smoothValue->setText(QString::number(w, 'f', 2));
+        m_loss->setSmoothing(w);
+        m_distance->setSmoothing(w);
+    });
+    m_smoothValue->setText(QStringLiteral("0.00"));
+}
+
+double CurvesPanel::smoothing() const { return m_smoothSlider->value() / 100.0; }
+void CurvesPanel::setSmoothing(double weight) {
+    m_smoothSlider->setValue(static_cast<int>(std::lround(std::clamp(weight, 0.0, 0.99) * 100)));
 }
 
 QList<const Figure*> CurvesPanel::figures() const { return {m_loss, m_distance}; }
@@ -164,8 +205,12 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
                             PlotSeries::Style::Dashed);
             PlotSeries tm = trainMean, dm = distMean, vm = valMean, om = oodMean, em = exMean;
             vm.inLegend = om.inLegend = em.inLegend = false;
-            loss << trainBand << tm << vm << om;
-            dist << distBand << dm;
+            // The band and the other means hide and show with the group's legend entry.
+            PlotSeries tb = trainBand, db = distBand;
+            tb.group = vm.group = om.group = tm.name;
+            db.group = em.group = dm.name;
+            loss << tb << tm << vm << om;
+            dist << db << dm;
             if (!em.points.isEmpty()) dist << em;
             // Each seed has its own data and so its own exact solution: one line at their mean.
             Metrics exact;
@@ -197,13 +242,13 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
             loss << curve(r->name, r->color, PlotSeries::Style::Line, h, &HistoryPoint::trainMse,
                           true);
             loss << curve(r->name + tr(" val"), r->color, PlotSeries::Style::Dashed, h,
-                          &HistoryPoint::valMse);
+                          &HistoryPoint::valMse, false, r->name);
             loss << curve(r->name + tr(" OOD rel"), r->color, PlotSeries::Style::Dotted, h,
-                          &HistoryPoint::oodRelMse);
+                          &HistoryPoint::oodRelMse, false, r->name);
             dist << curve(r->name, r->color, PlotSeries::Style::Line, h,
                           &HistoryPoint::distancePRel, true);
             dist << curve(r->name + tr(" to exact"), r->color, PlotSeries::Style::Dashed, h,
-                          &HistoryPoint::distanceExactRel);
+                          &HistoryPoint::distanceExactRel, false, r->name);
             if (r->result && r->result->exactMetrics) {
                 const Metrics& m = *r->result->exactMetrics;
                 addRef(lossRefs, tr("exact: train"), m.trainMse, kExactColor);
@@ -212,13 +257,22 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
             }
         } else if (r->result) {
             const Metrics& m = r->result->metrics;
-            addRef(loss, r->name + tr(" (exact) train MSE"), m.trainMse, r->color);
-            addRef(loss, r->name + tr(" (exact) val MSE"), m.valMse, r->color);
-            addRef(dist, r->name + tr(" (exact) to teacher"), m.distancePRel, r->color);
+            // One legend entry per exact run (its train and validation lines share colour and
+            // style; the hover names each): a click on it hides both.
+            const QString entry = r->name + tr(" (exact)");
+            addRef(loss, entry + tr(" train MSE"), m.trainMse, r->color);
+            addRef(loss, entry + tr(" val MSE"), m.valMse, r->color);
+            for (int i = static_cast<int>(loss.size()) - 2; i < loss.size(); ++i)
+                if (i >= 0 && loss[i].name.startsWith(entry)) {
+                    loss[i].group = entry;
+                    loss[i].inLegend = loss[i].name.startsWith(entry + tr(" train MSE"));
+                }
+            addRef(dist, entry + tr(" to teacher"), m.distancePRel, r->color);
         }
     }
     // Reference lines far below every curve (an exact fit at round-off level) would squash the
-    // curves into the top of a log axis: draw them at the bottom and say so in their name.
+    // curves into the top of a log axis: they keep their value (in the CSV and the hover) but
+    // do not stretch the axes; the legend marks them "off scale" while they are out of view.
     auto offScale = [](QList<PlotSeries>& list) {
         double lo = std::numeric_limits<double>::infinity();
         for (const auto& s : list)
@@ -230,22 +284,27 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
         for (auto& s : list)
             if (s.style == PlotSeries::Style::HLine && !s.points.isEmpty() &&
                 s.points.first().y() < floor) {
-                s.name += QStringLiteral(" %1 (off scale)")
-                              .arg(QString::number(s.points.first().y(), 'g', 3));
-                s.points.first().setY(floor);
+                s.name +=
+                    QStringLiteral(" = %1").arg(QString::number(s.points.first().y(), 'g', 3));
+                s.inRange = false;
             }
     };
     loss += lossRefs;
     dist += distRefs;
     offScale(loss);
     offScale(dist);
+    // Exact-solver runs have no epochs: the x axis says so instead of pretending to count them.
+    const QString xTitle =
+        anyHistory || runs.isEmpty() ? tr("epoch") : tr("(no epochs: exact-solver values)");
+    m_loss->setAxisTitles(xTitle, tr("MSE · OOD"));
+    m_distance->setAxisTitles(xTitle, tr("distance"));
     m_loss->setSeries(loss);
     m_distance->setSeries(dist);
     const QString note =
         anyHistory || runs.isEmpty()
             ? QString()
-            : tr("Exact-solver runs have no epochs: their values are drawn as horizontal lines. "
-                 "Choose solver mhla, multilayer or softmax (or the SGD preset) for training curves.");
+            : tr("Exact-solver runs have no epochs: their values are horizontal lines. Solver "
+                 "mhla, multilayer or softmax (or the SGD preset) draws training curves.");
     m_loss->setNote(
         anyHistory ? tr("Solid: training MSE; dashed: validation MSE; dotted: OOD relative error "
                         "(one colour per run). Grey dashed: the exact solver on the same data.")
@@ -254,7 +313,7 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
         anyHistory
             ? tr("Solid: distance to the teacher ‖P̂ − P*‖/‖P*‖; dashed: distance to the exact "
                  "solver's P on the same data.")
-            : note);
+            : QString()); // the loss plot's note says it for both
 }
 
 } // namespace mhla::ui

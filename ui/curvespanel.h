@@ -6,6 +6,8 @@
 #include <QWidget>
 
 class QCheckBox;
+class QLabel;
+class QSlider;
 
 namespace mhla::ui {
 
@@ -33,6 +35,9 @@ public:
     /// band.
     bool seedBands() const;
     void setSeedBands(bool on);
+    /// TensorBoard-style smoothing of the training curves, weight in [0, 0.99]; 0 = raw.
+    double smoothing() const;
+    void setSmoothing(double weight);
 
 Q_SIGNALS:
     void exportRequested(const mhla::ui::Figure* figure);
@@ -41,6 +46,8 @@ Q_SIGNALS:
 
 private:
     QCheckBox* m_bandCheck = nullptr;
+    QSlider* m_smoothSlider = nullptr;
+    QLabel* m_smoothValue = nullptr;
     PlotWidget* m_loss = nullptr;
     PlotWidget* m_distance = nullptr;
 };

@@ -34,7 +34,10 @@ QString curves() {
         "<p><b>Distance to the teacher</b>: ‖P̂ − P*‖<sub>F</sub> / ‖P*‖<sub>F</sub>, compared in folded coefficient space "
         "because heads themselves are only defined up to rescaling, mixing and splitting. Dashed: distance to the exact "
         "solver's P. Exact-solver runs have no epochs: their values are horizontal lines.</p>"
-        "<p>Hover for values; <i>log x / log y</i>, <i>Autoscale</i> and <i>Axes…</i> change the view.</p>");
+        "<p>Hover for values; <i>log x / log y</i> and <i>Fit</i> (its arrow: set the ranges by hand) change the "
+        "view. The mouse wheel zooms, a drag zooms to a box, Shift+drag pans, a double-click fits again; a click on a "
+        "legend entry hides or shows that run. <i>Smoothing</i> draws TensorBoard's moving average with the raw curve "
+        "faint behind.</p>");
 }
 
 QString heads() {

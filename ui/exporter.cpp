@@ -1,12 +1,15 @@
 #include "ui/exporter.h"
 #include "core/fileio.h"
 #include <QBuffer>
+#include <QClipboard>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QMimeData>
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QSvgGenerator>
@@ -179,20 +182,7 @@ QString exportFigure(const Figure& figure, const QString& path, ExportFormat for
         break;
     }
     case ExportFormat::Png: {
-        QImage img(pixelSize, QImage::Format_ARGB32_Premultiplied);
-        img.fill(Qt::white);
-        // Paint at the logical 96 dpi (so that fonts in points match the layout), then stamp
-        // the requested resolution into the file.
-        const int logicalDpm = static_cast<int>(std::lround(kLogicalDpi / 0.0254));
-        img.setDotsPerMeterX(logicalDpm);
-        img.setDotsPerMeterY(logicalDpm);
-        {
-            QPainter p(&img);
-            p.setRenderHint(QPainter::Antialiasing);
-            p.setRenderHint(QPainter::TextAntialiasing);
-            p.scale(dpi / kLogicalDpi, dpi / kLogicalDpi);
-            figure.paintFigure(p, rect);
-        }
+        QImage img = renderFigure(figure, pixelSize, dpi);
         const int dpm = static_cast<int>(std::lround(dpi / 0.0254));
         img.setDotsPerMeterX(dpm);
         img.setDotsPerMeterY(dpm);
@@ -208,6 +198,51 @@ QString exportFigure(const Figure& figure, const QString& path, ExportFormat for
     }
     }
     if (withCsv) return writeText(csvPathFor(path), csvWithMetadata(figure.csv(), meta).toUtf8());
+    return {};
+}
+
+QImage renderFigure(const Figure& figure, const QSize& pixelSize, int dpi) {
+    QImage img(pixelSize, QImage::Format_ARGB32_Premultiplied);
+    img.fill(Qt::white);
+    // Paint at the logical 96 dpi (so that fonts in points match the layout); the caller
+    // stamps the requested resolution into a file.
+    const int logicalDpm = static_cast<int>(std::lround(kLogicalDpi / 0.0254));
+    img.setDotsPerMeterX(logicalDpm);
+    img.setDotsPerMeterY(logicalDpm);
+    QPainter p(&img);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setRenderHint(QPainter::TextAntialiasing);
+    p.scale(dpi / kLogicalDpi, dpi / kLogicalDpi);
+    figure.paintFigure(p, QRectF(QPointF(0, 0), logicalSize(pixelSize, dpi)));
+    p.end();
+    return img;
+}
+
+QString copyFigureToClipboard(const Figure& figure, const QSize& pixelSize, int dpi) {
+    if (!figure.hasData())
+        return QStringLiteral("the figure \"%1\" has no data yet").arg(figure.figureTitle());
+    QClipboard* clip = QGuiApplication::clipboard();
+    if (!clip) return QStringLiteral("no clipboard on this platform");
+    const QImage img = renderFigure(figure, pixelSize, dpi);
+    const QSizeF logical = logicalSize(pixelSize, dpi);
+    QBuffer svg;
+    svg.open(QIODevice::WriteOnly);
+    {
+        QSvgGenerator gen;
+        gen.setOutputDevice(&svg);
+        gen.setSize(logical.toSize());
+        gen.setViewBox(QRectF(QPointF(0, 0), logical));
+        gen.setResolution(static_cast<int>(kLogicalDpi));
+        gen.setTitle(figure.figureTitle());
+        QPainter p;
+        if (!p.begin(&gen)) return QStringLiteral("cannot draw the figure as SVG");
+        figure.paintFigure(p, QRectF(QPointF(0, 0), logical));
+        p.end();
+    }
+    auto* mime = new QMimeData;
+    mime->setImageData(img);
+    mime->setData(QStringLiteral("image/svg+xml"), svg.data());
+    clip->setMimeData(mime);
     return {};
 }
 

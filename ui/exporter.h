@@ -4,6 +4,7 @@
 #include "core/runner.h"
 #include "ui/figure.h"
 #include "ui/resultpanel.h"
+#include <QImage>
 #include <QJsonObject>
 #include <QList>
 #include <QSize>
@@ -38,6 +39,12 @@ QString suffixOf(ExportFormat f);
 QString exportFigure(const Figure& figure, const QString& path, ExportFormat format,
                      const QSize& pixelSize, int dpi, const ExportMetadata& meta,
                      bool withCsv = true);
+
+/// The figure as an image of `pixelSize` at `dpi` on white: what a PNG export holds.
+QImage renderFigure(const Figure& figure, const QSize& pixelSize, int dpi);
+/// Puts the figure on the clipboard as an image (PNG for pasting into documents) and as SVG
+/// (vector, for editors that take it). Returns an error message or an empty string.
+QString copyFigureToClipboard(const Figure& figure, const QSize& pixelSize, int dpi);
 
 /// CSV text with metadata as leading "# " comment lines.
 QString csvWithMetadata(const QString& csv, const ExportMetadata& meta);

@@ -72,6 +72,7 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent) {
     lay->addWidget(split, 1);
     m_hover = new QLabel(this);
     m_hover->setObjectName(QStringLiteral("heatmapHover"));
+    m_hover->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     lay->addWidget(m_hover);
 
     connect(m_headBox, &QSpinBox::valueChanged, this, &HeadsPanel::refresh);

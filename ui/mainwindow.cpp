@@ -24,6 +24,8 @@
 #include <QDesktopServices>
 #include <QDir>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -31,6 +33,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QProgressBar>
 #include <QScreen>
 #include <QScrollArea>
@@ -105,6 +108,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     resize(size);
     restoreGeometry(m_settings.windowGeometry());
     restoreState(m_settings.windowState());
+    setAcceptDrops(true); // an experiment file or results folder dropped on the window opens
     applyTheme(m_settings.theme());
     const int preset = m_settings.lastPreset();
     loadPreset(preset >= 0 && preset < builtinPresets().size() ? preset : 0);
@@ -213,6 +217,19 @@ void MainWindow::buildActions() {
     file->addSeparator();
     auto* quitAct = file->addAction(tr("&Quit"), this, &QWidget::close);
     quitAct->setShortcut(QKeySequence::Quit);
+
+    auto* edit = menuBar()->addMenu(tr("&Edit"));
+    auto* copyAct = edit->addAction(tr("&Copy figure"), this, [this] {
+        const QString err = copyCurrentFigure(false);
+        statusBar()->showMessage(err.isEmpty() ? tr("Figure copied to the clipboard") : err, 4000);
+    });
+    copyAct->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+C")));
+    copyAct->setToolTip(tr("The first figure of the visible tab, as an image and as SVG"));
+    edit->addAction(tr("Copy figure for a &paper (one column)"), this, [this] {
+        const QString err = copyCurrentFigure(true);
+        statusBar()->showMessage(err.isEmpty() ? tr("Paper figure copied to the clipboard") : err,
+                                 4000);
+    });
 
     auto* run = menuBar()->addMenu(tr("&Run"));
     m_runAction = run->addAction(tr("&Run"), this, &MainWindow::startRuns);
@@ -424,6 +441,8 @@ void MainWindow::updateRunState() {
     m_stopAction->setEnabled(busy);
     m_resetAction->setEnabled(m_panel->isValid());
     if (!busy && m_progress->value() != 1000) m_progress->setValue(0);
+    // Only while something runs: an empty bar at launch says nothing.
+    m_progress->setVisible(busy);
 }
 
 void MainWindow::addFinishedRun(const QString& name, const ExperimentResult& result) {
@@ -480,8 +499,9 @@ void MainWindow::exportFigureInteractive(const Figure* f) {
     }
     const QString suggested =
         QDir(m_settings.lastDirectory()).filePath(f->figureName() + QStringLiteral(".svg"));
+    const auto* plot = dynamic_cast<const PlotWidget*>(f);
     ExportDialog dlg(f->figureTitle(), suggested, m_settings.exportSize(), m_settings.exportDpi(),
-                     this);
+                     this, plot != nullptr);
     if (dlg.exec() != QDialog::Accepted) return;
     const QString path = dlg.path();
     bool ok = false;
@@ -504,19 +524,28 @@ void MainWindow::exportFigureInteractive(const Figure* f) {
                               tr("Overwrite %1?").arg(clash.join(QStringLiteral(", ")))) !=
             QMessageBox::Yes)
         return;
-    m_settings.setExportSize(dlg.pixelSize());
+    const std::optional<PaperStyle> paper = dlg.paperStyle();
+    if (!paper) m_settings.setExportSize(dlg.pixelSize()); // a paper size is the style's
     m_settings.setExportDpi(dlg.dpi());
     m_settings.setLastDirectory(fi.absolutePath());
-    const QString err = exportFigure(*f, path, fmt, dlg.pixelSize(), dlg.dpi(),
-                                     exportMetadata(f->figureTitle(), f));
+    QString err;
+    if (paper && plot) {
+        const PaperFigure pf(*plot, *paper);
+        err = exportFigure(pf, path, fmt, dlg.pixelSize(), dlg.dpi(),
+                           exportMetadata(f->figureTitle(), f));
+    } else {
+        err = exportFigure(*f, path, fmt, dlg.pixelSize(), dlg.dpi(),
+                           exportMetadata(f->figureTitle(), f));
+    }
     if (!err.isEmpty()) QMessageBox::warning(this, tr("Export failed"), err);
     else statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
 }
 
 void MainWindow::exportAllInteractive() {
-    const QString dir = QFileDialog::getExistingDirectory(
-        this, tr("Export all figures into folder"), m_settings.lastDirectory());
-    if (dir.isEmpty()) return;
+    // A folder that does not exist yet is created (the system folder dialog refuses one).
+    ExportAllDialog dlg(m_settings.lastDirectory(), this);
+    if (dlg.exec() != QDialog::Accepted) return;
+    const QString dir = QFileInfo(dlg.folder()).absoluteFilePath();
     m_settings.setLastDirectory(dir);
     QStringList written, existing;
     QString err = exportAllTo(dir, false, &written, &existing);
@@ -636,16 +665,8 @@ void MainWindow::updateRecentMenu() {
         m_recentMenu
             ->addAction(QFileInfo(f).fileName(), this,
                         [this, f] {
-                            if (!QFileInfo::exists(f)) {
-                                m_settings.removeRecentFile(f);
-                                updateRecentMenu();
-                                QMessageBox::warning(this, tr("Open recent"),
-                                                     tr("%1 no longer exists.").arg(f));
-                                return;
-                            }
-                            const QString err = openExperiment(f);
-                            if (!err.isEmpty())
-                                QMessageBox::warning(this, tr("Invalid experiment"), err);
+                            const QString err = openRecent(f);
+                            if (!err.isEmpty()) QMessageBox::warning(this, tr("Open recent"), err);
                         })
             ->setToolTip(f);
     }
@@ -685,6 +706,17 @@ QString MainWindow::shortcutsHtml() const {
                 .arg(tr("Ctrl+P"), tr("Pause / resume training"));
     rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
                 .arg(tr("Ctrl+T"), tr("One epoch while paused"));
+    // The plots' mouse gestures (no menu action to list them).
+    const std::pair<QString, QString> mouse[] = {
+        {tr("Wheel"), tr("Zoom a plot about the cursor")},
+        {tr("Drag"), tr("Zoom a plot to the box")},
+        {tr("Shift+drag"), tr("Pan a plot (or drag with the middle button)")},
+        {tr("Double-click"), tr("Fit a plot to its data again")},
+        {tr("Click a legend entry"), tr("Hide or show that run")},
+        {tr("Drop a file"), tr("Open an experiment file or results folder")}};
+    for (const auto& [k, what] : mouse)
+        rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                    .arg(k.toHtmlEscaped(), what.toHtmlEscaped());
     return QStringLiteral("<table cellspacing='4'>%1</table>").arg(rows);
 }
 
@@ -733,6 +765,67 @@ void MainWindow::showTourStep(int step) {
                  QString::fromLatin1(st.tab),
                  step + 1 < n ? tr("<p><a href='tour:%1'>Next stop →</a></p>").arg(step + 1)
                               : tr("<p>End of the tour.</p>")));
+}
+
+QString MainWindow::openRecent(const QString& path) {
+    QString err =
+        QFileInfo::exists(path) ? openExperiment(path) : tr("%1 no longer exists.").arg(path);
+    // A file that no longer opens cleanly leaves Open Recent (it went in only when it did).
+    if (!err.isEmpty()) {
+        m_settings.removeRecentFile(path);
+        updateRecentMenu();
+    }
+    return err;
+}
+
+QString MainWindow::copyCurrentFigure(bool paper) {
+    const int tab = m_tabs->currentIndex();
+    const QList<const Figure*> figs = tab >= 0 && tab < m_resultPanels.size()
+                                          ? m_resultPanels[tab]->figures()
+                                          : QList<const Figure*>{};
+    for (const Figure* f : figs) {
+        if (!f->hasData()) continue;
+        const auto* plot = dynamic_cast<const PlotWidget*>(f);
+        if (paper && plot) {
+            const PaperFigure pf(*plot, PaperStyle::oneColumn());
+            return copyFigureToClipboard(pf, pf.pixelSize(300), 300);
+        }
+        return copyFigureToClipboard(*f, m_settings.exportSize(), m_settings.exportDpi());
+    }
+    return tr("Nothing to copy on this tab yet");
+}
+
+QString MainWindow::droppedPath(const QMimeData* mime) {
+    if (!mime || !mime->hasUrls() || mime->urls().size() != 1) return {};
+    const QUrl url = mime->urls().first();
+    if (!url.isLocalFile()) return {};
+    const QFileInfo fi(url.toLocalFile());
+    if (fi.isDir() || (fi.isFile() && fi.suffix().compare(u"json", Qt::CaseInsensitive) == 0))
+        return fi.absoluteFilePath();
+    return {};
+}
+
+QString MainWindow::openDropped(const QMimeData* mime) {
+    const QString path = droppedPath(mime);
+    if (path.isEmpty()) return tr("drop one experiment file (.json) or one results folder");
+    m_settings.setLastDirectory(QFileInfo(path).absolutePath());
+    return openExperiment(path);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+    if (!droppedPath(e->mimeData()).isEmpty()) e->acceptProposedAction();
+    else e->ignore();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+    const QString path = droppedPath(e->mimeData());
+    if (path.isEmpty()) {
+        e->ignore();
+        return;
+    }
+    e->acceptProposedAction();
+    const QString err = openDropped(e->mimeData());
+    if (!err.isEmpty()) QMessageBox::warning(this, tr("Invalid experiment"), err);
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {

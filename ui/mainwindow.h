@@ -14,6 +14,8 @@ class QProgressBar;
 class QTabWidget;
 class QTextBrowser;
 
+class QMimeData;
+
 namespace mhla::ui {
 
 class AutomatonPanel;
@@ -54,6 +56,18 @@ public:
     /// into Open Recent.
     /// A results folder (from solve --out or Export all) opens its experiment.json.
     QString openExperiment(const QString& pathOrFolder);
+    /// The file a drag carries when the window takes it: one local experiment file or results
+    /// folder; empty otherwise.
+    /// Opens an entry of Open Recent; one that fails (gone, no longer an experiment, bad
+    /// values) is taken out of the list. Returns the error or an empty string.
+    QString openRecent(const QString& path);
+    static QString droppedPath(const QMimeData* mime);
+    /// Copies the first figure with data on the visible tab to the clipboard (as shown, or
+    /// as a one-column paper figure); returns an error or an empty string.
+    QString copyCurrentFigure(bool paper);
+    /// Opens what a drop carries, exactly as Open does (a failed open changes nothing);
+    /// returns the error or an empty string.
+    QString openDropped(const QMimeData* mime);
     /// Why saving over `path` needs the user's confirmation (see overwriteRisk()); empty if not.
     QString saveRisk(const QString& path) const;
     QString currentFile() const { return m_currentFile; }
@@ -88,6 +102,8 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
 
 private:
     void buildActions();

@@ -165,10 +165,41 @@ QString logTickLabel(double value) {
         .arg(std::abs(e), 2, 10, QLatin1Char('0'));
 }
 
+QList<LogTick> logTicks(double lo, double hi) {
+    QList<LogTick> out;
+    if (!(lo > 0) || !(hi > lo) || !std::isfinite(hi)) return out;
+    const double e0 = std::log10(lo), e1 = std::log10(hi);
+    const int k = decadesPerTick(lo, hi);
+    for (int e = static_cast<int>(std::ceil(e0 - 1e-9));
+         e <= static_cast<int>(std::floor(e1 + 1e-9)); ++e)
+        if (e % k == 0) out << LogTick{static_cast<double>(e), logTickLabel(std::pow(10.0, e))};
+    if (out.size() >= 2) return out;
+    // Less than two decades in view (a zoom): round mantissas inside the range.
+    for (const QList<int>& mantissas :
+         {QList<int>{1, 2, 5}, QList<int>{1, 2, 3, 4, 5, 6, 7, 8, 9}}) {
+        out.clear();
+        for (int e = static_cast<int>(std::floor(e0)) - 1; e <= static_cast<int>(std::ceil(e1));
+             ++e)
+            for (int m : mantissas) {
+                const double v = m * std::pow(10.0, e);
+                if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9))
+                    out << LogTick{std::log10(v), QString::number(v, 'g', 3)};
+            }
+        if (out.size() >= 2) return out;
+    }
+    out = {LogTick{e0, QString::number(lo, 'g', 4)}, LogTick{e1, QString::number(hi, 'g', 4)}};
+    if (out[0].label == out[1].label) {
+        out[0].label = QString::number(lo, 'g', 15);
+        out[1].label = QString::number(hi, 'g', 15);
+    }
+    return out;
+}
+
 Ranges computeRanges(const PlotState& st) {
     Ranges r;
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
     for (const auto& s : st.series) {
+        if (st.hidden.contains(s.groupName()) || !s.inRange) continue;
         const QList<QPointF> all =
             s.style == PlotSeries::Style::Band ? s.points + s.lower : s.points;
         for (const auto& p : all) {
@@ -208,8 +239,10 @@ Ranges computeRanges(const PlotState& st) {
         x1 += 0.5;
         if (!st.logY) y0 = std::min(y0, 0.0);
     }
+    // x is not padded (the axis ends at the data: 0..40 for 40 epochs, not 0..50); only a
+    // single value gets a range around it.
     if (st.logX) padLog(x0, x1);
-    else if (!bars) padLinear(x0, x1);
+    else if (!bars && !(x1 - x0 > 1e-9 * std::max(std::abs(x0), std::abs(x1)))) padLinear(x0, x1);
     if (st.logY) padLog(y0, y1);
     else padLinear(y0, y1);
     if (st.manualRange) {
@@ -228,6 +261,171 @@ Ranges computeRanges(const PlotState& st) {
     r.y0 = y0;
     r.y1 = y1;
     return r;
+}
+
+QList<QPointF> emaSmooth(const QList<QPointF>& points, double weight, bool logY) {
+    if (!(weight > 0)) return points;
+    weight = std::min(weight, 0.999);
+    QList<QPointF> out;
+    out.reserve(points.size());
+    double m = 0;
+    int k = 0;
+    for (const auto& p : points) {
+        if (!std::isfinite(p.y()) || (logY && p.y() <= 0)) continue;
+        const double y = logY ? std::log10(p.y()) : p.y();
+        m = weight * m + (1 - weight) * y;
+        ++k;
+        const double s = m / (1 - std::pow(weight, k));
+        out << QPointF(p.x(), logY ? std::pow(10.0, s) : s);
+    }
+    return out;
+}
+
+QList<PlotSeries> displayedSeries(const PlotState& st) {
+    QList<PlotSeries> out;
+    for (const auto& s : st.series) {
+        if (st.hidden.contains(s.groupName())) continue;
+        if (!s.smoothable || !(st.smoothing > 0)) {
+            out << s;
+            continue;
+        }
+        PlotSeries raw = s;
+        raw.inLegend = false;
+        raw.width = 1.0;
+        raw.color.setAlphaF(0.28);
+        raw.name = s.name + QStringLiteral(" (raw)");
+        raw.smoothable = false;
+        PlotSeries smooth = s;
+        smooth.points = emaSmooth(s.points, st.smoothing, st.logY);
+        smooth.smoothable = false;
+        out << raw << smooth;
+    }
+    return out;
+}
+
+QList<LegendEntry> legendEntries(const PlotState& st, const Ranges& r) {
+    QList<LegendEntry> out;
+    QList<bool> inView;
+    auto inside = [&](const PlotSeries& s) {
+        auto within = [](double v, double a, double b) { // relative to each end (log axes)
+            return v >= a - 1e-9 * std::abs(a) && v <= b + 1e-9 * std::abs(b);
+        };
+        for (const auto& p : s.points) {
+            if (!usable(s.style == PlotSeries::Style::HLine ? QPointF(r.x0, p.y()) : p, st.logX,
+                        st.logY))
+                continue;
+            const double y = shownY(p.y(), st.logY);
+            if (s.style == PlotSeries::Style::HLine) {
+                if (within(y, r.y0, r.y1)) return true;
+                continue;
+            }
+            if (within(p.x(), r.x0, r.x1) && within(y, r.y0, r.y1)) return true;
+        }
+        return false;
+    };
+    for (const auto& s : st.series) {
+        if (!s.inLegend || s.name.isEmpty()) continue;
+        int at = -1;
+        for (int i = 0; i < out.size(); ++i)
+            if (out[i].name == s.groupName()) at = i;
+        if (at < 0) {
+            LegendEntry e;
+            e.name = s.groupName(); // the entry is the group (a run), named as such
+            e.group = s.groupName();
+            e.color = s.color;
+            e.style = s.style;
+            e.hidden = st.hidden.contains(e.group);
+            out << e;
+            inView << false;
+            at = static_cast<int>(out.size()) - 1;
+        }
+        // Off scale means: it has points and none is in view (an empty series is not).
+        if (s.points.isEmpty() || inside(s)) inView[at] = true;
+    }
+    for (int i = 0; i < out.size(); ++i) out[i].offScale = !out[i].hidden && !inView[i];
+    return out;
+}
+
+bool zoomRange(double& lo, double& hi, double anchor, double factor, bool log) {
+    if (!(factor > 0) || !std::isfinite(factor)) return false;
+    if (log && (!(lo > 0) || !(hi > 0) || !(anchor > 0))) return false;
+    const double a = log ? std::log10(lo) : lo, b = log ? std::log10(hi) : hi,
+                 c = log ? std::log10(anchor) : anchor;
+    const double na = c + (a - c) * factor, nb = c + (b - c) * factor;
+    const double nlo = log ? std::pow(10.0, na) : na, nhi = log ? std::pow(10.0, nb) : nb;
+    if (!std::isfinite(nlo) || !std::isfinite(nhi) || !(nhi > nlo)) return false;
+    // Not narrower than the doubles can tell apart, not wider than a log axis can show.
+    if (!(nhi - nlo > 1e-9 * std::max(std::abs(nlo), std::abs(nhi)))) return false;
+    if (log && (nlo < 1e-300 || nhi > 1e300)) return false;
+    lo = nlo;
+    hi = nhi;
+    return true;
+}
+
+bool panRange(double& lo, double& hi, double from, double to, bool log) {
+    if (log && (!(lo > 0) || !(hi > 0) || !(from > 0) || !(to > 0))) return false;
+    const double d = log ? std::log10(to) - std::log10(from) : to - from;
+    const double a = (log ? std::log10(lo) : lo) - d, b = (log ? std::log10(hi) : hi) - d;
+    const double nlo = log ? std::pow(10.0, a) : a, nhi = log ? std::pow(10.0, b) : b;
+    if (!std::isfinite(nlo) || !std::isfinite(nhi) || !(nhi > nlo)) return false;
+    lo = nlo;
+    hi = nhi;
+    return true;
+}
+
+double valueAtFraction(double f, double lo, double hi, bool log) {
+    if (log && lo > 0 && hi > 0) return lo * std::pow(hi / lo, f);
+    return lo + f * (hi - lo);
+}
+
+QString typesetSubscripts(const QString& plain) {
+    QString out;
+    const QString esc = plain.toHtmlEscaped();
+    for (int i = 0; i < esc.size(); ++i) {
+        const QChar c = esc[i];
+        // "_" after a symbol and before a letter or digit starts a subscript that runs to the
+        // end of the word.
+        if (c == u'_' && i > 0 && !esc[i - 1].isSpace() && i + 1 < esc.size() &&
+            esc[i + 1].isLetterOrNumber()) {
+            int j = i + 1;
+            while (j < esc.size() && esc[j].isLetterOrNumber()) ++j;
+            out += QStringLiteral("<sub>") + esc.mid(i + 1, j - i - 1) + QStringLiteral("</sub>");
+            i = j - 1;
+            continue;
+        }
+        out += c;
+    }
+    return out;
+}
+
+QString unicodeSubscripts(const QString& plain) {
+    static const QString from = QStringLiteral("0123456789aehijklmnoprstuvx");
+    static const QString to = QStringLiteral(
+        "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089\u2090\u2091\u2095"
+        "\u1D62\u2C7C\u2096\u2097\u2098\u2099\u2092\u209A\u1D63\u209B\u209C\u1D64\u1D65"
+        "\u2093");
+    QString out;
+    for (int i = 0; i < plain.size(); ++i) {
+        if (plain[i] == u'_' && i > 0 && !plain[i - 1].isSpace() && i + 1 < plain.size() &&
+            plain[i + 1].isLetterOrNumber()) {
+            int j = i + 1;
+            QString sub;
+            bool all = true;
+            while (j < plain.size() && plain[j].isLetterOrNumber()) {
+                const qsizetype k = from.indexOf(plain[j]);
+                if (k < 0) all = false;
+                else sub += to[k];
+                ++j;
+            }
+            if (all) {
+                out += sub;
+                i = j - 1;
+                continue;
+            }
+        }
+        out += plain[i];
+    }
+    return out;
 }
 
 QString exact(double v) { return QString::number(v, 'g', 17); }

@@ -6,6 +6,7 @@
 #include <QList>
 #include <QPointF>
 #include <QRectF>
+#include <QSet>
 #include <QString>
 #include <optional>
 
@@ -20,6 +21,15 @@ struct PlotSeries {
     Style style = Style::Line;
     bool inLegend = true;
     double width = 2.0;
+    /// A noisy training curve: with smoothing on it is drawn smoothed, the raw curve faint
+    /// behind it.
+    bool smoothable = false;
+    /// False: left out of the autoscaled range (a reference line far below every curve).
+    bool inRange = true;
+    /// The legend entry this series belongs to (e.g. a run's validation and OOD curves belong
+    /// to its training curve's entry): hiding the entry hides them all. Empty: its own name.
+    QString group;
+    const QString& groupName() const { return group.isEmpty() ? name : group; }
 
     static PlotSeries hline(const QString& name, double y, const QColor& c, bool inLegend = true);
 };
@@ -32,6 +42,11 @@ struct PlotState {
     std::optional<QRectF>
         manualRange; ///< x from left to right, y from top() (min) to bottom() (max)
     QString note;
+    /// Groups (PlotSeries::groupName) the user hid with a click on their legend entry; they
+    /// stay in the legend.
+    QSet<QString> hidden;
+    /// TensorBoard-style smoothing weight in [0, 1) of smoothable series (0 = raw).
+    double smoothing = 0;
 };
 
 namespace plotmath {
@@ -78,15 +93,81 @@ double niceFixedRange(double& lo, double& hi, int* count);
 /// never empty: "%.0f" for whole steps, "%.2f" for a step of 0.05, "%.3g" for tiny or huge
 /// values.
 QString tickFormat(double lo, double hi, double step);
+/// A tick of a log axis drawn as a linear axis over log10(value) (Qt's own log axis draws no
+/// labels for ranges narrower than 1e-12, e.g. an exact fit's 1e-30 losses).
+struct LogTick {
+    double exponent = 0; ///< log10 of the value
+    QString label;
+};
+/// Ticks of a log axis over [lo, hi] (both > 0): every decadesPerTick()-th decade when the
+/// range holds at least two; else 1, 2, 5 × 10^e, then 1…9 × 10^e; else the two ends. Labels
+/// are distinct readable numbers.
+QList<LogTick> logTicks(double lo, double hi);
+
 /// The label of a log-axis tick at 10^e: "1e-20", "0.01", "1", "1000", "1e+06".
 QString logTickLabel(double value);
 
-/// The ranges of a plot: data (ignoring what a log axis cannot show), padded, or the manual
-/// range when one is set. Empty data gives [0, 1] (linear) or [1e-3, 1] (log).
+/// The ranges of a plot: data (ignoring what a log axis cannot show and hidden series), y
+/// padded, x as it is (log axes: whole decades), or the manual range when one is set. Empty
+/// data gives [0, 1] (linear) or [1e-3, 1] (log).
 Ranges computeRanges(const PlotState& st);
+
+/// TensorBoard's smoothing: an exponential moving average with weight w in [0, 1), debiased
+/// (s_k = m_k / (1 - w^k) with m_k = w m_{k-1} + (1 - w) y_k) so the start is not pulled to 0.
+/// On a log y axis it averages log10(y) (an exponential decay stays a straight line); points
+/// that the axis cannot show are skipped. w <= 0 returns the points unchanged.
+QList<QPointF> emaSmooth(const QList<QPointF>& points, double weight, bool logY);
+
+/// The series a plot draws: hidden ones left out; with smoothing, each smoothable series as
+/// its raw curve (faint, thin, outside the legend) followed by the smoothed curve.
+QList<PlotSeries> displayedSeries(const PlotState& st);
+
+/// One legend entry per group (PlotSeries::groupName; the first listed series of a group gives
+/// colour and style).
+struct LegendEntry {
+    QString name;
+    QString group; ///< what a click hides or shows (PlotSeries::groupName)
+    QColor color;
+    PlotSeries::Style style = PlotSeries::Style::Line;
+    bool hidden = false;   ///< hidden by the user: drawn faded, a click shows it again
+    bool offScale = false; ///< no point of it lies inside the axes shown
+};
+QList<LegendEntry> legendEntries(const PlotState& st, const Ranges& shown);
+
+/// The axis range [lo, hi] zoomed by `factor` (< 1 zooms in) about `anchor`, which stays
+/// where it is on screen; on a log axis in log space. Returns false (range unchanged) when
+/// the result would be degenerate or not finite.
+bool zoomRange(double& lo, double& hi, double anchor, double factor, bool log);
+/// The axis range [lo, hi] moved so that the value under the cursor at `from` goes to `to`
+/// (a drag); on a log axis in log space.
+bool panRange(double& lo, double& hi, double from, double to, bool log);
+
+/// The value at fraction f (0 = lo, 1 = hi) of an axis showing [lo, hi] (log: geometric).
+double valueAtFraction(double f, double lo, double hi, bool log);
+
+/// Sizes of a figure for a paper: no title or captions, fonts and lines for the column width.
+struct PaperStyle {
+    double widthInches = 3.4, heightInches = 2.4; ///< one column of a two-column paper
+    double fontPt = 8;                            ///< axis labels, titles and legend
+    double lineScale = 0.6;                       ///< series pen widths relative to the screen
+    static PaperStyle oneColumn() { return {}; }
+    static PaperStyle twoColumns() { return {7.0, 2.8, 9, 0.7}; }
+};
+
+/// Plain text with "_x" subscripts ("λ_min(Λ)", "σ_r", "‖P̂ − P*‖_F") as HTML with <sub> tags,
+/// everything else escaped: "λ<sub>min</sub>(Λ)".
+QString typesetSubscripts(const QString& plain);
+
+/// Plain text with "_x" subscripts in Unicode subscript letters where they exist ("λ_min" →
+/// "λₘᵢₙ", "σ_r" → "σᵣ"; a subscript with a letter that has none stays as it is): for text
+/// drawn without rich text, such as legend entries of a paper figure.
+QString unicodeSubscripts(const QString& plain);
 
 /// A number at full precision (17 significant digits; round-trips to the same double).
 QString exact(double v);
 
 } // namespace plotmath
+
+using plotmath::PaperStyle;
+
 } // namespace mhla::ui

@@ -1,8 +1,11 @@
 #include "ui/plotwidget.h"
 #include "ui/axisdialog.h"
+#include "ui/elidedlabel.h"
+#include "ui/plotlegend.h"
 #include "ui/theme.h"
 #include <QApplication>
 #include <QAreaSeries>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsLayout>
@@ -12,15 +15,20 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QLogValueAxis>
+#include <QMenu>
 #include <QMouseEvent>
+#include <QPainter>
+#include <QResizeEvent>
+#include <QRubberBand>
 #include <QScatterSeries>
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
+#include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace mhla::ui {
@@ -32,13 +40,25 @@ using namespace plotmath;
 /// Every axis label in full: never "…" (Qt elides labels that do not fit by default).
 void keepLabelsWhole(QAbstractAxis* a) { a->setTruncateLabels(false); }
 
-QLogValueAxis* makeLogAxis(double lo, double hi) {
-    auto* a = new QLogValueAxis;
-    const int k = decadesPerTick(lo, hi);
-    a->setBase(std::pow(10.0, k));
-    a->setLabelFormat(QStringLiteral("%g"));
-    a->setMinorTickCount(k == 1 ? 8 : k - 1);
-    a->setRange(lo, hi);
+/// Where a value goes on an axis. A log axis is a linear axis over log10(value) with labels at
+/// the ticks of logTicks(): Qt's QLogValueAxis draws no labels and no title for ranges
+/// narrower than 1e-12 (an exact fit's losses of 1e-30 had a bare y axis).
+double toAxis(double v, bool log) { return log ? std::log10(v) : v; }
+double fromAxis(double a, bool log) { return log ? std::pow(10.0, a) : a; }
+
+void setLogTicks(QCategoryAxis* a, double lo, double hi) {
+    const QStringList old = a->categoriesLabels();
+    for (const QString& l : old) a->remove(l);
+    a->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    const double e0 = std::log10(lo), e1 = std::log10(hi);
+    a->setStartValue(e0 - 1); // the first tick may sit at the lower end
+    a->setRange(e0, e1);
+    for (const LogTick& t : logTicks(lo, hi)) a->append(t.label, t.exponent);
+}
+
+QCategoryAxis* makeLogAxis(double lo, double hi) {
+    auto* a = new QCategoryAxis;
+    setLogTicks(a, lo, hi);
     keepLabelsWhole(a);
     return a;
 }
@@ -52,6 +72,18 @@ void setLinearTicks(QValueAxis* a, double lo, double hi, bool manual) {
     if (!manual) {
         step = niceFixedRange(lo, hi, &count);
     } else {
+        // A zoomed or typed range is shown as it is, with ticks at round numbers inside it
+        // (dynamic ticks, only with a step that clearly advances the value).
+        const Ticks t = niceTicks(lo, hi);
+        if (t.count >= 2 && t.step > 1e-9 * std::max(std::abs(lo), std::abs(hi))) {
+            a->setTickType(QValueAxis::TicksDynamic);
+            a->setRange(lo, hi);
+            a->setTickAnchor(t.first);
+            a->setTickInterval(t.step);
+            a->setLabelFormat(tickFormat(lo, hi, t.step));
+            keepLabelsWhole(a);
+            return;
+        }
         count = 6;
         step = (hi - lo) / 5;
     }
@@ -62,18 +94,20 @@ void setLinearTicks(QValueAxis* a, double lo, double hi, bool manual) {
     keepLabelsWhole(a);
 }
 
+/// The drawable points of a series in axis coordinates (log axes: log10 of the value).
 QList<QPointF> filtered(const PlotSeries& s, const PlotState& st, const Ranges& r) {
     QList<QPointF> out;
     if (s.style == PlotSeries::Style::HLine) {
         if (!s.points.isEmpty() && usable(QPointF(1, s.points.first().y()), false, st.logY)) {
-            const double y = shownY(s.points.first().y(), st.logY);
-            out << QPointF(r.x0, y) << QPointF(r.x1, y);
+            const double y = toAxis(shownY(s.points.first().y(), st.logY), st.logY);
+            out << QPointF(toAxis(r.x0, st.logX), y) << QPointF(toAxis(r.x1, st.logX), y);
         }
         return out;
     }
     out.reserve(s.points.size());
     for (const auto& p : s.points)
-        if (usable(p, st.logX, st.logY)) out << QPointF(p.x(), shownY(p.y(), st.logY));
+        if (usable(p, st.logX, st.logY))
+            out << QPointF(toAxis(p.x(), st.logX), toAxis(shownY(p.y(), st.logY), st.logY));
     return out;
 }
 
@@ -94,7 +128,7 @@ void barOutline(const QList<QPointF>& pts, double base, QList<QPointF>& upper,
 QStringList signatureOf(const PlotState& st) {
     QStringList sig;
     sig << QStringLiteral("logx=%1 logy=%2").arg(st.logX).arg(st.logY);
-    for (const auto& s : st.series)
+    for (const auto& s : displayedSeries(st))
         sig << s.name + u'|' + QString::number(static_cast<int>(s.style)) + u'|' + s.color.name() +
                    u'|' + QString::number(s.width) + u'|' + QString::number(s.inLegend);
     return sig;
@@ -111,16 +145,20 @@ PlotSeries bandLower(const PlotSeries& band) {
 }
 
 /// Fills an empty chart with the series and axes of `st`; returns one handle per series.
-QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, bool forExport) {
+/// `paper`: the figure for a paper (no title, its font and line sizes).
+QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, bool forExport,
+                                 Ranges* shown = nullptr, const PaperStyle* paper = nullptr) {
     chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     chart->setBackgroundRoundness(0);
-    chart->setMargins(QMargins(4, 4, 4, 4));
+    // Room on the right for the last x tick label (the x axis ends at the data).
+    chart->setMargins(paper ? QMargins(0, 2, 10, 0) : QMargins(4, 4, 14, 4));
     chart->setAnimationOptions(QChart::NoAnimation);
     QFont tf = chart->titleFont();
     tf.setBold(true);
     tf.setPointSizeF(forExport ? 12 : 11);
     chart->setTitleFont(tf);
-    chart->setTitle(st.title);
+    // On screen the title is in the plot's tool row; a paper's caption says what it shows.
+    chart->setTitle(forExport && !paper ? st.title : QString());
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->legend()->setShowToolTips(true);
 
@@ -136,26 +174,42 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
     ay = st.logY ? static_cast<QAbstractAxis*>(makeLogAxis(r0.y0, r0.y1)) : linear(r0.y0, r0.y1);
     // The axes may have rounded the range to nice numbers: reference lines span what is shown.
     Ranges r = r0;
-    if (auto* va = qobject_cast<QValueAxis*>(ax)) {
-        r.x0 = va->min();
-        r.x1 = va->max();
+    if (!st.logX)
+        if (auto* va = qobject_cast<QValueAxis*>(ax)) {
+            r.x0 = va->min();
+            r.x1 = va->max();
+        }
+    if (!st.logY)
+        if (auto* va = qobject_cast<QValueAxis*>(ay)) {
+            r.y0 = va->min();
+            r.y1 = va->max();
+        }
+    // Axis titles are ours: "λ_min" is typeset as λ with a subscript.
+    ax->setTitleText(typesetSubscripts(st.xTitle));
+    ay->setTitleText(typesetSubscripts(st.yTitle));
+    if (paper) {
+        for (QAbstractAxis* a : {ax, ay}) {
+            QFont f = a->labelsFont();
+            f.setPointSizeF(paper->fontPt);
+            a->setLabelsFont(f);
+            f.setBold(false);
+            a->setTitleFont(f);
+            a->setLabelsColor(Qt::black);
+            a->setTitleBrush(Qt::black);
+        }
     }
-    if (auto* va = qobject_cast<QValueAxis*>(ay)) {
-        r.y0 = va->min();
-        r.y1 = va->max();
-    }
-    ax->setTitleText(st.xTitle);
-    ay->setTitleText(st.yTitle);
     chart->addAxis(ax, Qt::AlignBottom);
     chart->addAxis(ay, Qt::AlignLeft);
 
+    if (shown) *shown = r;
     QList<QAbstractSeries*> handles;
-    for (const auto& s : st.series) {
+    for (const auto& s : displayedSeries(st)) {
         const QList<QPointF> pts = filtered(s, st, r);
         QAbstractSeries* h = nullptr;
         // Black (the teacher's dots) would vanish on the dark background.
         const QColor color = dark && s.color.lightness() < 50 ? colors::kOnDark : s.color;
-        QPen pen(color, s.width);
+        const double lineScale = paper ? paper->lineScale : 1.0;
+        QPen pen(color, s.width * lineScale);
         switch (s.style) {
         case PlotSeries::Style::Line:
         case PlotSeries::Style::Dashed:
@@ -178,7 +232,8 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
             sc->setMarkerShape(s.style == PlotSeries::Style::Triangles
                                    ? QScatterSeries::MarkerShapeTriangle
                                    : QScatterSeries::MarkerShapeCircle);
-            sc->setMarkerSize(s.style == PlotSeries::Style::Triangles ? 11 : 7);
+            sc->setMarkerSize((s.style == PlotSeries::Style::Triangles ? 11 : 7) *
+                              (paper ? 0.7 : 1.0));
             sc->setColor(color);
             sc->setBorderColor(color.darker(130));
             sc->replace(pts);
@@ -204,7 +259,7 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
             auto* up = new QLineSeries;
             auto* lo = new QLineSeries;
             QList<QPointF> u, l;
-            barOutline(pts, r.y0, u, l);
+            barOutline(pts, toAxis(r.y0, st.logY), u, l);
             up->replace(u);
             lo->replace(l);
             auto* area = new QAreaSeries(up, lo);
@@ -220,21 +275,134 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
         chart->addSeries(h);
         h->attachAxis(ax);
         h->attachAxis(ay);
-        const auto markers = chart->legend()->markers(h);
-        for (auto* m : markers) m->setVisible(s.inLegend && !s.name.isEmpty());
         handles << h;
     }
-    int legendEntries = 0;
-    for (const auto& s : st.series) legendEntries += (s.inLegend && !s.name.isEmpty()) ? 1 : 0;
-    chart->legend()->setVisible(legendEntries > 0);
-    // A bottom legend is one row: with many entries a column on the right keeps labels whole.
-    chart->legend()->setAlignment(legendEntries > 4 ? Qt::AlignRight : Qt::AlignBottom);
+    // Our own legend (ui/plotlegend) is drawn under the chart: it wraps instead of cutting names.
+    chart->legend()->setVisible(false);
     return handles;
 }
 
 QString num(double v) { return exact(v); }
 
 } // namespace
+
+/// The clickable legend under a plot (layout and painting in ui/plotlegend).
+class PlotLegendView : public QWidget {
+public:
+    explicit PlotLegendView(QWidget* parent) : QWidget(parent) {
+        setMouseTracking(true);
+        setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+        setFixedHeight(0);
+    }
+    std::function<void(const QString&)> onToggle;
+    void setEntries(const QList<plotmath::LegendEntry>& entries) {
+        m_entries = entries;
+        relayout();
+        update();
+    }
+    const QList<plotmath::LegendEntry>& entries() const { return m_entries; }
+    /// At most this height (the chart keeps the rest); the entries that do not fit are
+    /// summed up in a "+N more" line that shows them all when clicked.
+    void setMaxHeight(int h) {
+        if (h == m_maxHeight) return;
+        m_maxHeight = h;
+        relayout();
+        update();
+    }
+    int shownEntries() const { return m_shown; }
+
+protected:
+    void resizeEvent(QResizeEvent* e) override {
+        QWidget::resizeEvent(e);
+        relayout();
+    }
+    void paintEvent(QPaintEvent*) override {
+        QPainter p(this);
+        const QColor text = palette().color(QPalette::WindowText);
+        paintLegend(p, m_entries.mid(0, m_shown), m_layout, font(), kOrigin, text);
+        if (!m_moreRect.isEmpty()) {
+            p.setPen(palette().color(QPalette::Link));
+            p.setFont(font());
+            p.drawText(m_moreRect.translated(kOrigin), Qt::AlignVCenter | Qt::AlignLeft,
+                       moreText());
+        }
+    }
+    void mouseMoveEvent(QMouseEvent* e) override {
+        const bool hot =
+            entryAt(e->position()) >= 0 || m_moreRect.translated(kOrigin).contains(e->position());
+        setCursor(hot ? Qt::PointingHandCursor : Qt::ArrowCursor);
+    }
+    void mousePressEvent(QMouseEvent* e) override {
+        if (e->button() != Qt::LeftButton) return;
+        if (m_moreRect.translated(kOrigin).contains(e->position())) {
+            m_expanded = !m_expanded;
+            relayout();
+            update();
+            return;
+        }
+        const int i = entryAt(e->position());
+        if (i >= 0 && onToggle) onToggle(m_entries[i].group);
+    }
+    bool event(QEvent* e) override {
+        if (e->type() == QEvent::ToolTip) {
+            const auto* he = static_cast<QHelpEvent*>(e);
+            if (m_moreRect.translated(kOrigin).contains(he->pos()) && !m_expanded) {
+                QStringList rest;
+                for (int i = m_shown; i < m_entries.size(); ++i) rest << m_entries[i].name;
+                QToolTip::showText(he->globalPos(), rest.join(u'\n'), this);
+                return true;
+            }
+            const int i = entryAt(he->pos());
+            if (i < 0) {
+                QToolTip::hideText();
+                return true;
+            }
+            const auto& en = m_entries[i];
+            QString tip = en.name;
+            if (en.offScale) tip += tr("\nOff scale: no point of it lies inside the axes shown.");
+            tip += en.hidden ? tr("\nHidden: click to show it.") : tr("\nClick to hide it.");
+            QToolTip::showText(he->globalPos(), tip, this);
+            return true;
+        }
+        return QWidget::event(e);
+    }
+
+private:
+    static constexpr QPointF kOrigin{6, 2};
+    QString moreText() const {
+        return m_expanded ? tr("▴ fewer")
+                          : tr("▾ %n more (click to show all)", nullptr,
+                               static_cast<int>(m_entries.size()) - m_shown);
+    }
+    int entryAt(const QPointF& pos) const { return legendEntryAt(m_layout, pos - kOrigin); }
+    void relayout() {
+        const double width = std::max(60, this->width() - 12);
+        m_layout = layoutLegend(m_entries, font(), width);
+        m_shown = static_cast<int>(m_entries.size());
+        m_moreRect = {};
+        const double rowH = QFontMetricsF(font()).height() + 2;
+        if (m_maxHeight > 0 && m_layout.height + 4 > m_maxHeight) {
+            if (!m_expanded) {
+                // Whole rows that fit above one "+N more" row (at least one row of entries).
+                const double limit = std::max(rowH, m_maxHeight - 4 - rowH);
+                int k = 0;
+                while (k < m_layout.boxes.size() && m_layout.boxes[k].bottom() <= limit + 0.5) ++k;
+                m_shown = std::max(1, k);
+                m_layout = layoutLegend(m_entries.mid(0, m_shown), font(), width);
+            }
+            m_moreRect = QRectF(0, m_layout.height, width, rowH);
+        }
+        const double total = m_layout.height + m_moreRect.height();
+        const int h = m_entries.isEmpty() ? 0 : static_cast<int>(std::ceil(total)) + 4;
+        if (height() != h) setFixedHeight(h);
+    }
+    QList<plotmath::LegendEntry> m_entries;
+    LegendLayout m_layout;
+    int m_maxHeight = 0;
+    int m_shown = 0;
+    bool m_expanded = false;
+    QRectF m_moreRect;
+};
 
 PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     : QWidget(parent), m_name(figureName) {
@@ -257,13 +425,32 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     m_logXButton = mk(tr("log x"), tr("Logarithmic x axis"), true);
     m_logYButton = mk(tr("log y"), tr("Logarithmic y axis"), true);
     // Short texts: two plots side by side must fit a 1280×720 window with the docks open.
-    m_autoButton = mk(tr("Fit"), tr("Autoscale: fit the axes to the data"), false);
-    auto* axesButton = mk(tr("Axes…"), tr("Set the axis ranges by hand"), false);
+    // "Fit" carries the hand-set ranges in its menu (its arrow): two plots side by side fit a
+    // 1178-px window (what a 2560×1440 screen at scale 2 gives) with both docks open.
+    m_autoButton = mk(tr("Fit"),
+                      tr("Autoscale: fit the axes to the data (also: double-click the plot). "
+                         "The arrow sets the axis ranges by hand."),
+                      false);
+    auto* fitMenu = new QMenu(m_autoButton);
+    fitMenu->addAction(tr("Set the axis ranges…"), this, &PlotWidget::editAxes);
+    m_autoButton->setMenu(fitMenu);
+    m_autoButton->setPopupMode(QToolButton::MenuButtonPopup);
+    // The title sits in this row (elided, whole in its tooltip) rather than above the chart:
+    // the chart keeps that height for its axes. While the mouse is over the plot, the values
+    // under it take the title's place.
+    m_titleLabel = new ElidedLabel(this);
+    m_titleLabel->setObjectName(figureName + QStringLiteral("Title"));
+    QFont titleFont = m_titleLabel->font();
+    titleFont.setBold(true);
+    m_titleLabel->setFont(titleFont);
+    bar->addSpacing(4);
+    bar->addWidget(m_titleLabel, 1);
     m_hover = new QLabel(this);
+    m_hover->setVisible(false);
     m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_hover->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never widens the window
     m_hover->setObjectName(figureName + QStringLiteral("Hover"));
-    bar->addSpacing(8);
+    bar->addSpacing(4);
     bar->addWidget(m_hover, 1);
     auto* exportButton =
         mk(tr("Export…"), tr("Export this figure as SVG, PDF, PNG and CSV"), false);
@@ -276,8 +463,46 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     m_view->viewport()->setMouseTracking(true);
     m_view->viewport()->installEventFilter(this);
     lay->addWidget(m_view, 1);
+    m_legend = new PlotLegendView(this);
+    m_legend->setObjectName(figureName + QStringLiteral("Legend"));
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.9); // legend and note leave the chart its height
+    m_legend->setFont(small);
+    m_legend->onToggle = [this](const QString& name) {
+        setSeriesHidden(name, !m_state.hidden.contains(name));
+    };
+    lay->addWidget(m_legend);
+    m_rubberBand = new QRubberBand(QRubberBand::Rectangle, m_view->viewport());
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(
+        m_view, &QWidget::customContextMenuRequested, this, [this, exportButton](const QPoint& at) {
+            QMenu menu(this);
+            auto report = [this](const QString& err) {
+                setHoverText(err.isEmpty() ? tr("Copied to the clipboard") : err);
+            };
+            menu.addAction(tr("Copy figure"), this, [this, report] {
+                report(copyFigureToClipboard(*this, m_view->size() * 2, 192));
+            });
+            menu.addAction(tr("Copy for a paper (one column)"), this, [this, report] {
+                const PaperFigure pf(*this, PaperStyle::oneColumn());
+                report(copyFigureToClipboard(pf, pf.pixelSize(300), 300));
+            });
+            menu.addAction(tr("Copy for a paper (two columns)"), this, [this, report] {
+                const PaperFigure pf(*this, PaperStyle::twoColumns());
+                report(copyFigureToClipboard(pf, pf.pixelSize(300), 300));
+            });
+            menu.addSeparator();
+            menu.addAction(tr("Fit to the data"), this, [this] { setManualRange(std::nullopt); });
+            menu.addAction(tr("Set the axis ranges…"), this, &PlotWidget::editAxes);
+            menu.addAction(tr("Export… (also for a paper)"), exportButton, &QToolButton::click);
+            for (QAction* a : menu.actions()) a->setEnabled(a->isSeparator() || hasData());
+            menu.exec(m_view->viewport()->mapToGlobal(at));
+        });
+    m_view->setToolTip(tr("Wheel: zoom · drag: zoom to a box · Shift+drag or middle drag: pan · "
+                          "double-click: fit to the data"));
     m_noteLabel = new QLabel(this);
     m_noteLabel->setObjectName(figureName + QStringLiteral("Note"));
+    m_noteLabel->setFont(small);
     m_noteLabel->setWordWrap(true);
     m_noteLabel->setVisible(false);
     lay->addWidget(m_noteLabel);
@@ -285,7 +510,6 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     connect(m_logXButton, &QToolButton::toggled, this, &PlotWidget::setLogX);
     connect(m_logYButton, &QToolButton::toggled, this, &PlotWidget::setLogY);
     connect(m_autoButton, &QToolButton::clicked, this, [this] { setManualRange(std::nullopt); });
-    connect(axesButton, &QToolButton::clicked, this, &PlotWidget::editAxes);
     connect(exportButton, &QToolButton::clicked, this, &PlotWidget::exportRequested);
     rebuild();
 }
@@ -294,10 +518,29 @@ PlotWidget::~PlotWidget() = default;
 
 void PlotWidget::setTitle(const QString& t) {
     m_state.title = t;
-    m_chart->setTitle(t);
+    placeTitle();
+}
+
+void PlotWidget::placeTitle() {
+    // In the tool row when it fits there (the chart keeps that height for its axes); in a
+    // narrow plot above the chart as before, where it has the whole width. Exports always
+    // draw it above the chart.
+    const int room = m_titleLabel->isVisible() ? m_titleLabel->width() : m_titleRoom;
+    m_titleRoom = room;
+    const bool inRow =
+        room > 0 && m_titleLabel->fontMetrics().horizontalAdvance(m_state.title) <= room;
+    m_titleLabel->setText(inRow ? m_state.title : QString());
+    m_chart->setTitle(inRow ? QString() : m_state.title);
+}
+
+void PlotWidget::setHoverText(const QString& text) {
+    m_hover->setText(text);
+    m_hover->setVisible(!text.isEmpty());
+    m_titleLabel->setVisible(text.isEmpty());
 }
 
 void PlotWidget::setAxisTitles(const QString& x, const QString& y) {
+    if (x == m_state.xTitle && y == m_state.yTitle) return;
     m_state.xTitle = x;
     m_state.yTitle = y;
     rebuild();
@@ -337,7 +580,7 @@ void PlotWidget::setManualRange(const std::optional<QRectF>& r) {
 }
 
 QRectF PlotWidget::currentRange() const {
-    const Ranges r = computeRanges(m_state);
+    const Ranges& r = m_shown; // what the axes show (nice ends included)
     return QRectF(QPointF(r.x0, r.y0), QPointF(r.x1, r.y1));
 }
 
@@ -384,13 +627,16 @@ void PlotWidget::rebuild() {
         m_chart->removeAxis(a);
         delete a;
     }
-    m_handles = populate(m_chart, m_state, isDarkPalette(palette()), false);
+    m_handles = populate(m_chart, m_state, isDarkPalette(palette()), false, &m_shown);
+    placeTitle();
     m_signature = signatureOf(m_state);
     updateNote();
+    updateLegend();
 }
 
 void PlotWidget::refreshData() {
-    if (m_handles.size() != m_state.series.size()) {
+    const QList<PlotSeries> shownSeries = displayedSeries(m_state);
+    if (m_handles.size() != shownSeries.size()) {
         rebuild();
         return;
     }
@@ -398,9 +644,8 @@ void PlotWidget::refreshData() {
     const auto hx = m_chart->axes(Qt::Horizontal);
     const auto vy = m_chart->axes(Qt::Vertical);
     auto setAxis = [this](QAbstractAxis* a, double lo, double hi) {
-        if (auto* la = qobject_cast<QLogValueAxis*>(a)) {
-            if (la->base() != std::pow(10.0, decadesPerTick(lo, hi))) return false;
-            la->setRange(lo, hi);
+        if (auto* ca = qobject_cast<QCategoryAxis*>(a)) { // a log axis
+            setLogTicks(ca, lo, hi);
         } else if (auto* va = qobject_cast<QValueAxis*>(a)) {
             setLinearTicks(va, lo, hi, m_state.manualRange.has_value());
         }
@@ -411,23 +656,24 @@ void PlotWidget::refreshData() {
         rebuild();
         return;
     }
-    if (!hx.isEmpty())
+    if (!hx.isEmpty() && !m_state.logX)
         if (auto* va = qobject_cast<QValueAxis*>(hx.first())) {
             r.x0 = va->min();
             r.x1 = va->max();
         }
-    if (!vy.isEmpty())
+    if (!vy.isEmpty() && !m_state.logY)
         if (auto* va = qobject_cast<QValueAxis*>(vy.first())) {
             r.y0 = va->min();
             r.y1 = va->max();
         }
+    m_shown = r;
     for (int i = 0; i < m_handles.size(); ++i) {
-        const auto& s = m_state.series[i];
+        const auto& s = shownSeries[i];
         const QList<QPointF> pts = filtered(s, m_state, r);
         if (s.style == PlotSeries::Style::Bars) {
             auto* area = static_cast<QAreaSeries*>(m_handles[i]);
             QList<QPointF> u, l;
-            barOutline(pts, r.y0, u, l);
+            barOutline(pts, toAxis(r.y0, m_state.logY), u, l);
             area->upperSeries()->replace(u);
             area->lowerSeries()->replace(l);
         } else if (s.style == PlotSeries::Style::Band) {
@@ -439,6 +685,49 @@ void PlotWidget::refreshData() {
         }
     }
     updateNote();
+    updateLegend();
+}
+
+void PlotWidget::updateLegend() { m_legend->setEntries(legendEntries()); }
+
+QList<plotmath::LegendEntry> PlotWidget::legendEntries() const {
+    return plotmath::legendEntries(m_state, m_shown);
+}
+
+void PlotWidget::setSmoothing(double weight) {
+    weight = std::clamp(weight, 0.0, 0.999);
+    if (m_state.smoothing == weight) return;
+    m_state.smoothing = weight;
+    rebuild();
+}
+
+void PlotWidget::setSeriesHidden(const QString& name, bool hidden) {
+    if (hidden == m_state.hidden.contains(name)) return;
+    if (hidden) m_state.hidden.insert(name);
+    else m_state.hidden.remove(name);
+    rebuild();
+}
+
+QRectF PlotWidget::plotAreaInViewport() const {
+    const QRectF area = m_chart->plotArea();
+    return m_view->mapFromScene(m_chart->mapToScene(area)).boundingRect();
+}
+
+QPointF PlotWidget::fractionAt(const QPointF& pos) const {
+    const QRectF a = plotAreaInViewport();
+    if (a.width() <= 0 || a.height() <= 0) return {0.5, 0.5};
+    return {(pos.x() - a.left()) / a.width(), (a.bottom() - pos.y()) / a.height()};
+}
+
+void PlotWidget::zoomAt(const QPointF& f, double factor) {
+    if (!hasData()) return;
+    double x0 = m_shown.x0, x1 = m_shown.x1, y0 = m_shown.y0, y1 = m_shown.y1;
+    const double ax = valueAtFraction(f.x(), x0, x1, m_state.logX),
+                 ay = valueAtFraction(f.y(), y0, y1, m_state.logY);
+    const bool okX = zoomRange(x0, x1, ax, factor, m_state.logX);
+    const bool okY = zoomRange(y0, y1, ay, factor, m_state.logY);
+    if (!okX && !okY) return;
+    setManualRange(QRectF(QPointF(x0, y0), QPointF(x1, y1)));
 }
 
 void PlotWidget::editAxes() {
@@ -447,27 +736,107 @@ void PlotWidget::editAxes() {
 }
 
 bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_view->viewport() && hasData()) {
+        switch (event->type()) {
+        case QEvent::Wheel: {
+            const auto* we = static_cast<QWheelEvent*>(event);
+            if (!plotAreaInViewport().contains(we->position())) break;
+            const double steps = we->angleDelta().y() / 120.0;
+            if (steps == 0) break;
+            zoomAt(fractionAt(we->position()), std::pow(0.8, steps));
+            return true;
+        }
+        case QEvent::MouseButtonDblClick:
+            if (static_cast<QMouseEvent*>(event)->button() == Qt::LeftButton) {
+                setManualRange(std::nullopt);
+                return true;
+            }
+            break;
+        case QEvent::MouseButtonPress: {
+            const auto* me = static_cast<QMouseEvent*>(event);
+            if (!plotAreaInViewport().contains(me->position())) break;
+            const bool pan =
+                me->button() == Qt::MiddleButton ||
+                (me->button() == Qt::LeftButton && me->modifiers().testFlag(Qt::ShiftModifier));
+            if (!pan && me->button() != Qt::LeftButton) break;
+            m_drag = pan ? Drag::Pan : Drag::Zoom;
+            m_pressPos = me->position().toPoint();
+            m_pressRanges = m_shown;
+            if (m_drag == Drag::Zoom) m_rubberBand->setGeometry(QRect(m_pressPos, QSize()));
+            else m_view->viewport()->setCursor(Qt::ClosedHandCursor);
+            return true;
+        }
+        case QEvent::MouseMove: {
+            if (m_drag == Drag::None) break;
+            const auto* me = static_cast<QMouseEvent*>(event);
+            if (m_drag == Drag::Zoom) {
+                m_rubberBand->setGeometry(QRect(m_pressPos, me->position().toPoint()).normalized());
+                m_rubberBand->show();
+            } else {
+                const QPointF a = fractionAt(m_pressPos), b = fractionAt(me->position());
+                const Ranges& r = m_pressRanges;
+                double x0 = r.x0, x1 = r.x1, y0 = r.y0, y1 = r.y1;
+                panRange(x0, x1, valueAtFraction(a.x(), r.x0, r.x1, m_state.logX),
+                         valueAtFraction(b.x(), r.x0, r.x1, m_state.logX), m_state.logX);
+                panRange(y0, y1, valueAtFraction(a.y(), r.y0, r.y1, m_state.logY),
+                         valueAtFraction(b.y(), r.y0, r.y1, m_state.logY), m_state.logY);
+                setManualRange(QRectF(QPointF(x0, y0), QPointF(x1, y1)));
+            }
+            return true;
+        }
+        case QEvent::MouseButtonRelease: {
+            if (m_drag == Drag::None) break;
+            const auto* me = static_cast<QMouseEvent*>(event);
+            const Drag was = m_drag;
+            m_drag = Drag::None;
+            m_view->viewport()->unsetCursor();
+            m_rubberBand->hide();
+            if (was == Drag::Zoom) {
+                const QRect box = QRect(m_pressPos, me->position().toPoint()).normalized();
+                if (box.width() < 6 || box.height() < 6) return true; // a click, not a box
+                const QPointF a = fractionAt(box.bottomLeft()), b = fractionAt(box.topRight());
+                const Ranges& r = m_shown;
+                const double x0 = valueAtFraction(std::clamp(a.x(), 0.0, 1.0), r.x0, r.x1,
+                                                  m_state.logX),
+                             x1 = valueAtFraction(std::clamp(b.x(), 0.0, 1.0), r.x0, r.x1,
+                                                  m_state.logX),
+                             y0 = valueAtFraction(std::clamp(a.y(), 0.0, 1.0), r.y0, r.y1,
+                                                  m_state.logY),
+                             y1 = valueAtFraction(std::clamp(b.y(), 0.0, 1.0), r.y0, r.y1,
+                                                  m_state.logY);
+                if (x1 > x0 && y1 > y0) setManualRange(QRectF(QPointF(x0, y0), QPointF(x1, y1)));
+            }
+            return true;
+        }
+        default: break;
+        }
+    }
     if (watched == m_view->viewport() && event->type() == QEvent::MouseMove &&
         !m_handles.isEmpty()) {
         const auto* me = static_cast<QMouseEvent*>(event);
         const QPointF chartPos =
             m_chart->mapFromScene(m_view->mapToScene(me->position().toPoint()));
         if (!m_chart->plotArea().contains(chartPos)) {
-            m_hover->clear();
+            setHoverText({});
             return false;
         }
-        const QPointF v = m_chart->mapToValue(chartPos, m_handles.first());
+        const QPointF va = m_chart->mapToValue(chartPos, m_handles.first());
+        const QPointF v(fromAxis(va.x(), m_state.logX), fromAxis(va.y(), m_state.logY));
         QString text = QStringLiteral("x = %1, y = %2")
                            .arg(QString::number(v.x(), 'g', 4), QString::number(v.y(), 'g', 4));
         double best = 400; // px^2
         QString nearest;
-        const Ranges r = computeRanges(m_state);
-        for (int i = 0; i < m_state.series.size(); ++i) {
-            const auto& s = m_state.series[i];
+        const Ranges r = m_shown;
+        const QList<PlotSeries> shownSeries = displayedSeries(m_state);
+        for (int i = 0; i < shownSeries.size() && i < m_handles.size(); ++i) {
+            const auto& s = shownSeries[i];
             if (s.style == PlotSeries::Style::HLine) {
                 if (s.points.isEmpty()) continue;
-                const QPointF p =
-                    m_chart->mapToPosition(QPointF(v.x(), s.points.first().y()), m_handles[i]);
+                if (!usable(QPointF(1, s.points.first().y()), false, m_state.logY)) continue;
+                const QPointF p = m_chart->mapToPosition(
+                    QPointF(va.x(),
+                            toAxis(shownY(s.points.first().y(), m_state.logY), m_state.logY)),
+                    m_handles[i]);
                 const double d2 = std::pow(p.y() - chartPos.y(), 2);
                 if (d2 < best) {
                     best = d2;
@@ -482,20 +851,28 @@ bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
                     std::pow(p.x() - chartPos.x(), 2) + std::pow(p.y() - chartPos.y(), 2);
                 if (d2 < best) {
                     best = d2;
-                    nearest =
-                        QStringLiteral("%1: (%2, %3)")
-                            .arg(s.name.isEmpty() ? tr("point") : s.name,
-                                 QString::number(q.x(), 'g', 6), QString::number(q.y(), 'g', 6));
+                    nearest = QStringLiteral("%1: (%2, %3)")
+                                  .arg(s.name.isEmpty() ? tr("point") : s.name,
+                                       QString::number(fromAxis(q.x(), m_state.logX), 'g', 6),
+                                       QString::number(fromAxis(q.y(), m_state.logY), 'g', 6));
                 }
             }
         }
         if (!nearest.isEmpty()) text += QStringLiteral("   ·   ") + nearest;
-        m_hover->setText(text);
+        setHoverText(text);
         if (!nearest.isEmpty()) QToolTip::showText(me->globalPosition().toPoint(), nearest, m_view);
     } else if (watched == m_view->viewport() && event->type() == QEvent::Leave) {
-        m_hover->clear();
+        setHoverText({});
     }
     return QWidget::eventFilter(watched, event);
+}
+
+void PlotWidget::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    placeTitle();
+    // The legend takes at most a quarter of the plot's height (two rows at least); the chart
+    // keeps the rest.
+    m_legend->setMaxHeight(std::max(2 * fontMetrics().height() + 8, height() / 4));
 }
 
 void PlotWidget::changeEvent(QEvent* e) {
@@ -509,7 +886,12 @@ QString PlotWidget::exportTo(const QString& path, ExportFormat format, const QSi
 }
 
 void PlotWidget::paintFigure(QPainter& painter, const QRectF& rect) const {
-    const QString note = fullNote();
+    paintStyled(painter, rect, nullptr);
+}
+
+void PlotWidget::paintStyled(QPainter& painter, const QRectF& rect, const PaperStyle* paper) const {
+    // A paper figure carries no UI captions: its notes belong in the paper's caption.
+    const QString note = paper ? QString() : fullNote();
     QFont noteFont = QApplication::font();
     noteFont.setPointSizeF(9);
     const QFontMetricsF fm(noteFont);
@@ -521,22 +903,46 @@ void PlotWidget::paintFigure(QPainter& painter, const QRectF& rect) const {
     QGraphicsScene scene;
     auto* chart = new QChart;
     scene.addItem(chart);
-    populate(chart, m_state, false, true);
-    const QRectF chartRect(0, 0, rect.width(), rect.height() - noteH);
+    Ranges shown;
+    populate(chart, m_state, false, true, &shown, paper);
+    QList<LegendEntry> entries = plotmath::legendEntries(m_state, shown);
+    if (paper) // no rich text in the legend: λ_min as λₘᵢₙ
+        for (LegendEntry& e : entries) e.name = unicodeSubscripts(e.name);
+    QFont legendFont = QApplication::font();
+    legendFont.setPointSizeF(paper ? paper->fontPt : 9);
+    const double legendInset = paper ? 4 : 12;
+    const LegendLayout legend = layoutLegend(entries, legendFont, rect.width() - 2 * legendInset);
+    const double legendH = entries.isEmpty() ? 0 : legend.height + 4;
+    const QRectF chartRect(0, 0, rect.width(), rect.height() - noteH - legendH);
     chart->setGeometry(chartRect);
     if (chart->layout()) chart->layout()->activate();
     QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     painter.save();
     painter.fillRect(rect, Qt::white);
     scene.render(&painter, QRectF(rect.topLeft(), chartRect.size()), chartRect);
+    if (!entries.isEmpty())
+        paintLegend(painter, entries, legend, legendFont,
+                    QPointF(rect.left() + legendInset, rect.top() + chartRect.height()), Qt::black);
     if (!note.isEmpty()) {
         painter.setFont(noteFont);
         painter.setPen(colors::kNoteText);
-        painter.drawText(
-            QRectF(rect.left() + 8, rect.top() + chartRect.height() + 2, rect.width() - 16, noteH),
-            Qt::TextWordWrap, note);
+        painter.drawText(QRectF(rect.left() + 8, rect.top() + chartRect.height() + legendH + 2,
+                                rect.width() - 16, noteH),
+                         Qt::TextWordWrap, note);
     }
     painter.restore();
+}
+
+PaperFigure::PaperFigure(const PlotWidget& plot, const PaperStyle& style)
+    : m_plot(plot), m_style(style) {}
+
+void PaperFigure::paintFigure(QPainter& painter, const QRectF& rect) const {
+    m_plot.paintStyled(painter, rect, &m_style);
+}
+
+QSize PaperFigure::pixelSize(int dpi) const {
+    return QSize(static_cast<int>(std::lround(m_style.widthInches * dpi)),
+                 static_cast<int>(std::lround(m_style.heightInches * dpi)));
 }
 
 QString PlotWidget::csv() const {

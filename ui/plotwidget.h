@@ -12,6 +12,7 @@
 #include <optional>
 
 class QLabel;
+class QRubberBand;
 class QToolButton;
 
 QT_BEGIN_NAMESPACE
@@ -21,6 +22,9 @@ class QAbstractSeries;
 QT_END_NAMESPACE
 
 namespace mhla::ui {
+
+class ElidedLabel;
+class PlotLegendView;
 
 class PlotWidget : public QWidget, public Figure {
     Q_OBJECT
@@ -46,6 +50,18 @@ public:
     void setNote(const QString& note);
     QString note() const;
     void clear();
+    /// TensorBoard-style smoothing of the smoothable series, weight in [0, 1); 0 = raw.
+    void setSmoothing(double weight);
+    double smoothing() const { return m_state.smoothing; }
+    /// Hides or shows the series of this group (PlotSeries::groupName; what a click on its
+    /// legend entry does).
+    void setSeriesHidden(const QString& name, bool hidden);
+    bool isSeriesHidden(const QString& name) const { return m_state.hidden.contains(name); }
+    /// The legend as shown (one entry per name, with hidden and off-scale flags).
+    QList<plotmath::LegendEntry> legendEntries() const;
+    /// Zooms by `factor` (< 1 zooms in) about a point given as fractions of the plot area
+    /// (0, 0 = bottom left); what the mouse wheel does.
+    void zoomAt(const QPointF& fraction, double factor);
     /// Exports through exportFigure(); returns an error or an empty string.
     QString exportTo(const QString& path, ExportFormat format, const QSize& pixelSize, int dpi,
                      const ExportMetadata& meta) const;
@@ -56,6 +72,8 @@ public:
     void paintFigure(QPainter& painter, const QRectF& rect) const override;
     QString csv() const override;
     bool hasData() const override;
+    /// paintFigure() with the sizes of a paper figure (nullptr: as on screen).
+    void paintStyled(QPainter& painter, const QRectF& rect, const PaperStyle* paper) const;
 
 Q_SIGNALS:
     void exportRequested();
@@ -63,6 +81,7 @@ Q_SIGNALS:
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
     void changeEvent(QEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
 
 private:
     void rebuild();
@@ -70,6 +89,15 @@ private:
     QString fullNote() const;
     void updateNote();
     void editAxes();
+    void updateLegend();
+    /// Values under the mouse in the tool row (empty: the title again).
+    void setHoverText(const QString& text);
+    /// Puts the title in the tool row if it fits there whole, else above the chart.
+    void placeTitle();
+    /// The plot area in viewport pixels.
+    QRectF plotAreaInViewport() const;
+    /// A viewport position as fractions of the plot area (0, 0 = bottom left).
+    QPointF fractionAt(const QPointF& viewportPos) const;
 
     QString m_name;
     PlotState m_state;
@@ -78,10 +106,38 @@ private:
     QList<QAbstractSeries*> m_handles;
     QStringList m_signature;
     QLabel* m_hover = nullptr;
+    ElidedLabel* m_titleLabel = nullptr;
+    int m_titleRoom = 0; ///< the title label's width when last seen
     QLabel* m_noteLabel = nullptr;
     QToolButton* m_logXButton = nullptr;
     QToolButton* m_logYButton = nullptr;
     QToolButton* m_autoButton = nullptr;
+    PlotLegendView* m_legend = nullptr;
+    plotmath::Ranges m_shown; ///< the ranges the axes show now
+    // Mouse: left drag draws a zoom box, Shift+drag or middle drag pans.
+    enum class Drag { None, Zoom, Pan };
+    Drag m_drag = Drag::None;
+    QPoint m_pressPos;
+    plotmath::Ranges m_pressRanges;
+    QRubberBand* m_rubberBand = nullptr;
+};
+
+/// A plot as a figure for a paper: no title (the run name), no notes (UI captions), fonts and
+/// lines sized for one or two columns, subscripts typeset. Exported like any figure.
+class PaperFigure : public Figure {
+public:
+    PaperFigure(const PlotWidget& plot, const PaperStyle& style);
+    QString figureName() const override { return m_plot.figureName(); }
+    QString figureTitle() const override { return m_plot.figureTitle(); }
+    void paintFigure(QPainter& painter, const QRectF& rect) const override;
+    QString csv() const override { return m_plot.csv(); }
+    bool hasData() const override { return m_plot.hasData(); }
+    /// The figure's size in pixels at `dpi` (its width and height in inches times dpi).
+    QSize pixelSize(int dpi) const;
+
+private:
+    const PlotWidget& m_plot;
+    PaperStyle m_style;
 };
 
 } // namespace mhla::ui

@@ -1,0 +1,346 @@
+// Issue 9: plots you can explore and legends that never cut a name. The legend is ours (it
+// wraps; a click hides or shows a run), the mouse zooms (wheel, box), pans (Shift+drag) and
+// fits again (double-click), and smoothing draws the raw curve faint behind the smoothed one.
+#include "ui/exporter.h"
+#include "ui/plotlegend.h"
+#include "ui/plotwidget.h"
+#include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QClipboard>
+#include <QFile>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
+#include <QGuiApplication>
+#include <QLegend>
+#include <QLineSeries>
+#include <QMimeData>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QValueAxis>
+#include <QWheelEvent>
+#include <cmath>
+
+using namespace mhla::ui;
+using namespace mhla::ui::plotmath;
+
+namespace {
+PlotSeries line(const QString& name, double slope, int n = 40, const QColor& c = Qt::blue) {
+    PlotSeries s;
+    s.name = name;
+    s.color = c;
+    for (int e = 1; e <= n; ++e) s.points << QPointF(e, 1 + slope * e);
+    return s;
+}
+
+QChart* chartOf(PlotWidget& p) { return p.findChild<QChartView*>()->chart(); }
+QWidget* viewportOf(PlotWidget& p) { return p.findChild<QChartView*>()->viewport(); }
+
+/// The plot area in viewport pixels.
+QRect plotArea(PlotWidget& p) {
+    auto* view = p.findChild<QChartView*>();
+    return view->mapFromScene(view->chart()->mapToScene(view->chart()->plotArea())).boundingRect();
+}
+
+QPoint areaPoint(PlotWidget& p, double fx, double fy) { // fractions, (0, 0) = bottom left
+    const QRect a = plotArea(p);
+    return QPoint(a.left() + static_cast<int>(fx * a.width()),
+                  a.bottom() - static_cast<int>(fy * a.height()));
+}
+
+void wheel(QWidget* w, const QPoint& pos, int delta) {
+    QWheelEvent ev(QPointF(pos), QPointF(w->mapToGlobal(pos)), QPoint(), QPoint(0, delta),
+                   Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(w, &ev);
+}
+} // namespace
+
+class TstGuiPlotWidget : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void legendWrapsInsteadOfCuttingNames() {
+        PlotWidget plot(QStringLiteral("t"));
+        QList<PlotSeries> series;
+        for (int i = 0; i < 10; ++i)
+            series << line(QStringLiteral("#%1 AM certified (exact) train MSE").arg(i + 1), i);
+        plot.setSeries(series);
+        plot.resize(420, 420);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        QVERIFY(!chartOf(plot)->legend()->isVisible()); // Qt's legend elides: not used
+        auto* legend = plot.findChild<QWidget*>(QStringLiteral("tLegend"));
+        QVERIFY(legend);
+        const LegendLayout lay =
+            layoutLegend(plot.legendEntries(), legend->font(), legend->width() - 12);
+        QCOMPARE(lay.texts.size(), 10);
+        for (int i = 0; i < 10; ++i) {
+            QCOMPARE(lay.texts[i], series[i].name); // whole names: the rows wrap
+            QVERIFY(lay.boxes[i].right() <= legend->width() - 12 + 1e-6);
+        }
+        QVERIFY(lay.height > 2 * QFontMetricsF(legend->font()).height()); // several rows
+        // At most a quarter of the plot: the chart keeps its height; the rest is one
+        // "N more" line that shows all rows when clicked.
+        QVERIFY2(legend->height() <= plot.height() / 4 + 1,
+                 qPrintable(QStringLiteral("%1 of %2").arg(legend->height()).arg(plot.height())));
+        QTest::mouseClick(legend, Qt::LeftButton, {}, QPoint(40, legend->height() - 8));
+        QVERIFY2(legend->height() >= lay.height, // all rows shown
+                 qPrintable(QStringLiteral("%1 < %2").arg(legend->height()).arg(lay.height)));
+        QTest::mouseClick(legend, Qt::LeftButton, {}, QPoint(40, legend->height() - 8));
+        QVERIFY(legend->height() <= plot.height() / 4 + 1); // and fewer again
+        plot.resize(420, 1200);                             // room for all
+        QCoreApplication::processEvents();
+        QVERIFY(legend->height() >= lay.height);
+        // A name longer than a whole row is elided in the middle (its tooltip has it whole).
+        PlotSeries longName = line(QString(300, u'x') + QStringLiteral("END"), 1);
+        const LegendLayout cut =
+            layoutLegend(plotmath::legendEntries(PlotState{{}, {}, {}, {longName}},
+                                                 computeRanges(PlotState{{}, {}, {}, {longName}})),
+                         legend->font(), 200);
+        QVERIFY(cut.texts.first().contains(QStringLiteral("…")));
+        QVERIFY(cut.texts.first().endsWith(QStringLiteral("END")));
+    }
+
+    void clickingALegendEntryHidesAndShowsARun() {
+        PlotWidget plot(QStringLiteral("t"));
+        plot.setSeries({line(QStringLiteral("#1 short run"), 1, 40),
+                        line(QStringLiteral("#2 long run"), 1, 2000, Qt::red)});
+        plot.resize(500, 400);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        QCOMPARE(plot.currentRange().right(), 2000.0);
+        auto* legend = plot.findChild<QWidget*>(QStringLiteral("tLegend"));
+        const LegendLayout lay =
+            layoutLegend(plot.legendEntries(), legend->font(), legend->width() - 12);
+        const QPoint second = (lay.boxes[1].center() + QPointF(6, 2)).toPoint();
+        QTest::mouseClick(legend, Qt::LeftButton, {}, second);
+        QVERIFY(plot.isSeriesHidden(QStringLiteral("#2 long run")));
+        QCOMPARE(chartOf(plot)->series().size(), 1); // not drawn
+        QCOMPARE(plot.legendEntries().size(), 2);    // still listed, to show it again
+        QVERIFY(plot.legendEntries()[1].hidden);
+        // The axes fit what is shown: the 40-epoch run is no longer squashed.
+        QCOMPARE(plot.currentRange().right(), 40.0);
+        QVERIFY(plot.csv().contains(QStringLiteral("#2 long run"))); // the data stays
+        // The run's other curves (validation, OOD) go with its legend entry.
+        PlotSeries val = line(QStringLiteral("#2 long run val"), 2, 2000, Qt::red);
+        val.group = QStringLiteral("#2 long run");
+        val.inLegend = false;
+        plot.setSeries({line(QStringLiteral("#1 short run"), 1, 40),
+                        line(QStringLiteral("#2 long run"), 1, 2000, Qt::red), val});
+        QCOMPARE(chartOf(plot)->series().size(), 1);
+        QCOMPARE(plot.currentRange().right(), 40.0);
+        QTest::mouseClick(legend, Qt::LeftButton, {}, second);
+        QVERIFY(!plot.isSeriesHidden(QStringLiteral("#2 long run")));
+        QCOMPARE(chartOf(plot)->series().size(), 3);
+    }
+
+    void wheelZoomsAboutTheCursorAndDoubleClickFits() {
+        PlotWidget plot(QStringLiteral("t"));
+        plot.setSeries({line(QStringLiteral("a"), 1, 40)});
+        plot.resize(500, 400);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        const QRectF before = plot.currentRange();
+        QWidget* vp = viewportOf(plot);
+        wheel(vp, areaPoint(plot, 0.5, 0.5), 120); // one notch in
+        const QRectF after = plot.currentRange();
+        QVERIFY2(after.width() < before.width() * 0.9,
+                 qPrintable(QStringLiteral("%1 -> %2").arg(before.width()).arg(after.width())));
+        QVERIFY(after.left() > before.left() && after.right() < before.right());
+        wheel(vp, areaPoint(plot, 0.5, 0.5), -240); // two notches out
+        QVERIFY(plot.currentRange().width() > before.width());
+        QTest::mouseDClick(vp, Qt::LeftButton, {}, areaPoint(plot, 0.5, 0.5));
+        QCOMPARE(plot.currentRange(), before);
+    }
+
+    void dragZoomsToABoxAndShiftDragPans() {
+        PlotWidget plot(QStringLiteral("t"));
+        plot.setSeries({line(QStringLiteral("a"), 1, 40)});
+        plot.resize(500, 400);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        const QRectF full = plot.currentRange();
+        QWidget* vp = viewportOf(plot);
+        QTest::mousePress(vp, Qt::LeftButton, {}, areaPoint(plot, 0.25, 0.25));
+        QTest::mouseMove(vp, areaPoint(plot, 0.5, 0.5));
+        QTest::mouseRelease(vp, Qt::LeftButton, {}, areaPoint(plot, 0.75, 0.75));
+        const QRectF box = plot.currentRange();
+        const double tolX = 0.02 * full.width(), tolY = 0.02 * full.height();
+        QVERIFY2(std::abs(box.left() - (full.left() + 0.25 * full.width())) < tolX,
+                 qPrintable(QString::number(box.left())));
+        QVERIFY(std::abs(box.right() - (full.left() + 0.75 * full.width())) < tolX);
+        QVERIFY(std::abs(box.top() - (full.top() + 0.25 * full.height())) < tolY);
+        QVERIFY(std::abs(box.bottom() - (full.top() + 0.75 * full.height())) < tolY);
+        // The zoomed axis has ticks at round numbers (not 1.97, 7.09, 12.21 ...).
+        auto* x = qobject_cast<QValueAxis*>(chartOf(plot)->axes(Qt::Horizontal).first());
+        QVERIFY(x);
+        QCOMPARE(x->tickType(), QValueAxis::TicksDynamic);
+        const double step = x->tickInterval();
+        const double mant = step / std::pow(10.0, std::floor(std::log10(step)));
+        QVERIFY2(std::abs(mant - 1) < 1e-9 || std::abs(mant - 2) < 1e-9 ||
+                     std::abs(mant - 2.5) < 1e-9 || std::abs(mant - 5) < 1e-9,
+                 qPrintable(QString::number(step)));
+        QVERIFY(std::abs(std::remainder(x->tickAnchor(), step)) < 1e-9 * step);
+        // A click is not a box: nothing changes.
+        QTest::mouseClick(vp, Qt::LeftButton, {}, areaPoint(plot, 0.5, 0.5));
+        QCOMPARE(plot.currentRange(), box);
+        // Shift+drag to the right by a quarter of the plot: the view moves left by a quarter.
+        QTest::mousePress(vp, Qt::LeftButton, Qt::ShiftModifier, areaPoint(plot, 0.5, 0.5));
+        QTest::mouseMove(vp, areaPoint(plot, 0.75, 0.5));
+        QTest::mouseRelease(vp, Qt::LeftButton, Qt::ShiftModifier, areaPoint(plot, 0.75, 0.5));
+        const QRectF panned = plot.currentRange();
+        QVERIFY(std::abs(panned.width() - box.width()) < 1e-9 * box.width());
+        QVERIFY2(std::abs(panned.left() - (box.left() - 0.25 * box.width())) < 0.02 * box.width(),
+                 qPrintable(QStringLiteral("%1 %2").arg(panned.left()).arg(box.left())));
+        QVERIFY(std::abs(panned.top() - box.top()) < 0.02 * box.height());
+    }
+
+    void zoomWorksOnLogAxesInDecades() {
+        PlotWidget plot(QStringLiteral("t"));
+        PlotSeries s;
+        s.name = QStringLiteral("loss");
+        for (int e = 1; e <= 40; ++e) s.points << QPointF(e, std::pow(10.0, -e / 4.0));
+        plot.setSeries({s});
+        plot.setLogY(true);
+        plot.resize(500, 400);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        const QRectF before = plot.currentRange();
+        wheel(viewportOf(plot), areaPoint(plot, 0.5, 0.5), 120);
+        const QRectF after = plot.currentRange();
+        QVERIFY(after.top() > 0);
+        const double decadesBefore = std::log10(before.bottom() / before.top()),
+                     decadesAfter = std::log10(after.bottom() / after.top());
+        QVERIFY2(std::abs(decadesAfter - 0.8 * decadesBefore) < 1e-6 * decadesBefore,
+                 qPrintable(QStringLiteral("%1 %2").arg(decadesBefore).arg(decadesAfter)));
+    }
+
+    void smoothingDrawsTheRawCurveFaintBehind() {
+        PlotWidget plot(QStringLiteral("t"));
+        PlotSeries s = line(QStringLiteral("noisy"), 0);
+        for (int i = 0; i < s.points.size(); ++i) s.points[i].setY(1 + ((i % 2) ? 0.5 : -0.5));
+        s.smoothable = true;
+        plot.setSeries({s, PlotSeries::hline(QStringLiteral("exact"), 1.0, Qt::gray)});
+        plot.show();
+        QCOMPARE(chartOf(plot)->series().size(), 2);
+        plot.setSmoothing(0.9);
+        const auto drawn = chartOf(plot)->series();
+        QCOMPARE(drawn.size(), 3);
+        auto* raw = qobject_cast<QLineSeries*>(drawn[0]);
+        auto* smooth = qobject_cast<QLineSeries*>(drawn[1]);
+        QVERIFY(raw && smooth);
+        QVERIFY(raw->pen().color().alphaF() < 0.5);    // faint
+        QCOMPARE(smooth->pen().color().alphaF(), 1.0); // the smoothed curve in full colour
+        QCOMPARE(raw->count(), 40);
+        // The smoothed curve wiggles far less than the raw one.
+        const double rawStep = std::abs(raw->at(30).y() - raw->at(31).y());
+        const double smoothStep = std::abs(smooth->at(30).y() - smooth->at(31).y());
+        QVERIFY2(smoothStep < 0.25 * rawStep, qPrintable(QString::number(smoothStep)));
+        QCOMPARE(plot.legendEntries().size(), 2); // the raw curve is not a legend entry
+        // The CSV keeps the raw values.
+        QVERIFY(plot.csv().contains(QStringLiteral("\"noisy\",2,1.5")));
+        plot.setSmoothing(0);
+        QCOMPARE(chartOf(plot)->series().size(), 2);
+    }
+
+    void offScaleLinesAreNotListedAsVisible() {
+        PlotWidget plot(QStringLiteral("t"));
+        PlotSeries ref = PlotSeries::hline(QStringLiteral("exact: train = 1e-30"), 1e-30, Qt::gray);
+        ref.inRange = false;
+        plot.setSeries({line(QStringLiteral("run"), 1), ref});
+        plot.setLogY(true);
+        plot.show();
+        const auto entries = plot.legendEntries();
+        QCOMPARE(entries.size(), 2);
+        QVERIFY(!entries[0].offScale);
+        QVERIFY(entries[1].offScale);
+        QVERIFY(plot.currentRange().top() > 1e-3); // it does not squash the run
+        auto* legend = plot.findChild<QWidget*>(QStringLiteral("tLegend"));
+        const LegendLayout lay = layoutLegend(entries, legend->font(), 400);
+        QVERIFY(lay.texts[1].contains(QStringLiteral("off scale")));
+    }
+
+    // Tick labels are really drawn (not only "visible" as a property) also in a short plot of
+    // reference lines only (the Curves tab of an exact run showed no y numbers at all).
+    void shortPlotsStillDrawTheirTickLabels() {
+        for (int h : {150, 180, 220, 300}) {
+            PlotWidget plot(QStringLiteral("t"));
+            plot.setAxisTitles(QStringLiteral("(no epochs: exact-solver values)"),
+                               QStringLiteral("MSE  /  OOD relative error"));
+            plot.setSeries({PlotSeries::hline(QStringLiteral("train"), 2.3e-30, Qt::gray),
+                            PlotSeries::hline(QStringLiteral("val"), 2.4e-30, Qt::gray)});
+            plot.setLogY(true);
+            plot.setNote(QStringLiteral("A note of two lines under the plot, long enough to "
+                                        "wrap in a narrow plot like this one here."));
+            plot.resize(520, h);
+            plot.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&plot));
+            QCoreApplication::processEvents();
+            QStringList shown;
+            for (QGraphicsItem* it : chartOf(plot)->scene()->items())
+                if (auto* t = dynamic_cast<QGraphicsTextItem*>(it))
+                    if (t->isVisible() && !t->toPlainText().isEmpty()) shown << t->toPlainText();
+            auto* view = plot.findChild<QChartView*>();
+            QVERIFY2(shown.contains(QStringLiteral("1e-20")),
+                     qPrintable(QStringLiteral("height %1 (view %2): %3")
+                                    .arg(h)
+                                    .arg(view->height())
+                                    .arg(shown.join(QStringLiteral(" | ")))));
+        }
+    }
+
+    // --- Figures for a paper ------------------------------------------------------------
+
+    void paperFigureLeavesOutTitleAndCaptions() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        PlotWidget plot(QStringLiteral("lambda_trace"));
+        plot.setTitle(QStringLiteral("λ_min(Λ) vs samples seen — #1 AM certified"));
+        plot.setAxisTitles(QStringLiteral("samples seen k"), QStringLiteral("λ_min of Λ"));
+        plot.setNote(QStringLiteral("A caption that belongs in the app"));
+        plot.setSeries({line(QStringLiteral("λ_min"), 1)});
+        ExportMetadata meta;
+        meta.title = QStringLiteral("t");
+        const QString screen = dir.filePath(QStringLiteral("screen.svg")),
+                      paper = dir.filePath(QStringLiteral("paper.svg")),
+                      pdf = dir.filePath(QStringLiteral("paper.pdf"));
+        QCOMPARE(exportFigure(plot, screen, ExportFormat::Svg, QSize(800, 600), 96, meta),
+                 QString());
+        const PaperFigure one(plot, PaperStyle::oneColumn());
+        QCOMPARE(one.pixelSize(300), QSize(1020, 720));
+        QCOMPARE(exportFigure(one, paper, ExportFormat::Svg, one.pixelSize(300), 300, meta),
+                 QString());
+        QCOMPARE(exportFigure(one, pdf, ExportFormat::Pdf, one.pixelSize(300), 300, meta),
+                 QString());
+        auto read = [](const QString& path) {
+            QFile f(path);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
+        const QString s = QString::fromUtf8(read(screen)), pp = QString::fromUtf8(read(paper));
+        QVERIFY(s.contains(QStringLiteral("#1 AM certified")));
+        QVERIFY(s.contains(QStringLiteral("caption that belongs")));
+        QVERIFY(!pp.contains(QStringLiteral("#1 AM certified")));      // no run name
+        QVERIFY(!pp.contains(QStringLiteral("caption that belongs"))); // no UI caption
+        QVERIFY(pp.contains(QStringLiteral("samples seen k")));        // the axes stay
+        QVERIFY(!pp.contains(QStringLiteral("λ_min")));                // typeset, not "_"
+        QVERIFY(pp.contains(QStringLiteral(">min<")));                 // the subscript
+        // The PDF page is one column wide: 3.4 in = 244.8 pt.
+        const QByteArray p = read(pdf);
+        QVERIFY(p.startsWith("%PDF"));
+        QVERIFY2(p.contains("244.8") || p.contains("245"), "page width of one column");
+    }
+
+    void figuresCopyToTheClipboard() {
+        PlotWidget plot(QStringLiteral("t"));
+        QVERIFY(!copyFigureToClipboard(plot, QSize(400, 300), 96).isEmpty()); // no data yet
+        plot.setSeries({line(QStringLiteral("a"), 1)});
+        QCOMPARE(copyFigureToClipboard(plot, QSize(400, 300), 96), QString());
+        const QMimeData* m = QGuiApplication::clipboard()->mimeData();
+        QVERIFY(m && m->hasImage());
+        QCOMPARE(qvariant_cast<QImage>(m->imageData()).size(), QSize(400, 300));
+        QVERIFY(m->hasFormat(QStringLiteral("image/svg+xml")));
+        QVERIFY(m->data(QStringLiteral("image/svg+xml")).contains("<svg"));
+    }
+};
+
+QTEST_MAIN(TstGuiPlotWidget)
+#include "tst_gui_plotwidget.moc"

@@ -1,0 +1,124 @@
+#include "ui/plotlegend.h"
+#include <QCoreApplication>
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QPainterPath>
+#include <algorithm>
+
+namespace mhla::ui {
+
+namespace {
+constexpr double kGlyph = 26;   // width of a glyph
+constexpr double kGap = 5;      // glyph to text
+constexpr double kSpacing = 14; // between entries
+constexpr double kRowGap = 2;
+
+using Style = PlotSeries::Style;
+
+void drawGlyph(QPainter& p, const plotmath::LegendEntry& e, const QRectF& r) {
+    const double y = r.center().y();
+    QColor c = e.color;
+    if (e.hidden || e.offScale) c.setAlphaF(0.35);
+    QPen pen(c, 2);
+    pen.setCapStyle(Qt::FlatCap);
+    switch (e.style) {
+    case Style::Line:
+    case Style::Dashed:
+    case Style::Dotted:
+    case Style::HLine:
+    case Style::LineMarkers:
+        if (e.style == Style::Dashed || e.style == Style::HLine) pen.setStyle(Qt::DashLine);
+        if (e.style == Style::Dotted) pen.setStyle(Qt::DotLine);
+        p.setPen(pen);
+        p.drawLine(QPointF(r.left() + 1, y), QPointF(r.right() - 1, y));
+        if (e.style == Style::LineMarkers) {
+            p.setBrush(c);
+            p.setPen(Qt::NoPen);
+            p.drawEllipse(QPointF(r.center().x(), y), 3.5, 3.5);
+        }
+        break;
+    case Style::Markers:
+        p.setPen(QPen(c.darker(130), 1));
+        p.setBrush(c);
+        p.drawEllipse(QPointF(r.center().x(), y), 4, 4);
+        break;
+    case Style::Triangles: {
+        QPainterPath tri;
+        const double cx = r.center().x(), h = 5.5;
+        tri.moveTo(cx, y - h);
+        tri.lineTo(cx + h, y + h * 0.8);
+        tri.lineTo(cx - h, y + h * 0.8);
+        tri.closeSubpath();
+        p.setPen(QPen(c.darker(130), 1));
+        p.setBrush(c);
+        p.drawPath(tri);
+        break;
+    }
+    case Style::Bars:
+    case Style::Band: {
+        QColor fill = c;
+        if (e.style == Style::Band) fill.setAlphaF(fill.alphaF() * 0.3);
+        p.setPen(QPen(c, 1));
+        p.setBrush(fill);
+        p.drawRect(QRectF(r.left() + 4, y - 5, r.width() - 8, 10));
+        break;
+    }
+    }
+}
+} // namespace
+
+LegendLayout layoutLegend(const QList<plotmath::LegendEntry>& entries, const QFont& font,
+                          double width) {
+    LegendLayout out;
+    if (entries.isEmpty()) return out;
+    const QFontMetricsF fm(font);
+    const double rowH = std::max(fm.height(), 12.0) + kRowGap;
+    const double maxText = std::max(20.0, width - kGlyph - kGap);
+    double x = 0, y = 0;
+    for (const auto& e : entries) {
+        QString text = e.name;
+        if (e.offScale) text += QCoreApplication::translate("PlotLegend", " (off scale)");
+        if (fm.horizontalAdvance(text) > maxText)
+            text = fm.elidedText(text, Qt::ElideMiddle, maxText);
+        const double w = kGlyph + kGap + fm.horizontalAdvance(text);
+        if (x > 0 && x + w > width) {
+            x = 0;
+            y += rowH;
+        }
+        out.boxes << QRectF(x, y, w, rowH - kRowGap);
+        out.texts << text;
+        x += w + kSpacing;
+    }
+    out.height = y + rowH;
+    return out;
+}
+
+void paintLegend(QPainter& p, const QList<plotmath::LegendEntry>& entries,
+                 const LegendLayout& layout, const QFont& font, const QPointF& origin,
+                 const QColor& textColor) {
+    p.save();
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setFont(font);
+    for (int i = 0; i < entries.size() && i < layout.boxes.size(); ++i) {
+        const QRectF box = layout.boxes[i].translated(origin);
+        drawGlyph(p, entries[i], QRectF(box.left(), box.top(), kGlyph, box.height()));
+        QColor tc = textColor;
+        if (entries[i].hidden || entries[i].offScale) tc.setAlphaF(0.45);
+        p.setPen(tc);
+        QFont f = font;
+        f.setStrikeOut(entries[i].hidden);
+        p.setFont(f);
+        p.drawText(QRectF(box.left() + kGlyph + kGap, box.top(), box.width() - kGlyph - kGap,
+                          box.height()),
+                   Qt::AlignVCenter | Qt::AlignLeft | Qt::TextSingleLine, layout.texts[i]);
+    }
+    p.restore();
+}
+
+int legendEntryAt(const LegendLayout& layout, const QPointF& pos) {
+    for (int i = 0; i < layout.boxes.size(); ++i)
+        if (layout.boxes[i].adjusted(-2, -1, 2, 1).contains(pos)) return i;
+    return -1;
+}
+
+} // namespace mhla::ui
