@@ -92,10 +92,10 @@ private Q_SLOTS:
         QVERIFY(legend->height() >= lay.height);
         // A name longer than a whole row is elided in the middle (its tooltip has it whole).
         PlotSeries longName = line(QString(300, u'x') + QStringLiteral("END"), 1);
-        const LegendLayout cut =
-            layoutLegend(plotmath::legendEntries(PlotState{{}, {}, {}, {longName}},
-                                                 computeRanges(PlotState{{}, {}, {}, {longName}})),
-                         legend->font(), 200);
+        PlotState longState;
+        longState.series = {longName};
+        const LegendLayout cut = layoutLegend(
+            plotmath::legendEntries(longState, computeRanges(longState)), legend->font(), 200);
         QVERIFY(cut.texts.first().contains(QStringLiteral("…")));
         QVERIFY(cut.texts.first().endsWith(QStringLiteral("END")));
     }
