@@ -1,8 +1,10 @@
 #include "core/certificate.h"
+#include "core/parallel.h"
 #include <Spectra/SymEigsShiftSolver.h>
 #include <Spectra/SymEigsSolver.h>
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <limits>
 #include <optional>
 
@@ -68,22 +70,26 @@ private:
     const RunContext& m_ctx;
 };
 
-/// lambda_min and lambda_max by Lanczos, given a successful Cholesky factor of Lambda.
-std::optional<std::pair<double, double>> lanczosExtremes(const Mat& L, const Eigen::LLT<Mat>& llt,
-                                                         const RunContext& ctx) {
-    const Index D = L.rows();
-    const Index ncv = std::min<Index>(D, 24);
+/// lambda_max by Lanczos on Lambda itself (matrix-vector products only).
+std::optional<double> lanczosLargest(const Mat& L, const RunContext& ctx) {
+    const Index ncv = std::min<Index>(L.rows(), 24);
     CancellableProd prod(L, ctx);
     Spectra::SymEigsSolver<CancellableProd> top(prod, 1, ncv);
     top.init();
     top.compute(Spectra::SortRule::LargestAlge, 1000, 1e-12);
     if (top.info() != Spectra::CompInfo::Successful) return std::nullopt;
+    return top.eigenvalues()(0);
+}
+
+/// lambda_min by shift-invert Lanczos, given a successful Cholesky factor of Lambda.
+std::optional<double> lanczosSmallest(const Eigen::LLT<Mat>& llt, const RunContext& ctx) {
+    const Index ncv = std::min<Index>(llt.rows(), 24);
     CholeskyInverseOp inv(llt, ctx);
     Spectra::SymEigsShiftSolver<CholeskyInverseOp> bottom(inv, 1, ncv, 0.0);
     bottom.init();
     bottom.compute(Spectra::SortRule::LargestMagn, 1000, 1e-12);
     if (bottom.info() != Spectra::CompInfo::Successful) return std::nullopt;
-    return std::make_pair(bottom.eigenvalues()(0), top.eigenvalues()(0));
+    return bottom.eigenvalues()(0);
 }
 
 /// The tridiagonal reduction of Lambda / max|Lambda_ij|, abandonable.
@@ -132,14 +138,27 @@ Certificate certify(const std::shared_ptr<const Mat>& lambda, const CertifyOptio
                     CertifyByproducts* byproducts) {
     const Mat& L = *lambda;
     if (chooseCertifyPath(L.rows(), opt, method) == CertifyPath::Lanczos) {
+        // lambda_max needs only products with Lambda: with a second thread it runs while the
+        // Cholesky factor is computed (bandwidth-bound products beside a compute-bound
+        // factorisation). The same arithmetic either way, so the same numbers for any thread
+        // count. If the factorisation throws (cancelled), the future's destructor waits for the
+        // products, which poll the same token and stop within one product.
+        std::future<std::optional<double>> largest;
+        if (resolveThreads(ctx.threads) > 1)
+            largest = std::async(std::launch::async, [&L, &ctx] { return lanczosLargest(L, ctx); });
         auto llt = runAbandonable(
             ctx, [lambda] { return std::make_shared<const Eigen::LLT<Mat>>(*lambda); });
         ctx.checkCancel();
+        const bool concurrent = largest.valid();
+        const std::optional<double> top = concurrent ? largest.get() : std::nullopt;
         if (llt->info() == Eigen::Success) {
-            if (const auto ext = lanczosExtremes(L, *llt, ctx)) {
+            const std::optional<double> lmax = concurrent ? top : lanczosLargest(L, ctx);
+            const std::optional<double> lmin =
+                lmax ? lanczosSmallest(*llt, ctx) : std::optional<double>{};
+            if (lmin && lmax) {
                 Certificate c;
-                c.lambdaMin = ext->first;
-                c.lambdaMax = ext->second;
+                c.lambdaMin = *lmin;
+                c.lambdaMax = *lmax;
                 c.tolerance = opt.toleranceRel * std::max(c.lambdaMax, 0.0);
                 c.certified = c.lambdaMax > 0 && c.lambdaMin > c.tolerance;
                 if (c.certified) {

@@ -617,8 +617,9 @@ std::vector<ConfigIssue> crossKeyIssues(const ExperimentConfig& cfg) {
     // state and history. Refuse what this machine cannot hold, with the estimate.
     const double ram = physicalMemoryBytes();
     const bool needsExact = !trainer || cfg.solver.compareExact;
-    double bytes =
-        needsExact ? estimateSolveBytes(d, dOut, static_cast<int>(kAccumulationBlock)) : 0.0;
+    double bytes = needsExact ? estimateSolveBytes(d, dOut, static_cast<int>(kAccumulationBlock),
+                                                   cfg.task.samples)
+                              : 0.0;
     if (trainer) {
         bytes += 8.0 * static_cast<double>(cfg.task.samples + cfg.eval.valSamples) *
                  (static_cast<double>(d) * cfg.tokenCount() + dOut);

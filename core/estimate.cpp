@@ -125,9 +125,10 @@ RunEstimate estimateRun(const ExperimentConfig& cfg) {
         e.extraIfNotCertified = 9 * cube(D) / kEigenvectorsFlopsPerSec;
         // Accumulator blocks, Lambda and its shared copy, the factor or eigenvectors with the
         // solver's workspace, a block of samples, C and P.
-        peak = std::max(peak, estimateSolveBytes(dInt, static_cast<int>(dOut),
-                                                 static_cast<int>(kAccumulationBlock)) +
-                                  kBytesPerDouble * D * D);
+        peak = std::max(peak,
+                        estimateSolveBytes(dInt, static_cast<int>(dOut),
+                                           static_cast<int>(kAccumulationBlock), cfg.task.samples) +
+                            kBytesPerDouble * D * D);
         // Metrics of the exact solution: the runner evaluates P on N + val + OOD prompts (the
         // OOD ones twice: model and teacher).
         const double evalFlops = gen + D + 2 * dOut * D;

@@ -35,6 +35,13 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
 
     const auto t0 = Clock::now();
     Mat U, Qz, Y;
+    std::shared_ptr<SampleRows> rows;
+    if (trainRowCacheBytes(d, dOut, N) > 0) {
+        rows = std::make_shared<SampleRows>();
+        rows->U.resize(N, pairCount(d));
+        rows->Qz.resize(N, d);
+        rows->Y.resize(N, dOut);
+    }
     long long seen = 0;
     while (seen < N) {
         ctx.checkCancel();
@@ -43,6 +50,11 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
         const long long b = end - seen;
         fillSampleBlock(task, Stream::Train, seen, b, U, Qz, Y, ctx.threads, ctx.cancel);
         acc.addBlock(U, Qz, Y, ctx.threads, ctx.cancel);
+        if (rows) {
+            rows->U.middleRows(seen, b) = U;
+            rows->Qz.middleRows(seen, b) = Qz;
+            rows->Y.middleRows(seen, b) = Y;
+        }
         seen = end;
         ProgressEvent ev{"generate+accumulate", fractionEnd * 0.8 * static_cast<double>(seen) / N,
                          seen};
@@ -55,6 +67,7 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
         ctx.report(ev);
     }
     out.accumulateMs = msSince(t0);
+    out.trainRows = std::move(rows);
 
     const auto t1 = Clock::now();
     ctx.report(ProgressEvent{"certificate+solve", fractionEnd * 0.8, seen});
@@ -74,14 +87,24 @@ void fillSampleBlock(const Task& task, Stream stream, long long first, long long
     U.resize(count, P);
     Qz.resize(count, d);
     Y.resize(count, task.dOut());
-    parallelFor(count, threads, [&](long long i) {
+    const int dOut = task.dOut();
+    // Work items of 32 samples (each sample still its own generator, so the rows never depend
+    // on the split); the cancel token is polled per item.
+    constexpr long long kItem = 32;
+    parallelFor((count + kItem - 1) / kItem, threads, [&](long long item) {
         if (cancel && cancel->isCancelled()) return;
-        const Sample s = task.sample(stream, first + i);
-        Vec u(P);
-        promptVech(s.Z, u.data());
-        U.row(i) = u.transpose();
-        Qz.row(i) = s.Z.col(s.Z.cols() - 1).transpose();
-        Y.row(i) = s.y.transpose();
+        // Per-thread storage, reused: drawing a sample allocates nothing once it has its sizes.
+        thread_local Sample s;
+        thread_local std::vector<double> u;
+        u.resize(static_cast<size_t>(P));
+        for (long long i = item * kItem; i < std::min(count, (item + 1) * kItem); ++i) {
+            task.sampleInto(stream, first + i, s);
+            promptVech(s.Z, u.data());
+            for (int p = 0; p < P; ++p) U(i, p) = u[static_cast<size_t>(p)];
+            const double* zq = s.Z.data() + (s.Z.cols() - 1) * d;
+            for (int c = 0; c < d; ++c) Qz(i, c) = zq[c];
+            for (int k = 0; k < dOut; ++k) Y(i, k) = s.y(k);
+        }
     });
     if (cancel) cancel->check();
 }

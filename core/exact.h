@@ -17,12 +17,20 @@ namespace mhla {
 void fillSampleBlock(const Task& task, Stream stream, long long first, long long count, Mat& U,
                      Mat& Qz, Mat& Y, int threads, const CancelToken* cancel = nullptr);
 
+/// The rows of a set of samples as fillSampleBlock writes them: U (vech S), Qz (z_q), Y.
+struct SampleRows {
+    Mat U, Qz, Y;
+};
+
 /// What the exact solver's pass over the training data produces.
 struct ExactOutput {
     PolySolution solution;
     std::shared_ptr<const Mat>
         lambda; ///< the second moment Lambda (for the identifiability explorer)
     std::vector<std::pair<long long, double>> trace; ///< [samples seen, lambda_min]
+    /// The training samples' rows, kept when they fit in kTrainRowCacheBytes (else null): the
+    /// training error is then computed from them instead of drawing every sample again.
+    std::shared_ptr<const SampleRows> trainRows;
     double accumulateMs = 0, solveMs = 0;
 };
 

@@ -119,34 +119,7 @@ QJsonObject toJson(const IdentifiabilityReport& report) {
     return o;
 }
 
-namespace {
-
-/// Sums of (r.n, ||n||^2) over [0, count) in fixed blocks of 512, reduced in block order
-/// (deterministic for any thread count, as blockedSum).
-template <typename F> std::array<double, 2> pairSum(long long count, const RunContext& ctx, F&& f) {
-    constexpr long long kBlock = 512;
-    if (count <= 0) return {0.0, 0.0};
-    const long long blocks = (count + kBlock - 1) / kBlock;
-    std::vector<std::array<double, 2>> partial(static_cast<size_t>(blocks), {0.0, 0.0});
-    parallelFor(blocks, ctx.threads, [&](long long b) {
-        ctx.checkCancel();
-        std::array<double, 2> s{0.0, 0.0};
-        for (long long i = b * kBlock; i < std::min(count, (b + 1) * kBlock); ++i) {
-            const std::array<double, 2> x = f(i);
-            s[0] += x[0];
-            s[1] += x[1];
-        }
-        partial[static_cast<size_t>(b)] = s;
-    });
-    std::array<double, 2> total{0.0, 0.0};
-    for (const auto& p : partial) {
-        total[0] += p[0];
-        total[1] += p[1];
-    }
-    return total;
-}
-
-} // namespace
+namespace {} // namespace
 
 NullPath nullPath(const Task& task, const ExperimentConfig& cfg, const Mat& P, const Vec& v,
                   int output, const RunContext& ctx) {
@@ -176,15 +149,15 @@ NullPath nullPath(const Task& task, const ExperimentConfig& cfg, const Mat& P, c
         };
     };
     const double outDim = task.dOut();
-    const auto train = pairSum(cfg.task.samples, ctx, sampled(Stream::Train));
+    const auto train = chunkedSum2(cfg.task.samples, ctx, sampled(Stream::Train));
     path.trainLin = 2 * train[0] / (cfg.task.samples * outDim);
     path.trainQuad = train[1] / (cfg.task.samples * outDim);
-    const auto val = pairSum(cfg.eval.valSamples, ctx, sampled(Stream::Validation));
+    const auto val = chunkedSum2(cfg.eval.valSamples, ctx, sampled(Stream::Validation));
     path.valLin = 2 * val[0] / (cfg.eval.valSamples * outDim);
     path.valQuad = val[1] / (cfg.eval.valSamples * outDim);
 
     const long long count = cfg.eval.oodSamples;
-    const auto ood = pairSum(count, ctx, [&](long long i) -> std::array<double, 2> {
+    const auto ood = chunkedSum2(count, ctx, [&](long long i) -> std::array<double, 2> {
         const Mat Z = task.genericPrompt(i);
         Vec psi(D);
         featureVectorInto(Z, psi.data());

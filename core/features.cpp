@@ -7,21 +7,30 @@
 namespace mhla {
 
 void promptVech(const Mat& Z, double* out) {
-    const Index d = Z.rows();
-    const Mat S = Z * Z.transpose();
+    const Index d = Z.rows(), n = Z.cols();
+    const double* z = Z.data();
     Index k = 0;
     for (Index a = 0; a < d; ++a)
-        for (Index b = a; b < d; ++b) out[k++] = S(a, b);
+        for (Index b = a; b < d; ++b) {
+            // The same sum, in the same order, as promptMomentInto.
+            double s = 0;
+            for (Index t = 0; t < n; ++t) s += z[t * d + a] * z[t * d + b];
+            out[k++] = s;
+        }
 }
 
 void featureVectorInto(const Mat& Z, double* out) {
     const int d = static_cast<int>(Z.rows());
-    const Mat S = Z * Z.transpose();
-    const auto zq = Z.col(Z.cols() - 1);
-    Index k = 0;
-    for (int a = 0; a < d; ++a)
-        for (int b = a; b < d; ++b)
-            for (int c = 0; c < d; ++c) out[k++] = S(a, b) * zq(c);
+    // vech(S) first, into the tail of `out` (pairCount(d) <= D values, read before overwritten:
+    // pair p's features go to [p*d, p*d + d), at or before the tail's slot of pair p).
+    const int P = pairCount(d);
+    double* u = out + (featureDim(d) - P);
+    promptVech(Z, u);
+    const double* zq = Z.data() + (Z.cols() - 1) * d;
+    for (int p = 0; p < P; ++p) {
+        const double s = u[p];
+        for (int c = 0; c < d; ++c) out[static_cast<Index>(p) * d + c] = s * zq[c];
+    }
 }
 
 Vec featureVector(const Mat& Z) {
@@ -135,12 +144,18 @@ Mat MomentAccumulator::crossMoment() const {
     return m_count > 0 ? Mat(m_cRaw / static_cast<double>(m_count)) : Mat(m_cRaw);
 }
 
-double estimateSolveBytes(int d, int dOut, int block) {
+double trainRowCacheBytes(int d, int dOut, long long samples) {
+    const double bytes = 8.0 * static_cast<double>(samples) * (pairCount(d) + d + dOut);
+    return bytes <= kTrainRowCacheBytes ? bytes : 0.0;
+}
+
+double estimateSolveBytes(int d, int dOut, int block, long long samples) {
     const double D = static_cast<double>(mhla::featureDim(d));
     const double P = pairCount(d);
     // Accumulator blocks (P^3 ~ D^2/2), Lambda, and the solve's factor or eigenvectors plus
-    // the eigen solver's workspace; then the sample block, C and P.
-    return 8.0 * (P * P * P + 3.0 * D * D + block * (P + d + dOut) * 2.0 + 3.0 * dOut * D);
+    // the eigen solver's workspace; then the sample block, C and P; the cached training rows.
+    return 8.0 * (P * P * P + 3.0 * D * D + block * (P + d + dOut) * 2.0 + 3.0 * dOut * D) +
+           trainRowCacheBytes(d, dOut, samples);
 }
 
 double physicalMemoryBytes() {

@@ -61,8 +61,14 @@ private:
 /// also the unit of the lambda_min trace and of progress reports.
 constexpr long long kAccumulationBlock = 4096;
 
-/// Bytes the accumulation and the solve of feature dimension D need (with a block of B samples).
-double estimateSolveBytes(int d, int dOut, int block);
+/// Most bytes the exact solver keeps of the training samples' rows (vech S, z_q, y) so that the
+/// training error is computed without drawing the samples again; larger sets are redrawn.
+constexpr double kTrainRowCacheBytes = 64.0 * 1024 * 1024;
+/// Bytes of the rows of `samples` training samples (0 when they exceed kTrainRowCacheBytes).
+double trainRowCacheBytes(int d, int dOut, long long samples);
+/// Bytes the accumulation and the solve of feature dimension D need (with a block of B samples,
+/// and the cached rows of `samples` training samples when they are cached).
+double estimateSolveBytes(int d, int dOut, int block, long long samples = 0);
 /// Physical memory of this machine in bytes (0 if unknown).
 double physicalMemoryBytes();
 

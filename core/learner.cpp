@@ -36,7 +36,7 @@ public:
         if (exact.solution.nullVector.size() > 0) {
             Mat witness = exact.solution.P;
             witness.row(0) += r.teacherP.norm() * exact.solution.nullVector.transpose();
-            r.nullWitness = evaluateFolded(task, witness, cfg, ctx);
+            r.nullWitness = evaluateFolded(task, witness, cfg, ctx, exact.trainRows.get());
         }
         r.solveMethod = exact.solution.method;
         r.P = std::move(exact.solution.P);
@@ -48,10 +48,10 @@ public:
         const auto t1 = Clock::now();
         const Mat fitP = r.P; // the least-squares fit, before any truncation
         if (cfg.solver.heads > 0) {
-            r.untruncatedMetrics = evaluateFolded(task, r.P, cfg, ctx);
+            r.untruncatedMetrics = evaluateFolded(task, r.P, cfg, ctx, exact.trainRows.get());
             r.P = foldHeads(r.heads.heads, r.d, r.dOut);
         }
-        r.metrics = evaluateFolded(task, r.P, cfg, ctx);
+        r.metrics = evaluateFolded(task, r.P, cfg, ctx, exact.trainRows.get());
         r.timingsMs.emplace_back("evaluate", msSince(t1));
 
         if (explores(cfg, r.featureDim) && exact.lambda) {
@@ -80,7 +80,8 @@ public:
             r.timingsMs.emplace_back("certificate_solve", exact.solveMs);
             r.certificate = exact.solution.certificate;
             r.lambdaTrace = std::move(exact.trace);
-            r.exactMetrics = evaluateFolded(task, exact.solution.P, cfg, ctx);
+            r.exactMetrics =
+                evaluateFolded(task, exact.solution.P, cfg, ctx, exact.trainRows.get());
             exactP = std::move(exact.solution.P);
         }
         const auto t0 = Clock::now();

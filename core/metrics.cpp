@@ -1,6 +1,8 @@
 #include "core/metrics.h"
+#include "core/exact.h"
 #include "core/features.h"
 #include "core/model.h"
+#include "core/tasks.h"
 #include <limits>
 
 namespace mhla {
@@ -18,31 +20,68 @@ double oodRelMse(const Task& task, const std::function<Vec(const Mat&)>& model, 
     return den > 0 ? num / den : std::numeric_limits<double>::quiet_NaN();
 }
 
+namespace {
+/// Per-thread buffers of the folded evaluation: after the first prompt on a thread, evaluating
+/// a prompt allocates nothing.
+struct FoldedScratch {
+    Sample s;
+    Mat Z;
+    Vec psi, fit, ref;
+};
+FoldedScratch& foldedScratch(long long D) {
+    thread_local FoldedScratch w;
+    if (w.psi.size() != D) w.psi.resize(D);
+    return w;
+}
+} // namespace
+
 Metrics evaluateFolded(const Task& task, const Mat& P, const ExperimentConfig& cfg,
-                       const RunContext& ctx) {
+                       const RunContext& ctx, const SampleRows* trainRows) {
     Metrics m;
     const long long D = featureDim(task.d());
+    const Index dOut = P.rows();
     auto residual = [&](Stream stream) {
         return [&, stream](long long i) {
-            const Sample s = task.sample(stream, i);
-            Vec psi(D);
-            featureVectorInto(s.Z, psi.data());
-            return (P * psi - s.y).squaredNorm();
+            FoldedScratch& w = foldedScratch(D);
+            task.sampleInto(stream, i, w.s);
+            featureVectorInto(w.s.Z, w.psi.data());
+            if (w.fit.size() != dOut) w.fit.resize(dOut);
+            w.fit.noalias() = P * w.psi;
+            return (w.fit - w.s.y).squaredNorm();
         };
     };
     const double outDim = task.dOut();
-    m.trainMse =
-        chunkedSum(cfg.task.samples, ctx, residual(Stream::Train)) / (cfg.task.samples * outDim);
+    const int d = task.d(), pairs = pairCount(d);
+    const bool cached = trainRows && trainRows->U.rows() == cfg.task.samples;
+    // psi from a cached row exactly as featureVectorInto forms it (u_p z_{q,c}).
+    const auto cachedResidual = [&](long long i) {
+        FoldedScratch& w = foldedScratch(D);
+        for (int p = 0; p < pairs; ++p) {
+            const double u = trainRows->U(i, p);
+            for (int c = 0; c < d; ++c) w.psi(p * d + c) = u * trainRows->Qz(i, c);
+        }
+        if (w.fit.size() != dOut) w.fit.resize(dOut);
+        w.fit.noalias() = P * w.psi;
+        return (w.fit - trainRows->Y.row(i).transpose()).squaredNorm();
+    };
+    m.trainMse = (cached ? chunkedSum(cfg.task.samples, ctx, cachedResidual)
+                         : chunkedSum(cfg.task.samples, ctx, residual(Stream::Train))) /
+                 (cfg.task.samples * outDim);
     m.valMse = chunkedSum(cfg.eval.valSamples, ctx, residual(Stream::Validation)) /
                (cfg.eval.valSamples * outDim);
-    m.oodRelMse = oodRelMse(
-        task,
-        [&](const Mat& Z) {
-            Vec psi(D);
-            featureVectorInto(Z, psi.data());
-            return Vec(P * psi);
-        },
-        cfg.eval.oodSamples, ctx);
+    // ood_rel_mse as oodRelMse computes it (the same two chunked sums), each prompt drawn once
+    // and without per-prompt allocations.
+    const auto ood = chunkedSum2(cfg.eval.oodSamples, ctx, [&](long long i) {
+        FoldedScratch& w = foldedScratch(D);
+        task.genericPromptInto(i, w.Z);
+        featureVectorInto(w.Z, w.psi.data());
+        if (w.fit.size() != dOut) w.fit.resize(dOut);
+        w.fit.noalias() = P * w.psi;
+        mhlaOutputInto(task.teacher(), w.Z, w.ref);
+        return std::array<double, 2>{(w.fit - w.ref).squaredNorm(), w.ref.squaredNorm()};
+    });
+    const double oodNum = ood[0], oodDen = ood[1];
+    m.oodRelMse = oodDen > 0 ? oodNum / oodDen : std::numeric_limits<double>::quiet_NaN();
     m.distanceP = (P - task.teacherP()).norm();
     const double ref = task.teacherP().norm();
     m.distancePRel = ref > 0 ? m.distanceP / ref : std::numeric_limits<double>::quiet_NaN();

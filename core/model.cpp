@@ -5,13 +5,71 @@
 
 namespace mhla {
 
-Mat promptMoment(const Mat& Z) { return Z * Z.transpose(); }
+Mat promptMoment(const Mat& Z) {
+    Mat S(Z.rows(), Z.rows());
+    promptMomentInto(Z, S.data());
+    return S;
+}
+
+void promptMomentInto(const Mat& Z, double* S) {
+    const Index d = Z.rows(), n = Z.cols();
+    const double* z = Z.data();
+    for (Index b = 0; b < d; ++b)
+        for (Index a = 0; a <= b; ++a) {
+            double s = 0;
+            for (Index t = 0; t < n; ++t) s += z[t * d + a] * z[t * d + b];
+            S[b * d + a] = s;
+            S[a * d + b] = s;
+        }
+}
+
+void mhlaOutputInto(const Heads& heads, const Mat& Z, Vec& out) {
+    const Index d = Z.rows();
+    const Index dOut = heads.V.empty() ? 0 : heads.V.front().rows();
+    if (out.size() != dOut) out.resize(dOut);
+    out.setZero();
+    if (dOut == 0) return;
+    // Scratch: S (d x d), Q_h z_q and S Q_h z_q; on the stack up to d = 16, else per thread.
+    constexpr Index kStack = 16 * 16 + 2 * 16;
+    double stackBuf[kStack];
+    thread_local std::vector<double> heapBuf;
+    const Index need = d * d + 2 * d;
+    double* S = stackBuf;
+    if (need > kStack) {
+        if (heapBuf.size() < static_cast<size_t>(need)) heapBuf.resize(static_cast<size_t>(need));
+        S = heapBuf.data();
+    }
+    double* qz = S + d * d;
+    double* sqz = qz + d;
+    double* y = out.data();
+    promptMomentInto(Z, S);
+    const double* zq = Z.data() + (Z.cols() - 1) * d;
+    for (int h = 0; h < heads.count(); ++h) {
+        const double* Q = heads.Q[static_cast<size_t>(h)].data(); // d x d, column-major
+        const double* V = heads.V[static_cast<size_t>(h)].data(); // d_out x d, column-major
+        // Each entry is a sum over j in ascending order, kept in a register (a memory
+        // accumulator stalls on store-to-load forwarding at small d).
+        for (Index i = 0; i < d; ++i) {
+            double acc = 0;
+            for (Index j = 0; j < d; ++j) acc += Q[j * d + i] * zq[j];
+            qz[i] = acc;
+        }
+        for (Index i = 0; i < d; ++i) {
+            double acc = 0;
+            for (Index j = 0; j < d; ++j) acc += S[i * d + j] * qz[j]; // S is exactly symmetric
+            sqz[i] = acc;
+        }
+        for (Index i = 0; i < dOut; ++i) {
+            double acc = y[i];
+            for (Index j = 0; j < d; ++j) acc += V[j * dOut + i] * sqz[j];
+            y[i] = acc;
+        }
+    }
+}
 
 Vec mhlaOutput(const Heads& heads, const Mat& Z) {
-    const Mat S = promptMoment(Z);
-    const Vec zq = Z.col(Z.cols() - 1);
-    Vec out = Vec::Zero(heads.V.empty() ? 0 : heads.V.front().rows());
-    for (int h = 0; h < heads.count(); ++h) out += heads.V[h] * (S * (heads.Q[h] * zq));
+    Vec out;
+    mhlaOutputInto(heads, Z, out);
     return out;
 }
 

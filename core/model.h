@@ -22,8 +22,14 @@ inline int pairIndex(int a, int b, int d) { return a * d - a * (a - 1) / 2 + (b 
 
 /// S(Z) = Z Z^T.
 Mat promptMoment(const Mat& Z);
+/// S(Z) = Z Z^T into S[0, d*d) (column-major, both triangles), without allocating. Each entry
+/// is the plain sum over tokens in token order, so S is exactly symmetric.
+void promptMomentInto(const Mat& Z, double* S);
 /// f(Z) = sum_h V_h S(Z) Q_h z_q, the output at the query token (last column of Z).
 Vec mhlaOutput(const Heads& heads, const Mat& Z);
+/// f(Z) into `out` (resized to d_out if needed): the same numbers as mhlaOutput, with no heap
+/// allocation once `out` has its size (the scratch is per thread). The hot path of sampling.
+void mhlaOutputInto(const Heads& heads, const Mat& Z, Vec& out);
 /// Causal all-positions output: column t is sum_h V_h S_t Q_h z_t with S_t = sum_{s<=t} z_s z_s^T.
 Mat mhlaOutputCausal(const Heads& heads, const Mat& Z);
 

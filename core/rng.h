@@ -83,9 +83,14 @@ public:
     }
     Mat normalMatrix(Index rows, Index cols, double stddev = 1.0) {
         Mat m(rows, cols);
-        for (Index j = 0; j < cols; ++j)
-            for (Index i = 0; i < rows; ++i) m(i, j) = stddev * normal();
+        normalFill(m, stddev);
         return m;
+    }
+    /// Fills m with N(0, stddev^2) draws in column-major order: the numbers normalMatrix draws.
+    void normalFill(Mat& m, double stddev = 1.0) {
+        double* p = m.data();
+        const Index size = m.size();
+        for (Index k = 0; k < size; ++k) p[k] = stddev * normal();
     }
     /// A Haar-distributed random orthogonal matrix (QR of a Gaussian matrix, signs fixed).
     Mat haarOrthogonal(Index n);

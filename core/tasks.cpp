@@ -13,8 +13,15 @@ void Task::setTeacher(Heads h) {
 }
 
 Mat Task::genericPrompt(long long index) const {
+    Mat Z;
+    genericPromptInto(index, Z);
+    return Z;
+}
+
+void Task::genericPromptInto(long long index, Mat& Z) const {
     Rng rng(static_cast<std::uint64_t>(m_seed), Stream::Ood, static_cast<std::uint64_t>(index));
-    return rng.normalMatrix(m_d, m_n, 1.0);
+    if (Z.rows() != m_d || Z.cols() != m_n) Z.resize(m_d, m_n);
+    rng.normalFill(Z, 1.0);
 }
 
 namespace {
@@ -28,12 +35,21 @@ std::vector<int> permutation(int n, Rng& rng) {
     return p;
 }
 
-Mat unitColumns(Index rows, Index cols, Rng& rng) {
-    Mat m = rng.normalMatrix(rows, cols);
-    for (Index j = 0; j < cols; ++j) {
-        const double nrm = m.col(j).norm();
-        m.col(j) /= nrm > 0 ? nrm : 1.0;
+/// Columns of i.i.d. normals scaled to unit length, drawn into m (kept at its size).
+void unitColumnsInto(Mat& m, Rng& rng) {
+    rng.normalFill(m);
+    for (Index j = 0; j < m.cols(); ++j) {
+        double sq = 0;
+        for (Index i = 0; i < m.rows(); ++i) sq += m(i, j) * m(i, j);
+        const double nrm = std::sqrt(sq);
+        if (nrm > 0)
+            for (Index i = 0; i < m.rows(); ++i) m(i, j) /= nrm;
     }
+}
+
+Mat unitColumns(Index rows, Index cols, Rng& rng) {
+    Mat m(rows, cols);
+    unitColumnsInto(m, rng);
     return m;
 }
 
@@ -65,13 +81,17 @@ public:
         setTeacher(std::move(h));
     }
     Sample sample(Stream stream, long long index) const override {
-        Rng rng(static_cast<std::uint64_t>(m_seed), stream, static_cast<std::uint64_t>(index));
         Sample s;
-        s.Z = rng.normalMatrix(m_d, m_n, 1.0 / std::sqrt(static_cast<double>(m_n)));
-        s.y = mhlaOutput(m_teacher, s.Z);
+        sampleInto(stream, index, s);
+        return s;
+    }
+    void sampleInto(Stream stream, long long index, Sample& s) const override {
+        Rng rng(static_cast<std::uint64_t>(m_seed), stream, static_cast<std::uint64_t>(index));
+        if (s.Z.rows() != m_d || s.Z.cols() != m_n) s.Z.resize(m_d, m_n);
+        rng.normalFill(s.Z, 1.0 / std::sqrt(static_cast<double>(m_n)));
+        mhlaOutputInto(m_teacher, s.Z, s.y);
         if (m_noise > 0)
             for (Index i = 0; i < s.y.size(); ++i) s.y(i) += m_noise * rng.normal();
-        return s;
     }
 
 private:
@@ -89,25 +109,31 @@ public:
         setTeacher(lookupTeacher(m_m, m_m));
     }
     Sample sample(Stream stream, long long index) const override {
+        Sample s;
+        sampleInto(stream, index, s);
+        return s;
+    }
+    void sampleInto(Stream stream, long long index, Sample& s) const override {
         Rng rng(static_cast<std::uint64_t>(m_seed), stream, static_cast<std::uint64_t>(index));
         const bool orthogonal = rng.uniform() < m_p;
-        Mat K, U;
+        // Per-thread scratch for the key and value blocks (m x m each).
+        thread_local Mat K, U;
         if (orthogonal) {
             K = orthogonalMatrix(rng);
             U = orthogonalMatrix(rng);
         } else {
-            K = unitColumns(m_m, m_m, rng);
-            U = unitColumns(m_m, m_m, rng);
+            if (K.rows() != m_m || K.cols() != m_m) K.resize(m_m, m_m);
+            if (U.rows() != m_m || U.cols() != m_m) U.resize(m_m, m_m);
+            unitColumnsInto(K, rng);
+            unitColumnsInto(U, rng);
         }
         const Index j = static_cast<Index>(rng.below(static_cast<std::uint64_t>(m_m)));
-        Sample s;
-        s.Z.resize(m_d, m_n);
+        if (s.Z.rows() != m_d || s.Z.cols() != m_n) s.Z.resize(m_d, m_n);
         s.Z.topLeftCorner(m_m, m_m) = K;
         s.Z.bottomLeftCorner(m_m, m_m) = U;
         s.Z.col(m_m).head(m_m) = K.col(j);
         for (Index i = 0; i < m_m; ++i) s.Z(m_m + i, m_m) = rng.normal();
-        s.y = mhlaOutput(m_teacher, s.Z);
-        return s;
+        mhlaOutputInto(m_teacher, s.Z, s.y);
     }
 
 private:

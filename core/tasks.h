@@ -32,8 +32,16 @@ public:
     const Mat& teacherP() const { return m_teacherP; }
     /// A sample of the task distribution (label includes noise where the task has noise).
     virtual Sample sample(Stream stream, long long index) const = 0;
+    /// The same sample written into `out`, reusing its storage. The tasks on the exact solver's
+    /// hot path (random MHLA, associative memory) override it so that, once `out` has its
+    /// sizes, drawing a sample allocates nothing.
+    virtual void sampleInto(Stream stream, long long index, Sample& out) const {
+        out = sample(stream, index);
+    }
     /// A generic prompt: i.i.d. N(0,1) entries, the task's d and n (MATH.md §6).
     Mat genericPrompt(long long index) const;
+    /// genericPrompt(index) into Z, reusing its storage.
+    void genericPromptInto(long long index, Mat& Z) const;
 
 protected:
     Task(long long seed, TaskDims dims);

@@ -99,6 +99,50 @@ private Q_SLOTS:
         QCOMPARE(g.cols(), static_cast<Index>(a->tokens()));
     }
 
+    // sampleInto (the allocation-free path of the exact solver and the metrics) draws exactly
+    // what sample() draws, also into a Sample that held another task's sizes or noise, and
+    // genericPromptInto is genericPrompt. Bit for bit: both paths run the same arithmetic.
+    void sampleIntoIsSample_data() {
+        QTest::addColumn<QJsonObject>("task");
+        QTest::newRow("random_mhla") << QJsonObject{{s("kind"), s("random_mhla")}, {s("d"), 5}};
+        QTest::newRow("random_mhla noisy")
+            << QJsonObject{{s("kind"), s("random_mhla")}, {s("noise"), 0.1}};
+        QTest::newRow("associative_memory")
+            << QJsonObject{{s("kind"), s("associative_memory")}, {s("pairs"), 3}};
+        QTest::newRow("associative_memory orthogonal")
+            << QJsonObject{{s("kind"), s("associative_memory")}, {s("orthogonal_prob"), 0.5}};
+        QTest::newRow("automaton") << QJsonObject{{s("kind"), s("automaton")}};
+    }
+    void sampleIntoIsSample() {
+        QFETCH(QJsonObject, task);
+        const auto t = makeTask(taskConfig(task));
+        Sample reused;
+        reused.Z = Mat::Constant(2, 9, 7.0); // another task's sizes
+        reused.y = Vec::Constant(11, 7.0);
+        Mat prompt = Mat::Constant(1, 1, 7.0);
+        for (const Stream stream : {Stream::Train, Stream::Validation})
+            for (long long i = 0; i < 40; ++i) {
+                const Sample fresh = t->sample(stream, i);
+                t->sampleInto(stream, i, reused);
+                QVERIFY(fresh.Z == reused.Z);
+                QVERIFY(fresh.y == reused.y);
+                t->genericPromptInto(i, prompt);
+                QVERIFY(prompt == t->genericPrompt(i));
+            }
+        // The in-place features equal the definition psi_{(a,b),c} = S_ab z_{q,c} to round-off.
+        const Sample x = t->sample(Stream::Train, 3);
+        const Mat S = x.Z * x.Z.transpose();
+        const Vec psi = featureVector(x.Z);
+        const int d = t->d();
+        double worst = 0;
+        for (int a = 0; a < d; ++a)
+            for (int b = a; b < d; ++b)
+                for (int c = 0; c < d; ++c)
+                    worst = std::max(worst, std::abs(psi(pairIndex(a, b, d) * d + c) -
+                                                     S(a, b) * x.Z(c, x.Z.cols() - 1)));
+        QVERIFY2(worst <= 1e-14 * (1.0 + S.norm()), qPrintable(QString::number(worst)));
+    }
+
     void randomMhlaScales() {
         // Prompt entries N(0, 1/n): E[sum of squares of a prompt] = d.
         const auto t =
