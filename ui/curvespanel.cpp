@@ -110,6 +110,14 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     m_smoothValue->setObjectName(QStringLiteral("smoothingValue"));
     m_smoothValue->setMinimumWidth(
         m_smoothValue->fontMetrics().horizontalAdvance(QStringLiteral("0.00 ")));
+    m_allTasksCheck = new QCheckBox(tr("All tasks"), this);
+    m_allTasksCheck->setObjectName(QStringLiteral("allTasksCheck"));
+    m_allTasksCheck->setToolTip(
+        tr("Off: only runs comparable with the selected run are overlaid (same task and output "
+           "dimension, so the same loss). On: every ticked run, whatever its task."));
+    connect(m_allTasksCheck, &QCheckBox::toggled, this, &CurvesPanel::displayChanged);
+    smoothRow->addWidget(m_allTasksCheck);
+    smoothRow->addSpacing(12);
     smoothRow->addWidget(smoothLabel);
     smoothRow->addWidget(m_smoothSlider, 1);
     smoothRow->addWidget(m_smoothValue);
@@ -151,7 +159,26 @@ QList<const Figure*> CurvesPanel::figures() const { return {m_loss, m_distance};
 bool CurvesPanel::seedBands() const { return m_bandCheck->isChecked(); }
 void CurvesPanel::setSeedBands(bool on) { m_bandCheck->setChecked(on); }
 
-void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
+bool CurvesPanel::showAllTasks() const { return m_allTasksCheck->isChecked(); }
+void CurvesPanel::setShowAllTasks(bool on) { m_allTasksCheck->setChecked(on); }
+
+bool CurvesPanel::comparable(const ExperimentConfig& a, const ExperimentConfig& b) {
+    return a.task.kind == b.task.kind && a.outputDim() == b.outputDim();
+}
+
+void CurvesPanel::showRun(const RunRecord* run) {
+    if (run) m_reference = run->config;
+    else m_reference.reset();
+}
+
+void CurvesPanel::showRuns(const QList<const RunRecord*>& allRuns) {
+    QList<const RunRecord*> runs;
+    int otherTasks = 0;
+    for (const RunRecord* r : allRuns) {
+        if (m_allTasksCheck->isChecked() || !m_reference || comparable(*m_reference, r->config))
+            runs << r;
+        else ++otherTasks;
+    }
     QList<PlotSeries> loss, dist, lossRefs, distRefs;
     std::set<std::pair<QString, double>> refsSeen;
     std::set<QString> legendNames;
@@ -305,10 +332,18 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
             ? QString()
             : tr("Exact-solver runs have no epochs: their values are horizontal lines. Solver "
                  "mhla, multilayer or softmax (or the SGD preset) draws training curves.");
+    const QString hiddenNote =
+        otherTasks > 0 ? tr(" %n run(s) of other tasks not shown (tick All tasks to overlay "
+                            "them).",
+                            nullptr, otherTasks)
+                       : QString();
     m_loss->setNote(
-        anyHistory ? tr("Solid: training MSE; dashed: validation MSE; dotted: OOD relative error "
-                        "(one colour per run). Grey dashed: the exact solver on the same data.")
-                   : note);
+        (anyHistory ? tr("Solid: training MSE; dashed: validation MSE; dotted: OOD relative "
+                         "error (one colour per run). Grey dashed: the exact solver on the same "
+                         "data.") +
+                          hiddenNote
+                    : note + hiddenNote)
+            .trimmed());
     m_distance->setNote(
         anyHistory
             ? tr("Solid: distance to the teacher ‖P̂ − P*‖/‖P*‖; dashed: distance to the exact "
