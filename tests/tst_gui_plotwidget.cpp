@@ -9,6 +9,7 @@
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QFile>
 #include <QFontMetricsF>
@@ -380,16 +381,23 @@ private Q_SLOTS:
         panel.showRun(&a);
         panel.showRuns({&a, &b, &c, &d});
         QCOMPARE(shown(panel), (QStringList{a.name, b.name}));
-        QVERIFY2(panel.lossPlot()->note().contains(QStringLiteral("2 run(s) of other tasks")),
-                 qPrintable(panel.lossPlot()->note()));
+        auto* row = panel.findChild<QWidget*>(QStringLiteral("otherTasksRow"));
+        auto* all = panel.findChild<QCheckBox*>(QStringLiteral("allTasksCheck"));
+        QVERIFY(row && all);
+        QVERIFY(!row->isHidden()); // the toggle says how many runs it would add
+        QVERIFY2(all->text().contains(QStringLiteral("2 run(s) of other tasks")),
+                 qPrintable(all->text()));
         panel.showRun(&c); // selecting the memory run shows it alone
         panel.showRuns({&a, &b, &c, &d});
         QCOMPARE(shown(panel), QStringList{c.name});
         panel.setShowAllTasks(true);
         panel.showRuns({&a, &b, &c, &d});
         QCOMPARE(shown(panel), (QStringList{a.name, b.name, c.name, d.name}));
-        QVERIFY(!panel.lossPlot()->note().contains(QStringLiteral("other tasks")));
+        QVERIFY(!row->isHidden()); // still there, to turn it off again
         panel.setShowAllTasks(false);
+        panel.showRun(&a);
+        panel.showRuns({&a, &b}); // only comparable runs: no toggle taking room
+        QVERIFY(row->isHidden());
         panel.showRun(nullptr); // nothing selected: everything ticked
         panel.showRuns({&a, &c});
         QCOMPARE(shown(panel), (QStringList{a.name, c.name}));

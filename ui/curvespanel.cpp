@@ -110,18 +110,25 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     m_smoothValue->setObjectName(QStringLiteral("smoothingValue"));
     m_smoothValue->setMinimumWidth(
         m_smoothValue->fontMetrics().horizontalAdvance(QStringLiteral("0.00 ")));
-    m_allTasksCheck = new QCheckBox(tr("All tasks"), this);
+    smoothRow->addWidget(smoothLabel);
+    smoothRow->addWidget(m_smoothSlider, 1);
+    smoothRow->addWidget(m_smoothValue);
+    lay->addLayout(smoothRow);
+    // Shown only when ticked runs of other tasks exist (the row costs no width or height in
+    // the usual case, and the window keeps fitting 1280x720 at scale 2).
+    m_otherTasksRow = new QWidget(this);
+    m_otherTasksRow->setObjectName(QStringLiteral("otherTasksRow"));
+    auto* otherRow = new QHBoxLayout(m_otherTasksRow);
+    otherRow->setContentsMargins(0, 0, 0, 0);
+    m_allTasksCheck = new QCheckBox(m_otherTasksRow);
     m_allTasksCheck->setObjectName(QStringLiteral("allTasksCheck"));
     m_allTasksCheck->setToolTip(
         tr("Off: only runs comparable with the selected run are overlaid (same task and output "
            "dimension, so the same loss). On: every ticked run, whatever its task."));
     connect(m_allTasksCheck, &QCheckBox::toggled, this, &CurvesPanel::displayChanged);
-    smoothRow->addWidget(m_allTasksCheck);
-    smoothRow->addSpacing(12);
-    smoothRow->addWidget(smoothLabel);
-    smoothRow->addWidget(m_smoothSlider, 1);
-    smoothRow->addWidget(m_smoothValue);
-    lay->addLayout(smoothRow);
+    otherRow->addWidget(m_allTasksCheck, 1);
+    m_otherTasksRow->setVisible(false);
+    lay->addWidget(m_otherTasksRow);
     auto* split = new QSplitter(Qt::Vertical, this);
     m_loss = new PlotWidget(QStringLiteral("loss"), split);
     m_loss->setTitle(tr("Loss vs epochs"));
@@ -175,10 +182,12 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& allRuns) {
     QList<const RunRecord*> runs;
     int otherTasks = 0;
     for (const RunRecord* r : allRuns) {
-        if (m_allTasksCheck->isChecked() || !m_reference || comparable(*m_reference, r->config))
-            runs << r;
-        else ++otherTasks;
+        const bool same = !m_reference || comparable(*m_reference, r->config);
+        if (same || m_allTasksCheck->isChecked()) runs << r;
+        if (!same) ++otherTasks;
     }
+    m_allTasksCheck->setText(tr("Overlay %n run(s) of other tasks", nullptr, otherTasks));
+    m_otherTasksRow->setVisible(otherTasks > 0 || m_allTasksCheck->isChecked());
     QList<PlotSeries> loss, dist, lossRefs, distRefs;
     std::set<std::pair<QString, double>> refsSeen;
     std::set<QString> legendNames;
@@ -332,18 +341,10 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& allRuns) {
             ? QString()
             : tr("Exact-solver runs have no epochs: their values are horizontal lines. Solver "
                  "mhla, multilayer or softmax (or the SGD preset) draws training curves.");
-    const QString hiddenNote =
-        otherTasks > 0 ? tr(" %n run(s) of other tasks not shown (tick All tasks to overlay "
-                            "them).",
-                            nullptr, otherTasks)
-                       : QString();
     m_loss->setNote(
-        (anyHistory ? tr("Solid: training MSE; dashed: validation MSE; dotted: OOD relative "
-                         "error (one colour per run). Grey dashed: the exact solver on the same "
-                         "data.") +
-                          hiddenNote
-                    : note + hiddenNote)
-            .trimmed());
+        anyHistory ? tr("Solid: training MSE; dashed: validation MSE; dotted: OOD relative error "
+                        "(one colour per run). Grey dashed: the exact solver on the same data.")
+                   : note);
     m_distance->setNote(
         anyHistory
             ? tr("Solid: distance to the teacher ‖P̂ − P*‖/‖P*‖; dashed: distance to the exact "

@@ -57,6 +57,7 @@ Q_SIGNALS:
 private:
     QCheckBox* m_bandCheck = nullptr;
     QCheckBox* m_allTasksCheck = nullptr;
+    QWidget* m_otherTasksRow = nullptr;
     std::optional<ExperimentConfig> m_reference; ///< config of the selected run
     QSlider* m_smoothSlider = nullptr;
     QLabel* m_smoothValue = nullptr;
