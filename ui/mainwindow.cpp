@@ -110,6 +110,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         size = size.boundedTo(screen->availableSize() * 0.92);
     resize(size);
     restoreGeometry(m_settings.windowGeometry());
+    // restoreGeometry() keeps a title bar's height (the style's PM_TitleBarHeight, 20 px) free
+    // above a window whose top is within that of the screen's top. Without a window manager's
+    // frame (none, a tiling one, an undecorated kiosk) a window closed at the top reopened
+    // 20 px lower. The client rectangle saved beside the geometry puts it back where it was,
+    // when restoreGeometry() kept its size and it still lies on a screen.
+    if (const QRect was = m_settings.windowRect();
+        was.isValid() && !isMaximized() && !isFullScreen() && was.size() == geometry().size() &&
+        was.topLeft() != geometry().topLeft())
+        if (const QScreen* s = QGuiApplication::screenAt(was.center());
+            s && s->availableGeometry().contains(was.topLeft()))
+            setGeometry(was);
     restoreState(m_settings.windowState());
     setAcceptDrops(true); // an experiment file or results folder dropped on the window opens
     applyTheme(m_settings.theme());
@@ -969,6 +980,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
     }
     m_controller->stop();
     m_settings.setWindowGeometry(saveGeometry());
+    m_settings.setWindowRect(isMaximized() || isFullScreen() ? normalGeometry() : geometry());
     m_settings.setWindowState(saveState());
     QMainWindow::closeEvent(e);
 }
