@@ -417,9 +417,9 @@ std::optional<ResultFolder> readResultFolder(const QString& dir, QString* error)
         if (r.heads.heads.count() > 0) r.P = foldHeads(r.heads.heads, r.d, r.dOut);
         out.notes << q("P and P* are rebuilt from the heads in heads.csv (folded coefficients are "
                        "not written; equal to the run's up to rounding when every head is kept)");
-        if (r.execution) out.notes << q("the automaton's example word is not in the folder");
+        if (r.execution) out.notes << q("The automaton's example word is not in the folder");
         if (hasIdentifiability)
-            out.notes << q("the identifiability report (Explorer tab) is not read back; rerun the "
+            out.notes << q("The identifiability report (Explorer tab) is not read back; rerun the "
                            "experiment to explore it");
         return out;
     } catch (const ReadError& e) {
