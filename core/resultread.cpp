@@ -120,7 +120,7 @@ Metrics readMetrics(const JsonReader& o) {
 }
 
 /// Returns whether the file holds an identifiability report (not read back).
-bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResult& r) {
+bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResult& r, int* seeds) {
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &pe);
     if (pe.error != QJsonParseError::NoError) {
@@ -130,7 +130,17 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
     }
     if (!doc.isObject())
         throw ReadError(q("%1: expected a JSON object (the result of one run)").arg(file));
-    const JsonReader o(file, doc.object());
+    QJsonObject top = doc.object();
+    // `solve --seeds K` writes {"seeds": K, "summary", "runs": [...], "config"}; the CSVs beside
+    // it are those of the first run, which is the one read.
+    if (!top.contains(q("certificate_method")) && top.value(q("runs")).isArray()) {
+        const QJsonArray runs = top.value(q("runs")).toArray();
+        if (runs.isEmpty() || !runs.first().isObject())
+            throw ReadError(q("%1: key \"runs\": expected an array of run results").arg(file));
+        *seeds = static_cast<int>(runs.size());
+        top = runs.first().toObject();
+    }
+    const JsonReader o(file, top);
     if (!o.has("config") || !o.has("certificate_method"))
         throw ReadError(q("%1: not a result written by MHLA Lab (no \"config\" or "
                           "\"certificate_method\"; an experiment file opens with Open experiment)")
@@ -373,8 +383,13 @@ std::optional<ResultFolder> readResultFolder(const QString& dir, QString* error)
         const auto file = [&d](const char* name) {
             return QDir::toNativeSeparators(d.filePath(q(name)));
         };
-        const bool hasIdentifiability =
-            readResultJson(file("result.json"), readFile(d, q("result.json"), true, &present), r);
+        int seeds = 1;
+        const bool hasIdentifiability = readResultJson(
+            file("result.json"), readFile(d, q("result.json"), true, &present), r, &seeds);
+        if (seeds > 1)
+            out.notes << q("The folder holds %1 seeds (solve --seeds); the first one, whose CSV "
+                           "files are in the folder, is loaded")
+                             .arg(seeds);
 
         readSpectrum(CsvReader(file("spectrum.csv"), readFile(d, q("spectrum.csv"), true, &present),
                                {q("index"), q("eigenvalue"), q("below_tolerance")}),

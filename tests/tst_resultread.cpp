@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
@@ -252,6 +253,43 @@ private Q_SLOTS:
         QString error;
         QVERIFY(!readResultFolder(dir, &error));
         QVERIFY2(error.contains(expected), qPrintable(error));
+    }
+    // `solve --seeds 2 --out DIR` writes every run into result.json and the first run's CSVs:
+    // the first run is read, and the notes say so.
+    void seedsFolderFromTheCli() {
+        QTemporaryDir tmp;
+        const QString cfgPath = QDir(tmp.path()).filePath(QStringLiteral("exp.json"));
+        QCOMPARE(writeFileAtomic(
+                     cfgPath,
+                     QJsonDocument(experimentToJson(config(TaskKind::RandomMhla, SolverKind::Poly)))
+                         .toJson()),
+                 QString());
+        const QString out = QDir(tmp.path()).filePath(QStringLiteral("out"));
+        QProcess p;
+        p.start(QStringLiteral(MHLA_BINARY),
+                {QStringLiteral("solve"), QStringLiteral("--config"), cfgPath,
+                 QStringLiteral("--seeds"), QStringLiteral("2"), QStringLiteral("--out"), out});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        QString error;
+        const std::optional<ResultFolder> back = readResultFolder(out, &error);
+        QVERIFY2(back, qPrintable(error));
+        const ExperimentResult first =
+            runExperiment(config(TaskKind::RandomMhla, SolverKind::Poly));
+        QCOMPARE(back->result.config.task.seed, first.config.task.seed);
+        QCOMPARE(back->result.certificate.lambdaMin, first.certificate.lambdaMin);
+        QCOMPARE(back->result.metrics.oodRelMse, first.metrics.oodRelMse);
+        QVERIFY(back->notes.join(QLatin1Char(' ')).contains(QStringLiteral("2 seeds")));
+        // And the single-run layout of the same command.
+        const QString one = QDir(tmp.path()).filePath(QStringLiteral("one"));
+        p.start(QStringLiteral(MHLA_BINARY), {QStringLiteral("solve"), QStringLiteral("--config"),
+                                              cfgPath, QStringLiteral("--out"), one});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        const std::optional<ResultFolder> single = readResultFolder(one, &error);
+        QVERIFY2(single, qPrintable(error));
+        QCOMPARE(single->result.certificate.spectrum, first.certificate.spectrum);
+        QVERIFY(!single->notes.join(QLatin1Char(' ')).contains(QStringLiteral("seeds")));
     }
 };
 
