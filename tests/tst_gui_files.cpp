@@ -299,6 +299,17 @@ private Q_SLOTS:
         QCOMPARE(w.exportAllTo(fresh, false, &written), QString());
         QVERIFY(QFileInfo(fresh).isDir());
         QVERIFY(QFileInfo::exists(QDir(fresh).filePath(QStringLiteral("experiment.json"))));
+        // What Export all wrote opens again as a run with the same numbers.
+        const RunRecord* exported = w.runList()->current();
+        QVERIFY(exported && exported->result);
+        const int before = w.runList()->count();
+        QCOMPARE(w.openResults(fresh), QString());
+        QCOMPARE(w.runList()->count(), before + 1);
+        const RunRecord* loaded = w.runList()->current();
+        QVERIFY(loaded && loaded->result && loaded != exported);
+        QCOMPARE(loaded->result->certificate.lambdaMin, exported->result->certificate.lambdaMin);
+        QCOMPARE(loaded->result->metrics.valMse, exported->result->metrics.valMse);
+        QCOMPARE(loaded->result->certificate.spectrum, exported->result->certificate.spectrum);
     }
 
     void ourCsvIsRecognised() {
