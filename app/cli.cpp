@@ -32,7 +32,8 @@ void err(const QString& s) { std::fprintf(stderr, "%s\n", s.toLocal8Bit().constD
 const char kUsage[] = R"(mhla-lab — learning multi-head linear attention with guarantees
 
 Usage:
-  mhla-lab                         open the desktop app
+  mhla-lab [FILE | DIR]            open the desktop app (and an experiment file, a results
+                                   folder from solve --out or Export all, or a saved session)
   mhla-lab solve --config FILE [--set section.key=value ...] [--out DIR] [--threads N]
                  [--progress] [--force]
                                    run one experiment headless, print its result as JSON

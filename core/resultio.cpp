@@ -40,6 +40,7 @@ QJsonArray vectorJson(const Vec& v) {
 QJsonObject resultToJson(const ExperimentResult& r) {
     QJsonObject o;
     o.insert(q("mhla_lab_version"), q(MHLA_VERSION));
+    o.insert(q("format_version"), kResultFormatVersion);
     o.insert(q("task"), toString(r.config.task.kind));
     o.insert(q("solver"), toString(r.config.solver.kind));
     o.insert(q("d"), r.d);

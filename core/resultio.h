@@ -45,6 +45,10 @@ CsvTable historyTable(const ExperimentResult& r);
 /// seeds.csv: task_seed, solver_seed, certified, then every scalar metric.
 CsvTable seedsTable(const std::vector<ExperimentResult>& runs);
 
+/// The version of the result.json layout (its "format_version" key). Readers refuse a newer
+/// one; files written before the key existed are version 1.
+constexpr int kResultFormatVersion = 1;
+
 /// The result as the JSON object printed by `mhla-lab solve` (config embedded).
 QJsonObject resultToJson(const ExperimentResult& r);
 

@@ -2,13 +2,20 @@
 // leaves the form, the current file, the title and Open Recent as they were; saving over a file
 // that is not an experiment file, or that would lose content, needs confirmation.
 #include "core/config.h"
+#include "core/fileio.h"
+#include "core/resultio.h"
+#include "core/resultread.h"
+#include "core/runner.h"
 #include "ui/appsettings.h"
 #include "ui/experimentfile.h"
 #include "ui/experimentpanel.h"
 #include "ui/exportdialog.h"
 #include "ui/exporter.h"
+#include "ui/figure.h"
 #include "ui/mainwindow.h"
 #include "ui/runcontroller.h"
+#include "ui/runlist.h"
+#include "ui/session.h"
 #include <QApplication>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -26,6 +33,7 @@
 #include <QTest>
 #include <QUrl>
 #include <memory>
+#include <tuple>
 
 using namespace mhla;
 using namespace mhla::ui;
@@ -44,6 +52,16 @@ private:
         return path;
     }
 
+    static ExperimentResult smallRun() {
+        ExperimentConfig cfg;
+        cfg.task.kind = TaskKind::RandomMhla;
+        cfg.task.d = 3;
+        cfg.task.tokens = 4;
+        cfg.task.dOut = 2;
+        cfg.task.samples = 256;
+        cfg.eval.valSamples = cfg.eval.oodSamples = 64;
+        return runExperiment(cfg);
+    }
 private Q_SLOTS:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
@@ -281,6 +299,17 @@ private Q_SLOTS:
         QCOMPARE(w.exportAllTo(fresh, false, &written), QString());
         QVERIFY(QFileInfo(fresh).isDir());
         QVERIFY(QFileInfo::exists(QDir(fresh).filePath(QStringLiteral("experiment.json"))));
+        // What Export all wrote opens again as a run with the same numbers.
+        const RunRecord* exported = w.runList()->current();
+        QVERIFY(exported && exported->result);
+        const int before = w.runList()->count();
+        QCOMPARE(w.openResults(fresh), QString());
+        QCOMPARE(w.runList()->count(), before + 1);
+        const RunRecord* loaded = w.runList()->current();
+        QVERIFY(loaded && loaded->result && loaded != exported);
+        QCOMPARE(loaded->result->certificate.lambdaMin, exported->result->certificate.lambdaMin);
+        QCOMPARE(loaded->result->metrics.valMse, exported->result->metrics.valMse);
+        QCOMPARE(loaded->result->certificate.spectrum, exported->result->certificate.spectrum);
     }
 
     void ourCsvIsRecognised() {
@@ -291,6 +320,167 @@ private Q_SLOTS:
         const QString theirs = write(QStringLiteral("theirs.csv"), "a,b\n1,2\n");
         QVERIFY(isOurCsv(ours));
         QVERIFY(!isOurCsv(theirs));
+    }
+    // Issue 9: a results folder (solve --out, Export all) opens as a finished run that every
+    // tab shows, with the numbers it was saved with.
+    void resultsFolderLoadsAsRun() {
+        const QString dir = m_dir.filePath(QStringLiteral("saved-run"));
+        QVERIFY(QDir().mkpath(dir));
+        const ExperimentResult r = smallRun();
+        QCOMPARE(writeFiles(dir, resultFiles(r, QJsonDocument(resultToJson(r)).toJson())),
+                 QString());
+        MainWindow w;
+        w.resize(1280, 720);
+        QCOMPARE(w.runList()->count(), 0);
+        QCOMPARE(w.openResults(dir), QString());
+        QCOMPARE(w.runList()->count(), 1);
+        const RunRecord* run = w.runList()->current();
+        QVERIFY(run && run->result);
+        QVERIFY2(run->name.endsWith(QStringLiteral(" saved-run")), qPrintable(run->name));
+        QCOMPARE(run->loadedFrom, QFileInfo(dir).absoluteFilePath());
+        QVERIFY(run->state == RunRecord::State::Finished);
+        QVERIFY2(run->stateText().startsWith(QStringLiteral("loaded")),
+                 qPrintable(run->stateText()));
+        const ExperimentResult& b = *run->result;
+        QCOMPARE(b.certificate.lambdaMin, r.certificate.lambdaMin); // bit for bit
+        QCOMPARE(b.certificate.certified, r.certificate.certified);
+        QCOMPARE(b.metrics.trainMse, r.metrics.trainMse);
+        QCOMPARE(b.metrics.oodRelMse, r.metrics.oodRelMse);
+        QCOMPARE(b.certificate.spectrum, r.certificate.spectrum);
+        QCOMPARE(b.heads.singularValues, r.heads.singularValues);
+        QCOMPARE(experimentToJson(b.config), experimentToJson(r.config));
+        // Every tab that applies draws it.
+        for (const char* tab : {"certificate", "heads"}) {
+            bool drawn = false;
+            for (const ResultPanel* p : w.resultPanels())
+                if (p->panelId() == QLatin1String(tab))
+                    for (const Figure* f : p->figures()) drawn = drawn || f->hasData();
+            QVERIFY2(drawn, tab);
+        }
+        QVERIFY(AppSettings().recentFiles().contains(QFileInfo(dir).absoluteFilePath()));
+        // Through Open recent, a drop and the command line's path, it loads again.
+        QCOMPARE(w.openRecent(QFileInfo(dir).absoluteFilePath()), QString());
+        QCOMPARE(w.runList()->count(), 2);
+        auto* mime = new QMimeData;
+        mime->setUrls({QUrl::fromLocalFile(dir)});
+        std::unique_ptr<QMimeData> owned(mime);
+        QCOMPARE(w.openDropped(mime), QString());
+        QCOMPARE(w.runList()->count(), 3);
+        QCOMPARE(w.openPath(dir), QString());
+        QCOMPARE(w.runList()->count(), 4);
+    }
+
+    void badResultsFolderChangesNothing_data() {
+        QTest::addColumn<QString>("damage"); // file to delete or corrupt
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("no heads.csv")
+            << QStringLiteral("-heads.csv") << QStringLiteral("heads.csv");
+        QTest::newRow("non-number")
+            << QStringLiteral("spectrum.csv") << QStringLiteral("spectrum.csv line 2");
+        QTest::newRow("malformed json")
+            << QStringLiteral("result.json") << QStringLiteral("result.json line ");
+    }
+    void badResultsFolderChangesNothing() {
+        QFETCH(QString, damage);
+        QFETCH(QString, expected);
+        const QString dir = m_dir.filePath(QStringLiteral("bad-run-") + damage);
+        QVERIFY(QDir().mkpath(dir));
+        const ExperimentResult r = smallRun();
+        QCOMPARE(writeFiles(dir, resultFiles(r, QJsonDocument(resultToJson(r)).toJson())),
+                 QString());
+        if (damage.startsWith(QLatin1Char('-'))) {
+            QVERIFY(QFile::remove(QDir(dir).filePath(damage.mid(1))));
+        } else {
+            QFile f(QDir(dir).filePath(damage));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QByteArray data = f.readAll();
+            f.close();
+            const qsizetype nl = data.indexOf('\n');
+            QVERIFY(nl > 0);
+            data.insert(nl + 1, damage.endsWith(QLatin1String(".json")) ? "}}" : "0,x,false\n");
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(data);
+            f.close();
+        }
+        MainWindow w;
+        w.addFinishedRun(QStringLiteral("earlier"), r);
+        auto* samples = w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"));
+        samples->setText(QStringLiteral("2468"));
+        const QStringList recent = AppSettings().recentFiles();
+        const QString title = w.windowTitle();
+        const QString err = w.openResults(dir);
+        QVERIFY2(err.contains(expected), qPrintable(err));
+        QCOMPARE(w.runList()->count(), 1);
+        QVERIFY(w.runList()->current()->name.endsWith(QStringLiteral("earlier")));
+        QCOMPARE(samples->text(), QStringLiteral("2468"));
+        QCOMPARE(w.windowTitle(), title);
+        QCOMPARE(AppSettings().recentFiles(), recent);
+        // Open recent / drop route a failed folder the same way.
+        QVERIFY(!w.openPath(dir).isEmpty());
+        QCOMPARE(w.runList()->count(), 1);
+    }
+    // Issue 9: save and reopen a session (all runs); each run's subfolder is a results folder.
+    void sessionSavesAndReopens() {
+        ExperimentResult a = smallRun();
+        ExperimentConfig cfg = a.config;
+        cfg.task.kind = TaskKind::AssociativeMemory;
+        const ExperimentResult b = runExperiment(cfg);
+        const QString dir = m_dir.filePath(QStringLiteral("session"));
+        QCOMPARE(sessionFolderRisk(dir), QString()); // missing: nothing to lose
+        std::vector<std::tuple<QString, QColor, bool>> saved;
+        {
+            MainWindow w;
+            w.addFinishedRun(QStringLiteral("first"), a);
+            const int second = w.addFinishedRun(QStringLiteral("second"), b);
+            RunRecord* r = w.runList()->find(second);
+            r->name = QStringLiteral("renamed, with \"quotes\"");
+            r->color = QColor(QStringLiteral("#123456"));
+            r->visible = false;
+            w.runList()->refresh(second);
+            QCOMPARE(w.saveSession(dir), QString());
+            for (const RunRecord* run : w.runList()->allRuns())
+                saved.emplace_back(run->name, run->color, run->visible);
+        }
+        QVERIFY(isSessionFolder(dir));
+        QVERIFY(sessionFolderRisk(dir).contains(QStringLiteral("already holds a saved session")));
+        const QString other = m_dir.filePath(QStringLiteral("not-a-session"));
+        QVERIFY(QDir().mkpath(other));
+        write(QStringLiteral("not-a-session/notes.txt"), "mine");
+        QVERIFY(sessionFolderRisk(other).contains(QStringLiteral("not a session folder")));
+        // Each run's subfolder is a results folder on its own.
+        const QStringList subs = QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+        QCOMPARE(subs.size(), 2);
+        QVERIFY(isResultFolder(QDir(dir).filePath(subs.first())));
+
+        MainWindow w;
+        w.addFinishedRun(QStringLiteral("already here"), a);
+        QCOMPARE(w.openSession(dir, false), QString());
+        QCOMPARE(w.runList()->count(), 3);
+        QCOMPARE(w.openSession(dir, true), QString());
+        const QList<const RunRecord*> runs = w.runList()->allRuns();
+        QCOMPARE(runs.size(), 2);
+        for (int i = 0; i < 2; ++i) {
+            QCOMPARE(runs[i]->name, std::get<0>(saved[static_cast<size_t>(i)]));
+            QCOMPARE(runs[i]->color, std::get<1>(saved[static_cast<size_t>(i)]));
+            QCOMPARE(runs[i]->visible, std::get<2>(saved[static_cast<size_t>(i)]));
+            QVERIFY(runs[i]->result);
+        }
+        QCOMPARE(w.runList()->visibleRuns().size(), 1);
+        QCOMPARE(runs[0]->result->certificate.lambdaMin, a.certificate.lambdaMin);
+        QCOMPARE(runs[0]->result->metrics.oodRelMse, a.metrics.oodRelMse);
+        QCOMPARE(runs[1]->result->certificate.spectrum, b.certificate.spectrum);
+        QCOMPARE(runs[1]->result->metrics.valMse, b.metrics.valMse);
+        QVERIFY(runs[1]->config.task.kind == TaskKind::AssociativeMemory);
+
+        // A damaged session changes nothing.
+        write(QStringLiteral("session/session.json"), "{\"runs\": [{\"folder\": \"../x\"}]}");
+        QString err = w.openSession(dir, true);
+        QVERIFY2(err.contains(QStringLiteral("session.json")), qPrintable(err));
+        QCOMPARE(w.runList()->count(), 2);
+        write(QStringLiteral("session/session.json"), "{\"format_version\": 7, \"runs\": []}");
+        err = w.openSession(dir, false);
+        QVERIFY2(err.contains(QStringLiteral("newer")), qPrintable(err));
+        QCOMPARE(w.runList()->count(), 2);
     }
 };
 

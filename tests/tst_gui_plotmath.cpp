@@ -85,17 +85,46 @@ private Q_SLOTS:
         QVERIFY(t.count >= 2 && t.first + t.step > t.first);
     }
 
-    void logRangesAreWholeDecades() {
+    // Issue 9: log axes end near the data (a 5 % margin in log space), not at whole decades
+    // (3e-5..0.2 used to be drawn over 1e-5..1), with readable ticks.
+    void logRangesEndNearTheData() {
         double lo = 3e-5, hi = 0.2;
         padLog(lo, hi);
-        QVERIFY(near(lo, 1e-5, 1e-8) && near(hi, 1.0, 1e-8));
-        lo = hi = 0.5; // one value: at least two decades
+        const double span = std::log10(0.2 / 3e-5);
+        QVERIFY(near(std::log10(3e-5) - std::log10(lo), 0.05 * span, 1e-9));
+        QVERIFY(near(std::log10(hi) - std::log10(0.2), 0.05 * span, 1e-9));
+        QVERIFY(lo > 1e-5 && hi < 0.5); // not padded out to whole decades
+        QList<LogTick> t = logTicks(lo, hi);
+        QVERIFY(t.size() >= 3);
+        for (const LogTick& k : t) {
+            QVERIFY(k.exponent >= std::log10(lo) - 1e-9 && k.exponent <= std::log10(hi) + 1e-9);
+            QVERIFY(!k.label.isEmpty() && !k.label.contains(QChar(0x2026)));
+        }
+        lo = hi = 0.5; // one value: the decade around it, with round ticks inside
         padLog(lo, hi);
-        QVERIFY(hi / lo >= 99);
-        lo = 1e-20, hi = 1; // 20 decades: 3 per tick, ends on ticks
+        QVERIFY(near(std::log10(hi / lo), 1.0, 1e-9));
+        QVERIFY(near(std::sqrt(lo * hi), 0.5, 1e-9));
+        t = logTicks(lo, hi);
+        QVERIFY(t.size() >= 2);
+        lo = 1e-20, hi = 1; // 20 decades: still 3 decades per tick, ends near the data
         padLog(lo, hi);
         QCOMPARE(decadesPerTick(lo, hi), 3);
-        QVERIFY(near(std::log10(lo), -21, 1e-6) && near(std::log10(hi), 0, 1e-6));
+        QVERIFY(near(std::log10(lo), -21, 1e-9) && near(std::log10(hi), 1, 1e-9));
+        t = logTicks(lo, hi);
+        QVERIFY(t.size() >= 6 && t.size() <= 9);
+        QSet<QString> labels;
+        for (const LogTick& k : t) labels.insert(k.label);
+        QCOMPARE(labels.size(), t.size());
+        lo = 2e-3, hi = 7e-3; // no margin (the x axis): exactly the data
+        padLog(lo, hi, 0);
+        QVERIFY(near(lo, 2e-3, 1e-15) && near(hi, 7e-3, 1e-15));
+    }
+    void logAxesOfComputeRanges() {
+        PlotState st = withPoints({{1, 4e-7}, {10, 3e-3}, {40, 2e-1}}, true, true);
+        const Ranges r = computeRanges(st);
+        QVERIFY(near(r.x0, 1, 1e-12) && near(r.x1, 40, 1e-9)); // x ends at the data
+        QVERIFY(r.y0 < 4e-7 && r.y0 > 1e-7);                   // y: a small margin
+        QVERIFY(r.y1 > 2e-1 && r.y1 < 5e-1);
     }
 
     void emptyData() {

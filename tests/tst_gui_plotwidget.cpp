@@ -1,14 +1,18 @@
 // Issue 9: plots you can explore and legends that never cut a name. The legend is ours (it
 // wraps; a click hides or shows a run), the mouse zooms (wheel, box), pans (Shift+drag) and
 // fits again (double-click), and smoothing draws the raw curve faint behind the smoothed one.
+#include "ui/curvespanel.h"
 #include "ui/exporter.h"
+#include "ui/heatmapwidget.h"
 #include "ui/plotlegend.h"
 #include "ui/plotwidget.h"
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QFile>
+#include <QFontMetricsF>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
 #include <QGuiApplication>
@@ -339,6 +343,92 @@ private Q_SLOTS:
         QCOMPARE(qvariant_cast<QImage>(m->imageData()).size(), QSize(400, 300));
         QVERIFY(m->hasFormat(QStringLiteral("image/svg+xml")));
         QVERIFY(m->data(QStringLiteral("image/svg+xml")).contains("<svg"));
+    }
+    // Issue 9: the Curves tab overlaid runs of unrelated tasks by default. Now it overlays the
+    // runs comparable with the selected one (same task kind and d_out) unless "All tasks" is on.
+    void curvesOverlayOnlyComparableRuns() {
+        auto run = [](int id, const QString& name, mhla::TaskKind kind, int dOut) {
+            RunRecord r;
+            r.id = id;
+            r.name = name;
+            r.config.task.kind = kind;
+            r.config.task.dOut = dOut;
+            r.config.solver.kind = mhla::SolverKind::Mhla;
+            for (int e = 0; e < 5; ++e) {
+                mhla::HistoryPoint p;
+                p.epoch = e;
+                p.trainMse = p.valMse = 1.0 / (1 + e + id);
+                r.liveHistory.push_back(p);
+            }
+            return r;
+        };
+        const RunRecord a = run(1, QStringLiteral("mhla A"), mhla::TaskKind::RandomMhla, 4),
+                        b = run(2, QStringLiteral("mhla B"), mhla::TaskKind::RandomMhla, 4),
+                        c = run(3, QStringLiteral("memory C"), mhla::TaskKind::AssociativeMemory,
+                                4),
+                        d = run(4, QStringLiteral("wide D"), mhla::TaskKind::RandomMhla, 2);
+        QVERIFY(CurvesPanel::comparable(a.config, b.config));
+        QVERIFY(!CurvesPanel::comparable(a.config, c.config));
+        QVERIFY(!CurvesPanel::comparable(a.config, d.config));
+        auto shown = [](const CurvesPanel& p) {
+            QStringList names;
+            for (const PlotSeries& s : p.lossPlot()->series())
+                if (s.inLegend) names << s.name;
+            return names;
+        };
+        CurvesPanel panel;
+        QVERIFY(!panel.showAllTasks()); // the default
+        panel.showRun(&a);
+        panel.showRuns({&a, &b, &c, &d});
+        QCOMPARE(shown(panel), (QStringList{a.name, b.name}));
+        auto* row = panel.findChild<QWidget*>(QStringLiteral("otherTasksRow"));
+        auto* all = panel.findChild<QCheckBox*>(QStringLiteral("allTasksCheck"));
+        QVERIFY(row && all);
+        QVERIFY(!row->isHidden()); // the toggle says how many runs it would add
+        QVERIFY2(all->text().contains(QStringLiteral("2 run(s) of other tasks")),
+                 qPrintable(all->text()));
+        panel.showRun(&c); // selecting the memory run shows it alone
+        panel.showRuns({&a, &b, &c, &d});
+        QCOMPARE(shown(panel), QStringList{c.name});
+        panel.setShowAllTasks(true);
+        panel.showRuns({&a, &b, &c, &d});
+        QCOMPARE(shown(panel), (QStringList{a.name, b.name, c.name, d.name}));
+        QVERIFY(!row->isHidden()); // still there, to turn it off again
+        panel.setShowAllTasks(false);
+        panel.showRun(&a);
+        panel.showRuns({&a, &b}); // only comparable runs: no toggle taking room
+        QVERIFY(row->isHidden());
+        panel.showRun(nullptr); // nothing selected: everything ticked
+        panel.showRuns({&a, &c});
+        QCOMPARE(shown(panel), (QStringList{a.name, c.name}));
+    }
+    // Issue 9: heatmap titles were clipped on both sides (Explorer tab at 1366x768). Titles
+    // that do not fit are elided, and the tooltip has them in full.
+    void heatmapTitlesElideInsteadOfClipping() {
+        HeatmapWidget w(QStringLiteral("titles"));
+        const QString title = QStringLiteral(
+            "Fits along a null direction: the learned coefficients, their difference from the "
+            "teacher, and the witness that fits the training data as well");
+        const QString panelTitle =
+            QStringLiteral("P(t) − P* along the first null relation, output row 1 (every pair)");
+        w.setTitle(title);
+        const HeatmapPanel panel{panelTitle, mhla::Mat::Ones(3, 4), QStringLiteral("row"),
+                                 QStringLiteral("col"), QString()};
+        w.setPanels({panel, panel, panel}, 3);
+        w.resize(420, 260);
+        for (int i = -1; i < 3; ++i) {
+            const QString shown = w.shownTitle(i);
+            const double width = QFontMetricsF(w.titleFont(i >= 0), &w).horizontalAdvance(shown);
+            QVERIFY2(
+                width <= w.titleWidth(i) + 0.5,
+                qPrintable(QStringLiteral("%1: %2 > %3").arg(i).arg(width).arg(w.titleWidth(i))));
+            QVERIFY2(shown.endsWith(QChar(0x2026)), qPrintable(shown)); // elided, not cut
+            QVERIFY(w.titleWidth(i) > 20);
+        }
+        QCOMPARE(w.toolTipAt(QPointF(210, 8)), title);
+        w.resize(3000, 700); // room enough: the titles in full
+        QCOMPARE(w.shownTitle(-1), title);
+        QCOMPARE(w.shownTitle(0), panelTitle);
     }
 };
 

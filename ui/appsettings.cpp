@@ -8,6 +8,7 @@ namespace mhla::ui {
 namespace {
 // Every key, once.
 const QString kGeometry = QStringLiteral("window/geometry");
+const QString kRect = QStringLiteral("window/rect");
 const QString kState = QStringLiteral("window/state");
 const QString kRecent = QStringLiteral("files/recent");
 const QString kLastDir = QStringLiteral("files/lastDirectory");
@@ -36,6 +37,8 @@ QByteArray AppSettings::windowGeometry() const {
     return openStore()->value(kGeometry).toByteArray();
 }
 void AppSettings::setWindowGeometry(const QByteArray& g) { openStore()->setValue(kGeometry, g); }
+QRect AppSettings::windowRect() const { return openStore()->value(kRect).toRect(); }
+void AppSettings::setWindowRect(const QRect& r) { openStore()->setValue(kRect, r); }
 QByteArray AppSettings::windowState() const { return openStore()->value(kState).toByteArray(); }
 void AppSettings::setWindowState(const QByteArray& s) { openStore()->setValue(kState, s); }
 

@@ -2,6 +2,7 @@
 // The one place that knows QSettings keys. Every persistent preference of the app is a typed
 // accessor here; no other file spells a settings key.
 #include <QByteArray>
+#include <QRect>
 #include <QSize>
 #include <QString>
 #include <QStringList>
@@ -18,6 +19,10 @@ public:
 
     QByteArray windowGeometry() const;
     void setWindowGeometry(const QByteArray& g);
+    /// The window's client rectangle when it closed (not maximised): restoreGeometry() moves a
+    /// window at the top of the screen down by a title bar's height, which this undoes.
+    QRect windowRect() const;
+    void setWindowRect(const QRect& r);
     QByteArray windowState() const;
     void setWindowState(const QByteArray& s);
 

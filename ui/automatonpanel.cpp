@@ -107,6 +107,16 @@ void AutomatonPanel::showRun(const RunRecord* run) {
             .arg(100 * e.teacherStepAccuracy, 0, 'f', 1)
             .arg(100 * e.teacherWordAccuracy, 0, 'f', 1));
     const Dfa& dfa = e.exampleDfa;
+    if (dfa.states == 0) {
+        // A run read back from a results folder: the accuracies are stored, the example word
+        // is not.
+        m_tables->setVisible(false);
+        m_filler->setVisible(true);
+        m_summary->setText(m_summary->text() +
+                           tr("<p>The example word is not stored in a results folder; run the "
+                              "experiment again to see its execution step by step.</p>"));
+        return;
+    }
     m_table->setRowCount(dfa.states);
     m_table->setColumnCount(dfa.alphabet);
     QStringList rows, cols;

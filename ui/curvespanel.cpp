@@ -114,6 +114,21 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     smoothRow->addWidget(m_smoothSlider, 1);
     smoothRow->addWidget(m_smoothValue);
     lay->addLayout(smoothRow);
+    // Shown only when ticked runs of other tasks exist (the row costs no width or height in
+    // the usual case, and the window keeps fitting 1280x720 at scale 2).
+    m_otherTasksRow = new QWidget(this);
+    m_otherTasksRow->setObjectName(QStringLiteral("otherTasksRow"));
+    auto* otherRow = new QHBoxLayout(m_otherTasksRow);
+    otherRow->setContentsMargins(0, 0, 0, 0);
+    m_allTasksCheck = new QCheckBox(m_otherTasksRow);
+    m_allTasksCheck->setObjectName(QStringLiteral("allTasksCheck"));
+    m_allTasksCheck->setToolTip(
+        tr("Off: only runs comparable with the selected run are overlaid (same task and output "
+           "dimension, so the same loss). On: every ticked run, whatever its task."));
+    connect(m_allTasksCheck, &QCheckBox::toggled, this, &CurvesPanel::displayChanged);
+    otherRow->addWidget(m_allTasksCheck, 1);
+    m_otherTasksRow->setVisible(false);
+    lay->addWidget(m_otherTasksRow);
     auto* split = new QSplitter(Qt::Vertical, this);
     m_loss = new PlotWidget(QStringLiteral("loss"), split);
     m_loss->setTitle(tr("Loss vs epochs"));
@@ -151,7 +166,28 @@ QList<const Figure*> CurvesPanel::figures() const { return {m_loss, m_distance};
 bool CurvesPanel::seedBands() const { return m_bandCheck->isChecked(); }
 void CurvesPanel::setSeedBands(bool on) { m_bandCheck->setChecked(on); }
 
-void CurvesPanel::showRuns(const QList<const RunRecord*>& runs) {
+bool CurvesPanel::showAllTasks() const { return m_allTasksCheck->isChecked(); }
+void CurvesPanel::setShowAllTasks(bool on) { m_allTasksCheck->setChecked(on); }
+
+bool CurvesPanel::comparable(const ExperimentConfig& a, const ExperimentConfig& b) {
+    return a.task.kind == b.task.kind && a.outputDim() == b.outputDim();
+}
+
+void CurvesPanel::showRun(const RunRecord* run) {
+    if (run) m_reference = run->config;
+    else m_reference.reset();
+}
+
+void CurvesPanel::showRuns(const QList<const RunRecord*>& allRuns) {
+    QList<const RunRecord*> runs;
+    int otherTasks = 0;
+    for (const RunRecord* r : allRuns) {
+        const bool same = !m_reference || comparable(*m_reference, r->config);
+        if (same || m_allTasksCheck->isChecked()) runs << r;
+        if (!same) ++otherTasks;
+    }
+    m_allTasksCheck->setText(tr("Overlay %n run(s) of other tasks", nullptr, otherTasks));
+    m_otherTasksRow->setVisible(otherTasks > 0 || m_allTasksCheck->isChecked());
     QList<PlotSeries> loss, dist, lossRefs, distRefs;
     std::set<std::pair<QString, double>> refsSeen;
     std::set<QString> legendNames;

@@ -1,9 +1,11 @@
 #pragma once
-// Training curves of every visible run overlaid: train / val / OOD loss vs epochs and the
-// distance to the teacher, with the exact solver's values as horizontal reference lines.
+// Training curves of the visible runs overlaid (by default those comparable with the selected
+// run): train / val / OOD loss vs epochs and the distance to the teacher, with the exact
+// solver's values as horizontal reference lines.
 #include "ui/resultpanel.h"
 #include "ui/runlist.h"
 #include <QWidget>
+#include <optional>
 
 class QCheckBox;
 class QLabel;
@@ -22,7 +24,8 @@ public:
     QString panelId() const override { return QStringLiteral("curves"); }
     QString tabName() const override { return tr("Curves"); }
     QWidget* widget() override { return this; }
-    void showRun(const RunRecord*) override {}
+    /// The selected run: by default only runs comparable with it are overlaid.
+    void showRun(const RunRecord* run) override;
     void showRuns(const QList<const RunRecord*>& runs) override;
     bool overlaysRuns() const override { return true; }
     void liveUpdate(const RunRecord* run, const QList<const RunRecord*>& visible, bool) override {
@@ -35,6 +38,13 @@ public:
     /// band.
     bool seedBands() const;
     void setSeedBands(bool on);
+    /// Overlay every visible run, not only those comparable with the selected run (same task
+    /// kind and output dimension: the same y quantity). Off by default: the losses of
+    /// unrelated tasks are different quantities on one axis.
+    bool showAllTasks() const;
+    void setShowAllTasks(bool on);
+    /// Whether two runs' curves measure the same quantity (same task kind and d_out).
+    static bool comparable(const ExperimentConfig& a, const ExperimentConfig& b);
     /// TensorBoard-style smoothing of the training curves, weight in [0, 0.99]; 0 = raw.
     double smoothing() const;
     void setSmoothing(double weight);
@@ -46,6 +56,9 @@ Q_SIGNALS:
 
 private:
     QCheckBox* m_bandCheck = nullptr;
+    QCheckBox* m_allTasksCheck = nullptr;
+    QWidget* m_otherTasksRow = nullptr;
+    std::optional<ExperimentConfig> m_reference; ///< config of the selected run
     QSlider* m_smoothSlider = nullptr;
     QLabel* m_smoothValue = nullptr;
     PlotWidget* m_loss = nullptr;

@@ -368,8 +368,8 @@ int runGui(int argc, char** argv) {
     }
     w.show();
     if (!opt.file.isEmpty()) {
-        const QString err = w.openExperiment(opt.file);
-        if (!err.isEmpty()) QMessageBox::warning(&w, QObject::tr("Invalid experiment"), err);
+        const QString err = w.openPath(opt.file);
+        if (!err.isEmpty()) QMessageBox::warning(&w, QObject::tr("Could not open"), err);
     }
     if (run) w.startRuns();
     if (!screenshot.isEmpty()) {

@@ -124,7 +124,8 @@ QString parseGuiOptions(const QStringList& args, GuiOptions* out) {
     const QCommandLineOption field(QStringLiteral("field"), QStringLiteral("set a field"),
                                    QStringLiteral("key=value"));
     p.addOptions({preset, run, tab, theme, shot, size, head, seeds, noSweep, compare, field});
-    p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("experiment file to open"));
+    p.addPositionalArgument(QStringLiteral("file"),
+                            QStringLiteral("experiment file or results folder to open"));
     // Qt's own options (-platform, -style, …) are consumed by QApplication before this runs.
     if (!p.parse(args)) return p.errorText();
     GuiOptions o;

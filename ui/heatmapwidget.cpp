@@ -1,5 +1,6 @@
 #include "ui/heatmapwidget.h"
 #include "ui/colormap.h"
+#include <QFontMetricsF>
 #include <QHelpEvent>
 #include <QLinearGradient>
 #include <QMouseEvent>
@@ -87,20 +88,22 @@ void HeatmapWidget::paintImpl(QPainter& p, const QRectF& rect, bool exportMode) 
     p.save();
     p.fillRect(rect, bg);
     const Layout L = layoutFor(rect);
-    QFont f = font();
-    f.setPointSizeF(11);
-    f.setBold(true);
+    // Titles longer than their room are elided (full text in the tooltip), never clipped on
+    // both sides as centred text wider than its rectangle is.
+    auto fit = [&p](const QString& t, const QRectF& r) {
+        return QFontMetricsF(p.font(), p.device()).elidedText(t, Qt::ElideRight, r.width());
+    };
+    QFont f = titleFont(false);
     p.setFont(f);
     p.setPen(fg);
-    if (!m_title.isEmpty()) p.drawText(L.titleRect, Qt::AlignCenter, m_title);
-    f.setBold(false);
-    f.setPointSizeF(9);
+    if (!m_title.isEmpty()) p.drawText(L.titleRect, Qt::AlignCenter, fit(m_title, L.titleRect));
+    f = titleFont(true);
     p.setFont(f);
     const double s = scale();
     for (int i = 0; i < m_panels.size(); ++i) {
         const auto& panel = m_panels[i];
         p.setPen(fg);
-        p.drawText(L.panelTitle[i], Qt::AlignCenter, panel.title);
+        p.drawText(L.panelTitle[i], Qt::AlignCenter, fit(panel.title, L.panelTitle[i]));
         const QRectF mr = L.matrix[i];
         const Mat& m = panel.matrix;
         if (m.size() == 0) {
@@ -194,14 +197,39 @@ QString HeatmapWidget::textAt(const QPointF& pos) const {
     return text;
 }
 
+QFont HeatmapWidget::titleFont(bool panel) const {
+    QFont f = font();
+    f.setPointSizeF(panel ? 9 : 11);
+    f.setBold(!panel);
+    return f;
+}
+
+double HeatmapWidget::titleWidth(int panel) const {
+    const Layout L = layoutFor(rect());
+    if (panel < 0) return L.titleRect.width();
+    return panel < L.panelTitle.size() ? L.panelTitle[panel].width() : 0.0;
+}
+
+QString HeatmapWidget::shownTitle(int panel) const {
+    const QString& t = panel < 0 ? m_title : m_panels.value(panel).title;
+    return QFontMetricsF(titleFont(panel >= 0), this)
+        .elidedText(t, Qt::ElideRight, titleWidth(panel));
+}
+
+QString HeatmapWidget::toolTipAt(const QPointF& pos) const {
+    // The value under the cursor, not a generic hint while on a cell.
+    if (const QString text = textAt(pos); !text.isEmpty()) return text;
+    const Layout L = layoutFor(rect());
+    if (L.titleRect.contains(pos) && shownTitle(-1) != m_title) return m_title;
+    for (int i = 0; i < L.panelTitle.size(); ++i)
+        if (L.panelTitle[i].contains(pos)) return m_panels[i].title;
+    return tr("Hover a cell for its value");
+}
+
 bool HeatmapWidget::event(QEvent* e) {
     if (e->type() == QEvent::ToolTip) {
-        // The value under the cursor, not a generic hint while on a cell.
         const auto* he = static_cast<QHelpEvent*>(e);
-        const QString text = textAt(he->pos());
-        if (text.isEmpty())
-            QToolTip::showText(he->globalPos(), tr("Hover a cell for its value"), this);
-        else QToolTip::showText(he->globalPos(), text, this);
+        QToolTip::showText(he->globalPos(), toolTipAt(he->pos()), this);
         return true;
     }
     return QWidget::event(e);

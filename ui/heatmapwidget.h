@@ -37,6 +37,16 @@ public:
     QString describeCell(int panel, int row, int col) const;
     /// describeCell() of the cell at a position in the widget, or an empty string.
     QString textAt(const QPointF& pos) const;
+    /// The tooltip at a position: the cell's value, the full text of a shortened title, or a
+    /// hint.
+    QString toolTipAt(const QPointF& pos) const;
+    /// The title as drawn at the widget's current size (panel -1: the figure title): elided
+    /// with "…" when it does not fit its width, never clipped; the tooltip has it in full.
+    QString shownTitle(int panel = -1) const;
+    /// The width a title may take at the widget's current size (panel -1: the figure title).
+    double titleWidth(int panel = -1) const;
+    /// The font titles are drawn in (panel titles: true).
+    QFont titleFont(bool panel) const;
     QString exportTo(const QString& path, ExportFormat format, const QSize& pixelSize, int dpi,
                      const ExportMetadata& meta) const;
 

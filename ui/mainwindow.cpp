@@ -1,5 +1,6 @@
 #include "ui/mainwindow.h"
 #include "core/fileio.h"
+#include "core/resultread.h"
 #include "ui/automatonpanel.h"
 #include "ui/certificatepanel.h"
 #include "ui/curvespanel.h"
@@ -15,6 +16,7 @@
 #include "ui/presets.h"
 #include "ui/runcontroller.h"
 #include "ui/runlist.h"
+#include "ui/session.h"
 #include "ui/theme.h"
 #include <QAction>
 #include <QActionGroup>
@@ -35,6 +37,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
 #include <QStatusBar>
@@ -107,6 +110,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         size = size.boundedTo(screen->availableSize() * 0.92);
     resize(size);
     restoreGeometry(m_settings.windowGeometry());
+    // restoreGeometry() keeps a title bar's height (the style's PM_TitleBarHeight, 20 px) free
+    // above a window whose top is within that of the screen's top. Without a window manager's
+    // frame (none, a tiling one, an undecorated kiosk) a window closed at the top reopened
+    // 20 px lower. The client rectangle saved beside the geometry puts it back where it was,
+    // when restoreGeometry() kept its size and it still lies on a screen.
+    if (const QRect was = m_settings.windowRect();
+        was.isValid() && !isMaximized() && !isFullScreen() && was.size() == geometry().size() &&
+        was.topLeft() != geometry().topLeft())
+        if (const QScreen* s = QGuiApplication::screenAt(was.center());
+            s && s->availableGeometry().contains(was.topLeft()))
+            setGeometry(was);
     restoreState(m_settings.windowState());
     setAcceptDrops(true); // an experiment file or results folder dropped on the window opens
     applyTheme(m_settings.theme());
@@ -185,19 +199,28 @@ void MainWindow::buildActions() {
     auto* file = menuBar()->addMenu(tr("&File"));
     auto* openAct = file->addAction(tr("&Open experiment…"), this, &MainWindow::openInteractive);
     openAct->setShortcut(QKeySequence::Open);
-    file->addAction(tr("Open results &folder…"), this, [this] {
+    auto* openResultsAct = file->addAction(tr("Open &results…"), this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(
-            this, tr("Open a results folder (its experiment.json)"), m_settings.lastDirectory());
+            this, tr("Open a results folder (result.json and its CSV files)"),
+            m_settings.lastDirectory());
         if (dir.isEmpty()) return;
-        const QString err = openExperiment(dir);
-        if (!err.isEmpty()) QMessageBox::warning(this, tr("Open results folder"), err);
+        m_settings.setLastDirectory(QFileInfo(dir).absolutePath());
+        const QString err = openResults(dir);
+        if (!err.isEmpty()) QMessageBox::warning(this, tr("Open results"), err);
     });
+    openResultsAct->setObjectName(QStringLiteral("openResultsAction"));
+    openResultsAct->setToolTip(tr("Load a run saved by Export all or `mhla-lab solve --out` to "
+                                  "view and compare it again"));
+    file->addAction(tr("Open sess&ion…"), this, &MainWindow::openSessionInteractive)
+        ->setObjectName(QStringLiteral("openSessionAction"));
     m_recentMenu = file->addMenu(tr("Open &recent"));
     auto* saveAct =
         file->addAction(tr("&Save experiment"), this, [this] { saveInteractive(false); });
     saveAct->setShortcut(QKeySequence::Save);
     auto* saveAsAct =
         file->addAction(tr("Save experiment &as…"), this, [this] { saveInteractive(true); });
+    file->addAction(tr("Save sessio&n…"), this, &MainWindow::saveSessionInteractive)
+        ->setObjectName(QStringLiteral("saveSessionAction"));
     saveAsAct->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+S")));
     file->addSeparator();
     auto* exportAct = file->addAction(tr("&Export figure…"), this, [this] {
@@ -445,13 +468,16 @@ void MainWindow::updateRunState() {
     m_progress->setVisible(busy);
 }
 
-void MainWindow::addFinishedRun(const QString& name, const ExperimentResult& result) {
+int MainWindow::addFinishedRun(const QString& name, const ExperimentResult& result,
+                               const QString& loadedFrom) {
     RunRecord& r = m_runs->add(name, result.config);
     r.result = result;
     r.state = RunRecord::State::Finished;
+    r.loadedFrom = loadedFrom;
     m_runs->refresh(r.id);
     m_runs->select(r.id);
     refreshCurrent();
+    return r.id;
 }
 
 QList<const Figure*> MainWindow::figures() const {
@@ -767,9 +793,125 @@ void MainWindow::showTourStep(int step) {
                               : tr("<p>End of the tour.</p>")));
 }
 
+QString MainWindow::openResults(const QString& dir) {
+    QString error;
+    const std::optional<ResultFolder> folder = readResultFolder(dir, &error);
+    if (!folder) return error;
+    const QString abs = QFileInfo(dir).absoluteFilePath();
+    addFinishedRun(folder->name, folder->result, abs);
+    m_settings.addRecentFile(abs);
+    updateRecentMenu();
+    QString note =
+        tr("<h3>%1</h3><p>Results loaded from %2.</p>")
+            .arg(folder->name.toHtmlEscaped(), QDir::toNativeSeparators(abs).toHtmlEscaped());
+    for (const QString& n : folder->notes)
+        note += QStringLiteral("<p>%1.</p>").arg(n.toHtmlEscaped());
+    m_explanation->setHtml(note);
+    statusBar()->showMessage(tr("Loaded %1").arg(QDir::toNativeSeparators(abs)), 4000);
+    return {};
+}
+
+QString MainWindow::saveSession(const QString& dir) {
+    std::vector<SessionRun> runs;
+    for (const RunRecord* r : m_runs->allRuns())
+        if (r->result && r->state == RunRecord::State::Finished)
+            runs.push_back(SessionRun{r->name, r->color, r->visible, *r->result, {}});
+    const int skipped = m_runs->count() - static_cast<int>(runs.size());
+    if (const QString err = writeSession(dir, std::move(runs)); !err.isEmpty()) return err;
+    statusBar()->showMessage(
+        skipped > 0
+            ? tr("Session saved to %1 (%n run(s) without a result left out)", nullptr, skipped)
+                  .arg(QDir::toNativeSeparators(dir))
+            : tr("Session saved to %1").arg(QDir::toNativeSeparators(dir)),
+        6000);
+    return {};
+}
+
+QString MainWindow::openSession(const QString& dir, bool replace) {
+    QString error;
+    std::optional<std::vector<SessionRun>> runs = readSession(dir, &error);
+    if (!runs) return error;
+    if (replace) {
+        stopRuns();
+        m_runs->clear();
+    }
+    const QString abs = QFileInfo(dir).absoluteFilePath();
+    int last = 0;
+    for (const SessionRun& s : *runs) {
+        RunRecord& r = m_runs->add(s.name, s.result.config);
+        r.name = s.name; // as saved (add() numbers new runs)
+        r.color = s.color;
+        r.visible = s.visible;
+        r.result = s.result;
+        r.state = RunRecord::State::Finished;
+        r.loadedFrom = QDir(abs).filePath(s.folder);
+        m_runs->refresh(r.id);
+        last = r.id;
+    }
+    m_runs->select(last);
+    refreshOverlay();
+    refreshCurrent();
+    m_settings.addRecentFile(abs);
+    updateRecentMenu();
+    statusBar()->showMessage(
+        tr("Opened session %1 (%n run(s))", nullptr, static_cast<int>(runs->size()))
+            .arg(QDir::toNativeSeparators(abs)),
+        6000);
+    return {};
+}
+
+void MainWindow::saveSessionInteractive() {
+    bool any = false;
+    for (const RunRecord* r : m_runs->allRuns()) any = any || r->result.has_value();
+    if (!any) {
+        QMessageBox::information(this, tr("Save session"),
+                                 tr("There is no finished run to save yet."));
+        return;
+    }
+    const QString dir = QFileDialog::getExistingDirectory(
+        this, tr("Save the session into a folder (new or empty)"), m_settings.lastDirectory());
+    if (dir.isEmpty()) return;
+    m_settings.setLastDirectory(QFileInfo(dir).absolutePath());
+    if (const QString risk = sessionFolderRisk(dir);
+        !risk.isEmpty() && QMessageBox::question(this, tr("Save session"), risk,
+                                                 QMessageBox::Yes | QMessageBox::Cancel,
+                                                 QMessageBox::Cancel) != QMessageBox::Yes)
+        return;
+    if (const QString err = saveSession(dir); !err.isEmpty())
+        QMessageBox::warning(this, tr("Save session failed"), err);
+}
+
+void MainWindow::openSessionInteractive() {
+    const QString dir = QFileDialog::getExistingDirectory(
+        this, tr("Open a session folder (session.json)"), m_settings.lastDirectory());
+    if (dir.isEmpty()) return;
+    m_settings.setLastDirectory(QFileInfo(dir).absolutePath());
+    bool replace = false;
+    if (m_runs->count() > 0) {
+        QMessageBox box(QMessageBox::Question, tr("Open session"),
+                        tr("There are %n run(s) in this window. Add the session's runs to "
+                           "them, or replace them?",
+                           nullptr, m_runs->count()),
+                        QMessageBox::Cancel, this);
+        QPushButton* add = box.addButton(tr("Add"), QMessageBox::AcceptRole);
+        QPushButton* repl = box.addButton(tr("Replace"), QMessageBox::DestructiveRole);
+        box.setDefaultButton(add);
+        box.exec();
+        if (box.clickedButton() != add && box.clickedButton() != repl) return;
+        replace = box.clickedButton() == repl;
+    }
+    if (const QString err = openSession(dir, replace); !err.isEmpty())
+        QMessageBox::warning(this, tr("Open session"), err);
+}
+
+QString MainWindow::openPath(const QString& path) {
+    if (QFileInfo(path).isDir() && isSessionFolder(path)) return openSession(path, false);
+    if (QFileInfo(path).isDir() && isResultFolder(path)) return openResults(path);
+    return openExperiment(path);
+}
+
 QString MainWindow::openRecent(const QString& path) {
-    QString err =
-        QFileInfo::exists(path) ? openExperiment(path) : tr("%1 no longer exists.").arg(path);
+    QString err = QFileInfo::exists(path) ? openPath(path) : tr("%1 no longer exists.").arg(path);
     // A file that no longer opens cleanly leaves Open Recent (it went in only when it did).
     if (!err.isEmpty()) {
         m_settings.removeRecentFile(path);
@@ -809,7 +951,7 @@ QString MainWindow::openDropped(const QMimeData* mime) {
     const QString path = droppedPath(mime);
     if (path.isEmpty()) return tr("drop one experiment file (.json) or one results folder");
     m_settings.setLastDirectory(QFileInfo(path).absolutePath());
-    return openExperiment(path);
+    return openPath(path);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
@@ -825,7 +967,7 @@ void MainWindow::dropEvent(QDropEvent* e) {
     }
     e->acceptProposedAction();
     const QString err = openDropped(e->mimeData());
-    if (!err.isEmpty()) QMessageBox::warning(this, tr("Invalid experiment"), err);
+    if (!err.isEmpty()) QMessageBox::warning(this, tr("Could not open"), err);
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
@@ -838,6 +980,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
     }
     m_controller->stop();
     m_settings.setWindowGeometry(saveGeometry());
+    m_settings.setWindowRect(isMaximized() || isFullScreen() ? normalGeometry() : geometry());
     m_settings.setWindowState(saveState());
     QMainWindow::closeEvent(e);
 }

@@ -56,11 +56,24 @@ public:
     /// into Open Recent.
     /// A results folder (from solve --out or Export all) opens its experiment.json.
     QString openExperiment(const QString& pathOrFolder);
-    /// The file a drag carries when the window takes it: one local experiment file or results
-    /// folder; empty otherwise.
+    /// Loads a results folder (result.json + CSVs from `solve --out` or Export all) as a
+    /// finished run, marked as loaded from dir and named after it, and selects it. A folder
+    /// that does not read changes nothing and stays out of Open Recent; returns the error.
+    QString openResults(const QString& dir);
+    /// What File ▸ Open recent, a drop and `mhla-lab PATH` do: a folder holding result.json
+    /// loads as a run (openResults), anything else opens as an experiment (openExperiment).
+    QString openPath(const QString& path);
+    /// Writes every finished run into a session folder (ui/session.h); returns the error.
+    /// The caller asks first when sessionFolderRisk(dir) says something would be replaced.
+    QString saveSession(const QString& dir);
+    /// Restores the runs of a session folder, after the runs there are (replace = false) or in
+    /// their place. A session that does not read changes nothing; returns the error.
+    QString openSession(const QString& dir, bool replace);
     /// Opens an entry of Open Recent; one that fails (gone, no longer an experiment, bad
     /// values) is taken out of the list. Returns the error or an empty string.
     QString openRecent(const QString& path);
+    /// The file a drag carries when the window takes it: one local experiment file or results
+    /// folder; empty otherwise.
     static QString droppedPath(const QMimeData* mime);
     /// Copies the first figure with data on the visible tab to the clipboard (as shown, or
     /// as a one-column paper figure); returns an error or an empty string.
@@ -73,8 +86,10 @@ public:
     QString currentFile() const { return m_currentFile; }
     /// Saves the panel's experiment; returns an error message or an empty string.
     QString saveExperiment(const QString& path);
-    /// Adds a finished run computed elsewhere (the headless `figures` command).
-    void addFinishedRun(const QString& name, const ExperimentResult& result);
+    /// Adds a finished run computed elsewhere (the headless `figures` command, a results
+    /// folder) and selects it; returns its id.
+    int addFinishedRun(const QString& name, const ExperimentResult& result,
+                       const QString& loadedFrom = {});
     /// Every figure of every panel, in tab order.
     QList<const Figure*> figures() const;
     /// Every table of every panel (e.g. the automaton's trace), for "Export all".
@@ -119,6 +134,8 @@ private:
     void exportFigureInteractive(const Figure* f);
     void exportAllInteractive();
     void openInteractive();
+    void saveSessionInteractive();
+    void openSessionInteractive();
     bool saveInteractive(bool saveAs);
     void setCurrentFile(const QString& path);
     template <class T> T* panelOf() const {

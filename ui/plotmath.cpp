@@ -51,21 +51,19 @@ int decadesPerTick(double lo, double hi) {
     return std::max(1, static_cast<int>(std::ceil(decades / 8.0 - 1e-9)));
 }
 
-void padLog(double& lo, double& hi) {
-    lo = std::pow(10.0, std::floor(std::log10(lo) + 1e-9));
-    hi = std::pow(10.0, std::ceil(std::log10(hi) - 1e-9));
-    if (!(hi > lo * 99)) {
-        lo /= 10;
-        hi *= 10;
+void padLog(double& lo, double& hi, double margin) {
+    double e0 = std::log10(lo), e1 = std::log10(hi);
+    if (!(e1 - e0 > 1e-9 * std::max({1.0, std::abs(e0), std::abs(e1)}))) {
+        // One value: a decade around it (its 1, 2, 5 ticks are readable).
+        e0 -= 0.5;
+        e1 += 0.5;
+    } else {
+        const double m = margin * (e1 - e0);
+        e0 -= m;
+        e1 += m;
     }
-    const int k = decadesPerTick(lo, hi);
-    if (k > 1) {
-        lo = std::pow(10.0, k * std::floor(std::log10(lo) / k + 1e-9));
-        hi = std::pow(10.0, k * std::ceil(std::log10(hi) / k - 1e-9));
-    }
-    // A hair of slack so that ticks exactly at the ends survive rounding.
-    lo *= 1 - 1e-9;
-    hi *= 1 + 1e-9;
+    lo = std::pow(10.0, e0);
+    hi = std::pow(10.0, e1);
 }
 
 namespace {
@@ -239,9 +237,10 @@ Ranges computeRanges(const PlotState& st) {
         x1 += 0.5;
         if (!st.logY) y0 = std::min(y0, 0.0);
     }
-    // x is not padded (the axis ends at the data: 0..40 for 40 epochs, not 0..50); only a
-    // single value gets a range around it.
-    if (st.logX) padLog(x0, x1);
+    // x is not padded (the axis ends at the data: 0..40 for 40 epochs, not 0..50, on log axes
+    // too); only a single value gets a range around it. y gets a small margin (log: in log
+    // space).
+    if (st.logX) padLog(x0, x1, 0);
     else if (!bars && !(x1 - x0 > 1e-9 * std::max(std::abs(x0), std::abs(x1)))) padLinear(x0, x1);
     if (st.logY) padLog(y0, y1);
     else padLinear(y0, y1);

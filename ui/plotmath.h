@@ -69,9 +69,11 @@ bool usable(const QPointF& p, bool logX, bool logY);
 /// Linear axis range around [lo, hi]: 5 % padding on each side (not below 0 for data that is
 /// never negative); a single value gets a symmetric range around it.
 void padLinear(double& lo, double& hi);
-/// Log axis range around [lo, hi] (both > 0): whole decades, at least two, in steps of
-/// decadesPerTick() so that the first and last ticks are the ends.
-void padLog(double& lo, double& hi);
+/// Log axis range around [lo, hi] (both > 0) that ends near the data, as linear axes do: a
+/// margin of `margin` times the span on each side in log space (0: the data's own ends); a
+/// single value gets the decade around it. Not rounded to whole decades (1e-5..1 for data in
+/// 3e-5..0.2 left most of the plot empty); logTicks() labels whatever range results.
+void padLog(double& lo, double& hi, double margin = 0.05);
 /// Decades per major tick so that a log axis has at most ~8 labelled ticks.
 int decadesPerTick(double lo, double hi);
 
@@ -108,7 +110,7 @@ QList<LogTick> logTicks(double lo, double hi);
 QString logTickLabel(double value);
 
 /// The ranges of a plot: data (ignoring what a log axis cannot show and hidden series), y
-/// padded, x as it is (log axes: whole decades), or the manual range when one is set. Empty
+/// padded (log: in log space), x as it is, or the manual range when one is set. Empty
 /// data gives [0, 1] (linear) or [1e-3, 1] (log).
 Ranges computeRanges(const PlotState& st);
 

@@ -1,6 +1,7 @@
 #include "ui/runlist.h"
 #include "ui/colormap.h"
 #include <QDateTime>
+#include <QDir>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QMessageBox>
@@ -57,10 +58,13 @@ QString RunRecord::stateText() const {
         return t.isEmpty() ? RunList::tr("running %1%").arg(qRound(fraction * 100))
                            : RunList::tr("running %1% · %2").arg(qRound(fraction * 100)).arg(t);
     }
-    case State::Finished:
-        if (result && result->certificate.certified) return RunList::tr("done · certified") + took;
-        if (result) return RunList::tr("done · not certified") + took;
-        return RunList::tr("done") + took;
+    case State::Finished: {
+        const QString done = loadedFrom.isEmpty() ? RunList::tr("done") : RunList::tr("loaded");
+        if (result && result->certificate.certified)
+            return RunList::tr("%1 · certified").arg(done) + took;
+        if (result) return RunList::tr("%1 · not certified").arg(done) + took;
+        return done + took;
+    }
     case State::Failed: return RunList::tr("failed: %1").arg(message);
     case State::Cancelled: return RunList::tr("stopped");
     }
@@ -212,18 +216,23 @@ void RunList::refresh(int id) {
     m_updating = true;
     it->setText(0, r->name);
     it->setIcon(0, swatch(r->color));
+    it->setCheckState(0, r->visible ? Qt::Checked : Qt::Unchecked);
     it->setText(1, r->stateText());
     it->setToolTip(1, r->stateText());
     const TaskConfig& t = r->config.task;
     const SolverConfig& s = r->config.solver;
-    it->setToolTip(0, tr("%1\ntask %2, N = %3, task seed %4\nsolver %5, heads %6, solver seed %7\n"
-                         "Tick to show in the overlay plots; double-click to rename.")
-                          .arg(r->name, toString(t.kind))
-                          .arg(t.samples)
-                          .arg(t.seed)
-                          .arg(toString(s.kind))
-                          .arg(s.heads)
-                          .arg(s.seed));
+    it->setToolTip(0,
+                   tr("%1\ntask %2, N = %3, task seed %4\nsolver %5, heads %6, solver seed %7\n"
+                      "Tick to show in the overlay plots; double-click to rename.")
+                           .arg(r->name, toString(t.kind))
+                           .arg(t.samples)
+                           .arg(t.seed)
+                           .arg(toString(s.kind))
+                           .arg(s.heads)
+                           .arg(s.seed) +
+                       (r->loadedFrom.isEmpty()
+                            ? QString()
+                            : tr("\nLoaded from %1").arg(QDir::toNativeSeparators(r->loadedFrom))));
     m_updating = false;
 }
 

@@ -30,6 +30,9 @@ struct RunRecord {
     std::vector<HistoryPoint> liveHistory;
     std::vector<std::pair<long long, double>> liveTrace;
     std::optional<ExperimentResult> result;
+    /// The results folder this run was read from (File ▸ Open results…); empty for runs
+    /// computed in this window.
+    QString loadedFrom;
 
     const std::vector<HistoryPoint>& history() const {
         return result ? result->history : liveHistory;

@@ -1,0 +1,446 @@
+#include "core/resultread.h"
+#include "core/fileio.h"
+#include "core/model.h"
+#include "core/resultio.h"
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace mhla {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// A reading error; the message already names the file and the place.
+struct ReadError : std::runtime_error {
+    explicit ReadError(const QString& m) : std::runtime_error(m.toStdString()) {}
+};
+
+QString q(const char* s) { return QString::fromUtf8(s); }
+
+QByteArray readFile(const QDir& dir, const QString& name, bool required, bool* present) {
+    const QString path = dir.filePath(name);
+    *present = QFileInfo::exists(path) || QFileInfo(path).isSymLink();
+    if (!*present) {
+        if (required)
+            throw ReadError(q("%1: missing (a results folder holds result.json and the CSV files "
+                              "written by `mhla-lab solve --out` or Export all)")
+                                .arg(QDir::toNativeSeparators(path)));
+        return {};
+    }
+    QByteArray data;
+    QString error;
+    if (!readRegularFile(path, &data, &error)) throw ReadError(error);
+    return data;
+}
+
+// ---- result.json -------------------------------------------------------------------------
+
+class JsonReader {
+public:
+    JsonReader(QString file, QJsonObject obj) : m_file(std::move(file)), m_obj(std::move(obj)) {}
+
+    bool has(const char* key) const { return m_obj.contains(q(key)); }
+    QJsonValue value(const char* key) const { return m_obj.value(q(key)); }
+
+    [[noreturn]] void fail(const QString& key, const QString& what) const {
+        throw ReadError(q("%1: key \"%2\": %3").arg(m_file, key, what));
+    }
+
+    /// A number; null (how non-finite values are written) reads as `ifNull`.
+    double real(const char* key, double ifNull = kNaN, bool required = true) const {
+        const QJsonValue v = value(key);
+        if (v.isUndefined()) {
+            if (required) fail(q(key), q("missing (expected a number)"));
+            return ifNull;
+        }
+        return realOf(v, q(key), ifNull);
+    }
+    double realOf(const QJsonValue& v, const QString& key, double ifNull = kNaN) const {
+        if (v.isNull()) return ifNull;
+        if (!v.isDouble()) fail(key, q("expected a number or null"));
+        return v.toDouble();
+    }
+    long long integer(const char* key, long long min = 0, bool required = true) const {
+        const QJsonValue v = value(key);
+        if (v.isUndefined() && !required) return 0;
+        return integerOf(v, q(key), min);
+    }
+    long long integerOf(const QJsonValue& v, const QString& key, long long min = 0) const {
+        if (!v.isDouble()) fail(key, q("expected an integer >= %1").arg(min));
+        const double x = v.toDouble();
+        if (x != std::floor(x) || x < static_cast<double>(min) || x > 9007199254740992.0)
+            fail(key, q("%1 is not an integer >= %2").arg(x).arg(min));
+        return static_cast<long long>(x);
+    }
+    std::optional<bool> boolean(const char* key) const {
+        const QJsonValue v = value(key);
+        if (v.isNull() || v.isUndefined()) return std::nullopt;
+        if (!v.isBool()) fail(q(key), q("expected true, false or null"));
+        return v.toBool();
+    }
+    std::string text(const char* key, bool required = true) const {
+        const QJsonValue v = value(key);
+        if (v.isUndefined() && !required) return {};
+        if (!v.isString()) fail(q(key), q("expected a string"));
+        return v.toString().toStdString();
+    }
+    QJsonArray array(const char* key, bool required = true) const {
+        const QJsonValue v = value(key);
+        if (v.isUndefined() && !required) return {};
+        if (!v.isArray()) fail(q(key), q("expected an array"));
+        return v.toArray();
+    }
+    JsonReader object(const char* key) const {
+        const QJsonValue v = value(key);
+        if (!v.isObject()) fail(q(key), q("expected an object"));
+        return JsonReader(m_file, v.toObject());
+    }
+    const QJsonObject& json() const { return m_obj; }
+
+private:
+    QString m_file;
+    QJsonObject m_obj;
+};
+
+Metrics readMetrics(const JsonReader& o) {
+    Metrics m;
+    m.trainMse = o.real("train_mse");
+    m.valMse = o.real("val_mse");
+    m.oodRelMse = o.real("ood_rel_mse");
+    m.distanceP = o.real("distance_p");
+    m.distancePRel = o.real("distance_p_rel");
+    return m;
+}
+
+/// Returns whether the file holds an identifiability report (not read back).
+bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResult& r, int* seeds) {
+    QJsonParseError pe;
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &pe);
+    if (pe.error != QJsonParseError::NoError) {
+        const int line = static_cast<int>(bytes.left(pe.offset).count('\n')) + 1;
+        throw ReadError(
+            q("%1 line %2: not valid JSON (%3)").arg(file).arg(line).arg(pe.errorString()));
+    }
+    if (!doc.isObject())
+        throw ReadError(q("%1: expected a JSON object (the result of one run)").arg(file));
+    QJsonObject top = doc.object();
+    // `solve --seeds K` writes {"seeds": K, "summary", "runs": [...], "config"}; the CSVs beside
+    // it are those of the first run, which is the one read.
+    if (!top.contains(q("certificate_method")) && top.value(q("runs")).isArray()) {
+        const QJsonArray runs = top.value(q("runs")).toArray();
+        if (runs.isEmpty() || !runs.first().isObject())
+            throw ReadError(q("%1: key \"runs\": expected an array of run results").arg(file));
+        *seeds = static_cast<int>(runs.size());
+        top = runs.first().toObject();
+    }
+    const JsonReader o(file, top);
+    if (!o.has("config") || !o.has("certificate_method"))
+        throw ReadError(q("%1: not a result written by MHLA Lab (no \"config\" or "
+                          "\"certificate_method\"; an experiment file opens with Open experiment)")
+                            .arg(file));
+    if (o.has("format_version")) {
+        const long long v = o.integer("format_version", 1);
+        if (v > kResultFormatVersion)
+            o.fail(q("format_version"), q("%1 was written by a newer MHLA Lab; this version reads "
+                                          "format %2 and older")
+                                            .arg(v)
+                                            .arg(kResultFormatVersion));
+    }
+    try {
+        r.config = experimentFromJson(o.object("config").json());
+    } catch (const ConfigError& e) {
+        throw ReadError(q("%1: key \"config\": %2").arg(file, QString::fromUtf8(e.what())));
+    }
+    const std::string task = o.text("task"), solver = o.text("solver");
+    if (toString(r.config.task.kind).toStdString() != task ||
+        toString(r.config.solver.kind).toStdString() != solver)
+        o.fail(q("task"), q("\"%1\"/\"%2\" disagree with the embedded config")
+                              .arg(QString::fromStdString(task), QString::fromStdString(solver)));
+    r.d = static_cast<int>(o.integer("d", 1));
+    r.tokens = static_cast<int>(o.integer("tokens", 1));
+    r.dOut = static_cast<int>(o.integer("d_out", 1));
+    if (r.d > 4096 || r.tokens > 1000000 || r.dOut > 4096)
+        o.fail(q("d"),
+               q("d = %1, d_out = %2 are out of range (at most 4096)").arg(r.d).arg(r.dOut));
+    r.featureDim = o.integer("feature_dim", 1);
+    r.samples = o.integer("samples", 0);
+
+    Certificate& c = r.certificate;
+    c.method = o.text("certificate_method");
+    if (!c.method.empty()) {
+        c.lambdaMin = o.real("lambda_min");
+        c.lambdaMax = o.real("lambda_max");
+        c.condition = o.real("condition_number", std::numeric_limits<double>::infinity());
+        c.nullDim = static_cast<int>(o.integer("null_dim", 0));
+        c.certified = o.boolean("certified").value_or(false);
+        c.tolerance = o.real("tolerance");
+    }
+    r.solveMethod = o.text("solve_method");
+    r.metrics = readMetrics(o);
+    r.heads.rank = static_cast<int>(o.integer("rank", 0));
+    r.teacherHeads.rank = static_cast<int>(o.integer("teacher_rank", 0));
+    const QJsonArray sv = o.array("singular_values");
+    r.heads.singularValues.resize(sv.size());
+    for (qsizetype i = 0; i < sv.size(); ++i)
+        r.heads.singularValues(i) = o.realOf(sv[i], q("singular_values[%1]").arg(i));
+    if (o.has("untruncated")) r.untruncatedMetrics = readMetrics(o.object("untruncated"));
+    if (o.has("exact")) r.exactMetrics = readMetrics(o.object("exact"));
+    if (o.has("null_witness")) r.nullWitness = readMetrics(o.object("null_witness"));
+    if (o.has("execution")) {
+        const JsonReader e = o.object("execution");
+        ExecutionResult x;
+        x.stepAccuracy = e.real("step_accuracy");
+        x.wordAccuracy = e.real("word_accuracy");
+        x.teacherStepAccuracy = e.real("teacher_step_accuracy");
+        x.teacherWordAccuracy = e.real("teacher_word_accuracy");
+        x.words = static_cast<int>(e.integer("words", 0));
+        x.wordLength = static_cast<int>(e.integer("word_length", 0));
+        r.execution = x;
+    }
+    if (r.config.solver.kind != SolverKind::Poly) r.stopReason = o.text("stop_reason", false);
+    for (const QJsonValue& w : o.array("warnings", false)) {
+        if (!w.isString()) o.fail(q("warnings"), q("expected an array of strings"));
+        r.warnings.push_back(w.toString().toStdString());
+    }
+    if (o.has("timings_ms")) {
+        const JsonReader t = o.object("timings_ms");
+        for (auto it = t.json().begin(); it != t.json().end(); ++it)
+            r.timingsMs.emplace_back(it.key().toStdString(),
+                                     t.realOf(it.value(), q("timings_ms.") + it.key()));
+    }
+    return o.has("identifiability");
+}
+
+// ---- CSV ---------------------------------------------------------------------------------
+
+/// One CSV file with a fixed header; cells are read by column.
+class CsvReader {
+public:
+    CsvReader(QString file, const QByteArray& bytes, const QStringList& header)
+        : m_file(std::move(file)) {
+        const QString text = QString::fromUtf8(bytes);
+        QStringList lines = text.split(QLatin1Char('\n'));
+        if (!lines.isEmpty() && lines.last().isEmpty()) lines.removeLast();
+        if (lines.isEmpty())
+            throw ReadError(q("%1 line 1: empty file (expected the header \"%2\")")
+                                .arg(m_file, header.join(QLatin1Char(','))));
+        for (int i = 0; i < lines.size(); ++i) {
+            QString line = lines[i];
+            if (line.endsWith(QLatin1Char('\r'))) line.chop(1);
+            const QStringList cells = split(line, i + 1);
+            if (i == 0) {
+                if (cells != header)
+                    throw ReadError(q("%1 line 1: header \"%2\"; expected \"%3\"")
+                                        .arg(m_file, line, header.join(QLatin1Char(','))));
+                continue;
+            }
+            if (cells.size() != header.size())
+                throw ReadError(q("%1 line %2: %3 cells; expected %4 (%5)")
+                                    .arg(m_file)
+                                    .arg(i + 1)
+                                    .arg(cells.size())
+                                    .arg(header.size())
+                                    .arg(header.join(QLatin1Char(','))));
+            m_rows.push_back(cells);
+        }
+        m_header = header;
+    }
+
+    qsizetype rows() const { return static_cast<qsizetype>(m_rows.size()); }
+    int line(qsizetype row) const { return static_cast<int>(row) + 2; }
+    const QString& cell(qsizetype row, int col) const { return m_rows[row][col]; }
+
+    [[noreturn]] void fail(qsizetype row, int col, const QString& what) const {
+        throw ReadError(
+            q("%1 line %2, column \"%3\": %4").arg(m_file).arg(line(row)).arg(m_header[col], what));
+    }
+    /// A number; an empty cell is how non-finite values are written and reads as NaN.
+    double real(qsizetype row, int col) const {
+        const QString& s = cell(row, col);
+        if (s.isEmpty()) return kNaN;
+        bool ok = false;
+        const double v = s.toDouble(&ok);
+        if (!ok || !std::isfinite(v))
+            fail(row, col,
+                 q("\"%1\" is not a number (expected a finite number or an empty cell)").arg(s));
+        return v;
+    }
+    long long integer(qsizetype row, int col, long long min, long long max) const {
+        const QString& s = cell(row, col);
+        bool ok = false;
+        const long long v = s.toLongLong(&ok);
+        if (!ok || v < min || v > max)
+            fail(row, col, q("\"%1\" is not an integer in [%2, %3]").arg(s).arg(min).arg(max));
+        return v;
+    }
+    QString choice(qsizetype row, int col, const QStringList& allowed) const {
+        const QString& s = cell(row, col);
+        if (!allowed.contains(s))
+            fail(row, col, q("\"%1\"; expected one of %2").arg(s, allowed.join(q(", "))));
+        return s;
+    }
+
+private:
+    QStringList split(const QString& line, int lineNo) const {
+        QStringList out;
+        QString cur;
+        bool quoted = false;
+        for (qsizetype i = 0; i < line.size(); ++i) {
+            const QChar ch = line[i];
+            if (quoted) {
+                if (ch == QLatin1Char('"')) {
+                    if (i + 1 < line.size() && line[i + 1] == QLatin1Char('"')) {
+                        cur += ch;
+                        ++i;
+                    } else {
+                        quoted = false;
+                    }
+                } else {
+                    cur += ch;
+                }
+            } else if (ch == QLatin1Char('"') && cur.isEmpty()) {
+                quoted = true;
+            } else if (ch == QLatin1Char(',')) {
+                out << cur;
+                cur.clear();
+            } else {
+                cur += ch;
+            }
+        }
+        if (quoted)
+            throw ReadError(q("%1 line %2: unterminated quoted cell").arg(m_file).arg(lineNo));
+        out << cur;
+        return out;
+    }
+
+    QString m_file;
+    QStringList m_header;
+    std::vector<QStringList> m_rows;
+};
+
+void readSpectrum(const CsvReader& t, Certificate& c) {
+    c.spectrum.resize(t.rows());
+    for (qsizetype i = 0; i < t.rows(); ++i) {
+        if (t.integer(i, 0, 0, t.rows() - 1) != i)
+            t.fail(i, 0, q("expected %1 (rows in order, from 0)").arg(i));
+        c.spectrum(i) = t.real(i, 1);
+        t.choice(i, 2, {q("true"), q("false")});
+    }
+}
+
+void readHeads(const CsvReader& t, const ExperimentResult& r, Heads& learned, Heads& teacher) {
+    constexpr long long kMaxHeads = 100000;
+    for (qsizetype i = 0; i < t.rows(); ++i) {
+        Heads& h = t.choice(i, 0, {q("learned"), q("teacher")}) == q("learned") ? learned : teacher;
+        const long long k = t.integer(i, 1, 0, kMaxHeads);
+        const bool isV = t.choice(i, 2, {q("V"), q("Q")}) == q("V");
+        const int rows = isV ? r.dOut : r.d;
+        const long long row = t.integer(i, 3, 0, rows - 1);
+        const long long col = t.integer(i, 4, 0, r.d - 1);
+        if (k > h.count())
+            t.fail(i, 1,
+                   q("head %1 before head %2 (heads are written in order)").arg(k).arg(h.count()));
+        if (k == h.count()) {
+            h.V.push_back(Mat::Constant(r.dOut, r.d, kNaN));
+            h.Q.push_back(Mat::Constant(r.d, r.d, kNaN));
+        }
+        (isV ? h.V : h.Q)[k](row, col) = t.real(i, 5);
+    }
+    for (const Heads* h : {&learned, &teacher})
+        for (int k = 0; k < h->count(); ++k)
+            if (h->V[k].hasNaN() || h->Q[k].hasNaN())
+                throw ReadError(
+                    q("heads.csv: head %1 of the %2 model is incomplete (every entry of "
+                      "V (d_out x d) and Q (d x d) must be present and finite)")
+                        .arg(k)
+                        .arg(h == &learned ? q("learned") : q("teacher")));
+}
+
+} // namespace
+
+bool isResultFolder(const QString& dir) {
+    return QFileInfo(QDir(dir).filePath(q("result.json"))).isFile();
+}
+
+std::optional<ResultFolder> readResultFolder(const QString& dir, QString* error) {
+    try {
+        const QFileInfo fi(dir);
+        if (!fi.isDir())
+            throw ReadError(q("%1: not a folder (expected a results folder holding result.json)")
+                                .arg(QDir::toNativeSeparators(dir)));
+        const QDir d(fi.absoluteFilePath());
+        ResultFolder out;
+        out.name = fi.fileName();
+        ExperimentResult& r = out.result;
+        bool present = false;
+        const auto file = [&d](const char* name) {
+            return QDir::toNativeSeparators(d.filePath(q(name)));
+        };
+        int seeds = 1;
+        const bool hasIdentifiability = readResultJson(
+            file("result.json"), readFile(d, q("result.json"), true, &present), r, &seeds);
+        if (seeds > 1)
+            out.notes << q("The folder holds %1 seeds (solve --seeds); the first one, whose CSV "
+                           "files are in the folder, is loaded")
+                             .arg(seeds);
+
+        readSpectrum(CsvReader(file("spectrum.csv"), readFile(d, q("spectrum.csv"), true, &present),
+                               {q("index"), q("eigenvalue"), q("below_tolerance")}),
+                     r.certificate);
+
+        readHeads(CsvReader(file("heads.csv"), readFile(d, q("heads.csv"), true, &present),
+                            {q("model"), q("head"), q("matrix"), q("row"), q("col"), q("value")}),
+                  r, r.heads.heads, r.teacherHeads.heads);
+
+        const CsvReader trace(file("lambda_trace.csv"),
+                              readFile(d, q("lambda_trace.csv"), true, &present),
+                              {q("samples"), q("lambda_min")});
+        for (qsizetype i = 0; i < trace.rows(); ++i)
+            r.lambdaTrace.emplace_back(trace.integer(i, 0, 0, 9007199254740992LL),
+                                       trace.real(i, 1));
+
+        if (r.config.solver.kind != SolverKind::Poly) {
+            const CsvReader h(file("history.csv"), readFile(d, q("history.csv"), true, &present),
+                              {q("epoch"), q("step"), q("lr"), q("train_mse"), q("val_mse"),
+                               q("ood_rel_mse"), q("distance_p"), q("distance_p_rel"),
+                               q("distance_exact_rel")});
+            for (qsizetype i = 0; i < h.rows(); ++i) {
+                HistoryPoint p;
+                p.epoch = static_cast<int>(h.integer(i, 0, 0, 1000000000));
+                p.step = h.integer(i, 1, 0, 9007199254740992LL);
+                p.lr = h.real(i, 2);
+                p.trainMse = h.real(i, 3);
+                p.valMse = h.real(i, 4);
+                p.oodRelMse = h.real(i, 5);
+                p.distanceP = h.real(i, 6);
+                p.distancePRel = h.real(i, 7);
+                p.distanceExactRel = h.real(i, 8);
+                r.history.push_back(p);
+            }
+        }
+
+        // Not in the folder: rebuilt or left out, and said so.
+        if (r.teacherHeads.heads.count() > 0)
+            r.teacherP = foldHeads(r.teacherHeads.heads, r.d, r.dOut);
+        if (r.heads.heads.count() > 0) r.P = foldHeads(r.heads.heads, r.d, r.dOut);
+        out.notes << q("P and P* are rebuilt from the heads in heads.csv (folded coefficients are "
+                       "not written; equal to the run's up to rounding when every head is kept)");
+        if (r.execution) out.notes << q("The automaton's example word is not in the folder");
+        if (hasIdentifiability)
+            out.notes << q("The identifiability report (Explorer tab) is not read back; rerun the "
+                           "experiment to explore it");
+        return out;
+    } catch (const ReadError& e) {
+        if (error) *error = QString::fromUtf8(e.what());
+        return std::nullopt;
+    }
+}
+
+} // namespace mhla

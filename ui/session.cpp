@@ -1,0 +1,141 @@
+#include "ui/session.h"
+#include "core/fileio.h"
+#include "core/resultio.h"
+#include "core/resultread.h"
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+
+namespace mhla::ui {
+
+namespace {
+
+QString q(const char* s) { return QString::fromUtf8(s); }
+const QString kSessionFile = QStringLiteral("session.json");
+
+/// "run-03-random-mhla-d-4": the run's position and a readable, portable form of its name.
+QString subfolderName(int index, const QString& name) {
+    QString slug = name.toLower();
+    slug.replace(QRegularExpression(q("[^a-z0-9]+")), q("-"));
+    slug = slug.mid(0, 40);
+    while (slug.startsWith(QLatin1Char('-'))) slug.remove(0, 1);
+    while (slug.endsWith(QLatin1Char('-'))) slug.chop(1);
+    const QString n = QStringLiteral("run-%1").arg(index + 1, 2, 10, QLatin1Char('0'));
+    return slug.isEmpty() ? n : n + QLatin1Char('-') + slug;
+}
+
+} // namespace
+
+bool isSessionFolder(const QString& dir) {
+    return QFileInfo(QDir(dir).filePath(kSessionFile)).isFile();
+}
+
+QString sessionFolderRisk(const QString& dir) {
+    const QFileInfo fi(dir);
+    if (!fi.exists()) return {};
+    if (!fi.isDir()) return QObject::tr("%1 is a file, not a folder.").arg(dir);
+    if (QDir(dir).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System))
+        return {};
+    if (isSessionFolder(dir))
+        return QObject::tr("%1 already holds a saved session. Replace it?")
+            .arg(QDir::toNativeSeparators(dir));
+    return QObject::tr("%1 is not empty and is not a session folder. Save the session into it "
+                       "anyway? Files with the same names (session.json, run-NN-… folders) "
+                       "would be replaced.")
+        .arg(QDir::toNativeSeparators(dir));
+}
+
+QString writeSession(const QString& dir, std::vector<SessionRun> runs, QStringList* written) {
+    if (runs.empty()) return QObject::tr("there is no finished run to save");
+    if (const QString e = prepareOutputFolder(dir); !e.isEmpty()) return e;
+    QJsonArray list;
+    for (int i = 0; i < static_cast<int>(runs.size()); ++i) {
+        SessionRun& run = runs[static_cast<size_t>(i)];
+        run.folder = subfolderName(i, run.name);
+        const QString sub = QDir(dir).filePath(run.folder);
+        if (const QString e = prepareOutputFolder(sub); !e.isEmpty()) return e;
+        const QByteArray json = QJsonDocument(resultToJson(run.result)).toJson();
+        if (const QString e = writeFiles(sub, resultFiles(run.result, json), written); !e.isEmpty())
+            return e;
+        list.append(QJsonObject{{q("folder"), run.folder},
+                                {q("name"), run.name},
+                                {q("visible"), run.visible},
+                                {q("color"), run.color.name(QColor::HexRgb)}});
+    }
+    const QJsonObject session{{q("format_version"), kSessionFormatVersion},
+                              {q("mhla_lab_version"), q(MHLA_VERSION)},
+                              {q("runs"), list}};
+    // session.json last: a session that failed half-way is not a session.
+    const QString path = QDir(dir).filePath(kSessionFile);
+    if (const QString e = writeFileAtomic(path, QJsonDocument(session).toJson()); !e.isEmpty())
+        return e;
+    if (written) *written << path;
+    return {};
+}
+
+std::optional<std::vector<SessionRun>> readSession(const QString& dir, QString* error) {
+    const QString path = QDir::toNativeSeparators(QDir(dir).filePath(kSessionFile));
+    auto fail = [error](const QString& m) {
+        if (error) *error = m;
+        return std::nullopt;
+    };
+    if (!QFileInfo(dir).isDir())
+        return fail(QObject::tr("%1: not a folder (expected a session folder holding session.json)")
+                        .arg(QDir::toNativeSeparators(dir)));
+    if (!isSessionFolder(dir))
+        return fail(QObject::tr("%1: missing (a session folder is written by File ▸ Save session)")
+                        .arg(path));
+    QByteArray bytes;
+    QString readError;
+    if (!readRegularFile(QDir(dir).filePath(kSessionFile), &bytes, &readError))
+        return fail(readError);
+    QJsonParseError pe;
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &pe);
+    if (pe.error != QJsonParseError::NoError)
+        return fail(QObject::tr("%1 line %2: not valid JSON (%3)")
+                        .arg(path)
+                        .arg(bytes.left(pe.offset).count('\n') + 1)
+                        .arg(pe.errorString()));
+    const QJsonObject o = doc.object();
+    if (!doc.isObject() || !o.value(q("runs")).isArray())
+        return fail(QObject::tr("%1: expected an object with a \"runs\" array").arg(path));
+    const int version = o.value(q("format_version")).toInt(1);
+    if (version > kSessionFormatVersion)
+        return fail(QObject::tr("%1: key \"format_version\": %2 was written by a newer MHLA Lab; "
+                                "this version reads format %3 and older")
+                        .arg(path)
+                        .arg(version)
+                        .arg(kSessionFormatVersion));
+    std::vector<SessionRun> out;
+    const QJsonArray runs = o.value(q("runs")).toArray();
+    for (qsizetype i = 0; i < runs.size(); ++i) {
+        const QJsonObject r = runs[i].toObject();
+        const QString where = QStringLiteral("%1: runs[%2]").arg(path).arg(i);
+        const QString folder = r.value(q("folder")).toString();
+        if (folder.isEmpty() || folder.contains(QLatin1Char('/')) ||
+            folder.contains(QLatin1Char('\\')) || folder.startsWith(QLatin1Char('.')))
+            return fail(QObject::tr("%1: \"folder\" must name a subfolder of the session "
+                                    "(got \"%2\")")
+                            .arg(where, folder));
+        if (!r.value(q("name")).isString() || !r.value(q("visible")).isBool())
+            return fail(QObject::tr("%1: expected \"name\" (a string) and \"visible\" (true or "
+                                    "false)")
+                            .arg(where));
+        const QColor color(r.value(q("color")).toString());
+        if (!color.isValid())
+            return fail(
+                QObject::tr("%1: \"color\" must be a colour such as \"#0072b2\"").arg(where));
+        QString runError;
+        std::optional<ResultFolder> res = readResultFolder(QDir(dir).filePath(folder), &runError);
+        if (!res) return fail(runError);
+        out.push_back(SessionRun{r.value(q("name")).toString(), color,
+                                 r.value(q("visible")).toBool(), std::move(res->result), folder});
+    }
+    if (out.empty()) return fail(QObject::tr("%1: the session has no runs").arg(path));
+    return out;
+}
+
+} // namespace mhla::ui

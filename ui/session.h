@@ -1,0 +1,44 @@
+#pragma once
+// A session: every finished run of a window, saved as one folder. Each run gets a subfolder
+// that is itself a results folder (the one result writer of core/resultio.h, so it also opens
+// with File ▸ Open results… or `mhla-lab DIR`), and session.json keeps the order, the names,
+// the visibility and the colours. Functions return errors; they never show a dialog.
+#include "core/result.h"
+#include <QColor>
+#include <QString>
+#include <QStringList>
+#include <optional>
+#include <vector>
+
+namespace mhla::ui {
+
+/// The version of session.json; readers refuse a newer one.
+constexpr int kSessionFormatVersion = 1;
+
+struct SessionRun {
+    QString name;
+    QColor color;
+    bool visible = true;
+    ExperimentResult result;
+    QString folder; ///< subfolder name inside the session folder (set by save and read)
+};
+
+/// Why writing a session into dir needs the user's confirmation: a folder that holds files and
+/// is not a session ("… is not empty and is not a session folder"), or a session that would be
+/// replaced. Empty when dir is missing or empty (nothing is lost).
+QString sessionFolderRisk(const QString& dir);
+
+/// Writes runs into dir (created if needed): run-01-<name>/ … and session.json, each file
+/// atomically. Subfolders of an earlier session that are not rewritten are left alone (only
+/// session.json says which runs belong). Returns an error naming the file, or empty.
+QString writeSession(const QString& dir, std::vector<SessionRun> runs,
+                     QStringList* written = nullptr);
+
+/// Reads a session folder. On failure returns nothing and sets *error (naming the file and the
+/// line or key). Every run must read: a session that is half there is an error, not a guess.
+std::optional<std::vector<SessionRun>> readSession(const QString& dir, QString* error);
+
+/// True when dir holds a session.json.
+bool isSessionFolder(const QString& dir);
+
+} // namespace mhla::ui
