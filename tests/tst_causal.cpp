@@ -181,6 +181,30 @@ private Q_SLOTS:
             qPrintable(QString::number(r.metrics.trainMse) + s(" vs ") + QString::number(mse)));
     }
 
+    // Same config and seed, same numbers for any thread count: the exact solver and a trainer
+    // on noisy causal data, 1 thread against 2, bit for bit.
+    void sameNumbersForAnyThreadCount() {
+        QJsonObject task = causalTask(3, 5, 2, 5000);
+        task.insert(s("noise"), 0.1);
+        for (const char* kind : {"poly", "multilayer"}) {
+            const ExperimentConfig cfg = config(task,
+                                                {{s("kind"), s(kind)},
+                                                 {s("heads"), std::string(kind) == "poly" ? 0 : 2},
+                                                 {s("epochs"), 2},
+                                                 {s("compare_exact"), false}},
+                                                {{s("val_samples"), 500}, {s("ood_samples"), 200}});
+            RunContext one, two;
+            one.threads = 1;
+            two.threads = 2;
+            const ExperimentResult a = runExperiment(cfg, one), b = runExperiment(cfg, two);
+            QVERIFY2(std::isfinite(a.metrics.trainMse) && a.metrics.trainMse > 0, kind);
+            QVERIFY2(a.metrics.trainMse == b.metrics.trainMse, kind);
+            QVERIFY2(a.metrics.valMse == b.metrics.valMse, kind);
+            QVERIFY2(a.certificate.lambdaMin == b.certificate.lambdaMin, kind);
+            if (a.P.size() > 0) QVERIFY2(a.P == b.P, kind);
+        }
+    }
+
     // task.token_scale: entries have variance 1/T (inverse_length) or 1 (unit). The mean of
     // M = 400 x 200 squared N(0, v) entries has relative standard deviation sqrt(2 / M) = 0.5%;
     // the tolerance is 5 of those (2.5%), and the two settings differ by a factor T = 50.
