@@ -119,6 +119,7 @@ std::vector<KeyInfo> buildKeys() {
     const QStringList tasks{q("random_mhla"), q("associative_memory"), q("automaton")};
     const QStringList embeddings{q("onehot"), q("orthogonal"), q("gaussian")};
     const QStringList samplers{q("haar"), q("qr_unsigned")};
+    const QStringList tokenScales{q("inverse_length"), q("unit")};
     const QStringList solvers{q("poly"), q("mhla"), q("multilayer"), q("softmax")};
     const QStringList optimizers{q("sgd"), q("adam")};
     const QStringList schedules{q("constant"), q("cosine")};
@@ -185,6 +186,30 @@ std::vector<KeyInfo> buildKeys() {
                 "Label noise sigma: y = f*(Z) + sigma eps, eps ~ N(0, I) (0 = realizable).",
                 u"<b>σ</b>: labels y = f*(Z) + σε with ε ~ N(0, I). σ = 0 is realizable; σ &gt; 0 is "
                 u"the agnostic setting."));
+    add(K("task", "token_scale", T::Choice, taskField(&TaskConfig::tokenScale))
+            .choices(tokenScales)
+            .tasks(kRandom)
+            .text(
+                u"Token scale",
+                "Variance of the prompt entries: inverse_length (N(0, 1/T), T = tokens per prompt; "
+                "default, as MATH.md 7 and the paper's Sec 4.1) or unit (N(0, 1)).",
+                u"<b>Token scale</b>: prompt entries are N(0, 1/T) with T the tokens per prompt "
+                u"(<i>inverse_length</i>, default: S(Z) stays O(1) as T grows, as in the paper's "
+                u"Sec 4.1) or N(0, 1) (<i>unit</i>)."));
+    add(K("task", "causal", T::Bool, taskField(&TaskConfig::causal))
+            .tasks(kRandom)
+            .text(
+                u"Causal (every position)",
+                "Causal all-positions targets (the paper's Sec 4.1): position t of a prompt is a "
+                "sample with S_t = sum_{s<=t} z_s z_s^T, query z_t and label f*(z_1..z_t), so a prompt "
+                "of T tokens gives T samples; task.samples and eval.val_samples count these (prompt, "
+                "position) samples. Default false: one sample per prompt, at its last token.",
+                u"<b>Causal</b>: every position t is a target, as in the paper's Sec 4.1: it sees "
+                u"S<sub>t</sub> = Σ<sub>s≤t</sub> z<sub>s</sub>z<sub>s</sub>ᵀ and the query "
+                u"z<sub>t</sub>, label f*(z<sub>1</sub>…z<sub>t</sub>). A prompt of T tokens gives T "
+                u"samples (ψ<sub>t</sub>, y<sub>t</sub>); N and the validation size count these. The "
+                u"exact solver and every trainer regress the same all-positions objective. Off "
+                u"(default): one target per prompt, at its last token."));
     add(K("task", "pairs", T::Integer, taskField(&TaskConfig::pairs))
             .range(1, 32)
             .tasks(kAssoc)
@@ -885,6 +910,9 @@ QString toString(Embedding e) {
 }
 QString toString(OrthogonalSampler s) {
     return findKey(q("task"), q("orthogonal_sampler"))->choices.value(static_cast<int>(s));
+}
+QString toString(TokenScale s) {
+    return findKey(q("task"), q("token_scale"))->choices.value(static_cast<int>(s));
 }
 QString toString(SolverKind k) {
     return findKey(q("solver"), q("kind"))->choices.value(static_cast<int>(k));

@@ -35,6 +35,9 @@ enum class TaskKind { RandomMhla, AssociativeMemory, Automaton };
 enum class Embedding { OneHot, Orthogonal, Gaussian };
 /// How the associative memory draws its orthogonal keys and values (MATH.md §7).
 enum class OrthogonalSampler { Haar, QrUnsigned };
+/// Variance of random_mhla's prompt entries: 1/T (T = tokens per prompt; the paper's Sec 4.1)
+/// or 1.
+enum class TokenScale { InverseLength, Unit };
 enum class SolverKind { Poly, Mhla, Multilayer, Softmax };
 enum class OptimizerKind { Sgd, Adam };
 enum class ScheduleKind { Constant, Cosine };
@@ -51,6 +54,12 @@ struct TaskConfig {
     int dOut = 4;
     int teacherHeads = 1;
     double noise = 0.0;
+    /// Entries N(0, 1/T) (inverse_length, default) or N(0, 1) (unit).
+    TokenScale tokenScale = TokenScale::InverseLength;
+    /// Causal all-positions targets (MATH.md §1, the paper's Sec 4.1): every position t of a
+    /// prompt is a sample (S_t, z_t, y_t = f*(z_1..z_t)); task.samples and eval.val_samples then
+    /// count (prompt, position) samples, T per prompt.
+    bool causal = false;
     // associative_memory
     int pairs = 2;
     double orthogonalProb = 0.0;
@@ -195,6 +204,7 @@ QString numberText(double v);
 QString toString(TaskKind);
 QString toString(Embedding);
 QString toString(OrthogonalSampler);
+QString toString(TokenScale);
 QString toString(SolverKind);
 QString toString(OptimizerKind);
 QString toString(ScheduleKind);

@@ -1,4 +1,5 @@
 #include "core/tasks.h"
+#include "core/causal.h"
 #include "core/features.h"
 #include "core/parallel.h"
 #include <algorithm>
@@ -70,7 +71,11 @@ Heads lookupTeacher(int keyDim, int valueDim) {
 class RandomMhlaTask : public Task {
 public:
     static TaskDims dims(const TaskConfig& cfg) { return {cfg.d, cfg.tokens, cfg.dOut}; }
-    explicit RandomMhlaTask(const TaskConfig& cfg) : Task(cfg.seed, dims(cfg)), m_noise(cfg.noise) {
+    explicit RandomMhlaTask(const TaskConfig& cfg)
+        : Task(cfg.seed, dims(cfg)), m_noise(cfg.noise),
+          m_tokenSd(cfg.tokenScale == TokenScale::Unit
+                        ? 1.0
+                        : 1.0 / std::sqrt(static_cast<double>(cfg.tokens))) {
         Rng rng(static_cast<std::uint64_t>(cfg.seed), Stream::Teacher);
         Heads h;
         const double sd = 1.0 / std::sqrt(static_cast<double>(cfg.d));
@@ -88,7 +93,7 @@ public:
     void sampleInto(Stream stream, long long index, Sample& s) const override {
         Rng rng(static_cast<std::uint64_t>(m_seed), stream, static_cast<std::uint64_t>(index));
         if (s.Z.rows() != m_d || s.Z.cols() != m_n) s.Z.resize(m_d, m_n);
-        rng.normalFill(s.Z, 1.0 / std::sqrt(static_cast<double>(m_n)));
+        rng.normalFill(s.Z, m_tokenSd);
         mhlaOutputInto(m_teacher, s.Z, s.y);
         if (m_noise > 0)
             for (Index i = 0; i < s.y.size(); ++i) s.y(i) += m_noise * rng.normal();
@@ -96,6 +101,7 @@ public:
 
 private:
     double m_noise;
+    double m_tokenSd; ///< standard deviation of the prompt entries (task.token_scale)
 };
 
 class AssociativeMemoryTask : public Task {
@@ -339,7 +345,12 @@ const TaskKindInfo& taskKindInfo(TaskKind kind) {
     throw std::logic_error("task kind missing from the registry");
 }
 
-std::unique_ptr<Task> makeTask(const TaskConfig& cfg) { return taskKindInfo(cfg.kind).make(cfg); }
+std::unique_ptr<Task> makeTask(const TaskConfig& cfg) {
+    // task.causal applies to random_mhla only (its key's applicability in core/config.cpp).
+    if (cfg.causal && cfg.kind == TaskKind::RandomMhla)
+        return makeCausalTask(taskKindInfo(cfg.kind).make(cfg), cfg);
+    return taskKindInfo(cfg.kind).make(cfg);
+}
 
 Task::Task(long long seed, TaskDims dims)
     : m_seed(seed), m_d(dims.d), m_dOut(dims.dOut), m_n(dims.n) {}

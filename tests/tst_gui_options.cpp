@@ -16,7 +16,7 @@ private Q_SLOTS:
                                       QStringLiteral("--set"), QStringLiteral("task.seed=2"),
                                       QStringLiteral("--size"), QStringLiteral("800x600"),
                                       QStringLiteral("--dpi"), QStringLiteral("150"),
-                                      QStringLiteral("--force")},
+                                      QStringLiteral("--force"), QStringLiteral("--yes")},
                                      &o),
                  QString());
         QCOMPARE(o.config, QStringLiteral("e.json"));
@@ -26,6 +26,7 @@ private Q_SLOTS:
         QCOMPARE(o.size, QSize(800, 600));
         QCOMPARE(o.dpi, 150);
         QVERIFY(o.force);
+        QVERIFY(o.yes);
         FiguresOptions d;
         QCOMPARE(parseFiguresOptions({QStringLiteral("--config"), QStringLiteral("e.json"),
                                       QStringLiteral("--out"), QStringLiteral("d")},
@@ -34,6 +35,7 @@ private Q_SLOTS:
         QCOMPARE(d.size, QSize(1600, 1000));
         QCOMPARE(d.dpi, 200);
         QVERIFY(!d.force);
+        QVERIFY(!d.yes);
     }
 
     void figuresErrors_data() {

@@ -162,6 +162,14 @@ private Q_SLOTS:
             runBinary({s("figures"), s("--config"), other, s("--out"), used, s("--jobs"), s("0")});
         QCOMPARE(j.code, 2);
         QVERIFY(j.err.contains("--jobs"));
+        // More than 1000 runs (3 values x 334 seeds): refused before any run, and the message
+        // names the way past (--yes).
+        const QString big = m_dir.filePath(s("big"));
+        const Proc b = runBinary(
+            {s("figures"), s("--config"), other, s("--out"), big, s("--seeds"), s("334")});
+        QCOMPARE(b.code, 2);
+        QVERIFY2(b.err.contains("1002 runs") && b.err.contains("--yes"), b.err.constData());
+        QVERIFY(!QFileInfo::exists(QDir(big).filePath(s("runs"))));
     }
 
     void sweepTabDrawsRunsAsTheyFinish() {
@@ -288,6 +296,14 @@ private Q_SLOTS:
         trainers.setFileSweep(hls.sweep);
         QVERIFY(trainers.isValid());
         QCOMPARE(trainers.jobs().size(), 30); // 3 kinds x 2 head counts x 5 seeds
+        // The swept solver.kind names each run by its own kind, not the form's (the form holds
+        // the first point, mhla): "softmax · random_mhla · heads=1 · seed 3".
+        for (const auto& job : trainers.jobs()) {
+            const QString kind = toString(job.config.solver.kind);
+            QVERIFY2(job.name.startsWith(kind + s(" · random_mhla · heads=")),
+                     qPrintable(job.name + s(" for ") + kind));
+            QVERIFY2(!job.name.contains(s("kind=")), qPrintable(job.name));
+        }
         // A bad sweep: not usable, the message names the key; nothing is put in the form.
         QByteArray bad(kSweepFile);
         bad.replace("\"seeds\": 2", "\"seeds\": 0");

@@ -374,11 +374,15 @@ void ExperimentPanel::setFileSweep(const SweepSpec& spec) {
 QList<ExperimentPanel::NamedConfig> ExperimentPanel::baseJobs() const {
     QList<NamedConfig> out;
     const QJsonObject base = experimentJson();
-    const QString kind = getDotted(base, QStringLiteral("solver.kind")).toString();
-    const QString task = getDotted(base, QStringLiteral("task.kind")).toString();
-    QString baseName = kind + QStringLiteral(" · ") + task;
+    // "solver kind · task kind" of an experiment object (each run's own, when they are swept).
+    const auto kindsName = [](const QJsonObject& o) {
+        return getDotted(o, QStringLiteral("solver.kind")).toString() + QStringLiteral(" · ") +
+               getDotted(o, QStringLiteral("task.kind")).toString();
+    };
+    QString baseName = kindsName(base);
     const auto& presets = builtinPresets();
-    if (m_preset >= 0 && m_preset < presets.size()) {
+    const bool fromPreset = m_preset >= 0 && m_preset < presets.size();
+    if (fromPreset) {
         const Preset& p = presets[m_preset];
         baseName = p.shortName;
         // The name says what was edited ("#10 Random MHLA d=4" for a d = 14 run misled).
@@ -405,13 +409,21 @@ QList<ExperimentPanel::NamedConfig> ExperimentPanel::baseJobs() const {
             QStringList parts;
             for (const auto& [key, v] : pt.values) {
                 setDotted(o, key, v);
+                // Without a preset the name starts with the run's own kinds (not the form's):
+                // a swept solver.kind or task.kind is said there.
+                if (!fromPreset &&
+                    (key == QStringLiteral("solver.kind") || key == QStringLiteral("task.kind")))
+                    continue;
                 parts << QStringLiteral("%1=%2").arg(key.section(u'.', 1), valueText(v));
             }
+            const QString name = fromPreset ? baseName : kindsName(o);
             try {
                 const ExperimentConfig cfg = experimentFromJson(o);
                 validate(cfg);
-                out << NamedConfig{
-                    QStringLiteral("%1 · %2").arg(baseName, parts.join(QStringLiteral(", "))), cfg};
+                out << NamedConfig{parts.isEmpty() ? name
+                                                   : QStringLiteral("%1 · %2").arg(
+                                                         name, parts.join(QStringLiteral(", "))),
+                                   cfg};
             } catch (const ConfigError&) {
                 // An invalid sweep value is skipped; the base experiment was validated.
             }

@@ -70,6 +70,7 @@ const char* kFiguresUsage =
     "  --jobs J          runs of a sweep in parallel (1..256, default 1; same results for any J)\n"
     "  --seeds K         a sweep file's seeds per point (1..1000; default: the file's)\n"
     "  --grid KEY=VALUES add or replace a sweep file's swept key (as in mhla-lab sweep)\n"
+    "  --yes             allow a sweep of more than 1000 runs (refused without it)\n"
     "\n"
     "A FILE with a \"sweep\" runs the sweep into DIR exactly as `mhla-lab sweep --config FILE\n"
     "--out DIR` (runs/, runs.csv, summary.csv, sweep.json; rerunning resumes) and draws the figures\n"
@@ -114,10 +115,10 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
         std::fprintf(stderr, "mhla-lab figures: invalid input: %s\n", e.what());
         return 2;
     }
-    if (plan.runs.size() > 1000) {
+    if (plan.runs.size() > 1000 && !opt.yes) {
         std::fprintf(stderr,
-                     "mhla-lab figures: %zu runs; run sweeps of more than 1000 runs with `mhla-lab "
-                     "sweep --yes` (or shard them), then draw them from a smaller grid\n",
+                     "mhla-lab figures: %zu runs; more than 1000 runs need --yes (or shard them "
+                     "with `mhla-lab sweep --shard i/n` and draw the merged folder)\n",
                      plan.runs.size());
         return 2;
     }

@@ -52,7 +52,9 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
                                    QStringLiteral("K"));
     const QCommandLineOption grid(QStringLiteral("grid"), QStringLiteral("swept key"),
                                   QStringLiteral("KEY=VALUES"));
-    p.addOptions({help, config, outDir, set, size, dpi, force, jobs, seeds, grid});
+    const QCommandLineOption yes(QStringLiteral("yes"),
+                                 QStringLiteral("allow a sweep of more than 1000 runs"));
+    p.addOptions({help, config, outDir, set, size, dpi, force, jobs, seeds, grid, yes});
     if (!p.parse(QStringList{QStringLiteral("figures")} + args)) return p.errorText();
     if (!p.positionalArguments().isEmpty())
         return QStringLiteral("unknown argument \"%1\"").arg(p.positionalArguments().first());
@@ -69,6 +71,7 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
     o.out = p.value(outDir);
     o.sets = p.values(set);
     o.force = p.isSet(force);
+    o.yes = p.isSet(yes);
     if (p.isSet(size))
         if (QString e = parseSize(p.value(size), &o.size); !e.isEmpty()) return e;
     if (p.isSet(dpi))

@@ -7,7 +7,8 @@
 
 namespace mhla::ui {
 
-/// `mhla-lab figures --config FILE --out DIR [--set key=value]... [--size WxH] [--dpi N] [--force]`
+/// `mhla-lab figures --config FILE --out DIR [--set key=value]... [--size WxH] [--dpi N] [--force]
+/// [--jobs J] [--seeds K] [--grid KEY=VALUES]... [--yes]`
 struct FiguresOptions {
     QString config;
     QString out;
@@ -18,6 +19,7 @@ struct FiguresOptions {
     int seeds = 0;     ///< --seeds K: a sweep file's seeds per point (0: the file's)
     QStringList grids; ///< --grid KEY=VALUES: add or replace a sweep file's axis
     bool force = false;
+    bool yes = false; ///< --yes: allow a sweep of more than 1000 runs
     bool help = false;
 };
 
