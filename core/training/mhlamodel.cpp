@@ -20,6 +20,35 @@ struct MhlaWorkspace : TrainableModel::Workspace {
     }
 };
 
+/// T = S X for one sample: S is d x d, X and T are d x H (column-major). Far too small for the
+/// packed GEMM path (packing costs more than the product): for d <= 16 a product with d fixed
+/// at compile time (each column one unrolled, vectorised matrix-vector product), else a
+/// coefficient-based one.
+template <int D> void fixedProduct(const double* S, const double* X, double* T, Index H) {
+    using Fixed = Eigen::Matrix<double, D, D>;
+    using Cols = Eigen::Matrix<double, D, Eigen::Dynamic>;
+    Eigen::Map<Cols>(T, D, H).noalias() =
+        Eigen::Map<const Fixed>(S).lazyProduct(Eigen::Map<const Cols>(X, D, H));
+}
+
+void smallProduct(const double* S, const double* X, double* T, Index d, Index H) {
+    switch (d) {
+    case 1: return fixedProduct<1>(S, X, T, H);
+    case 2: return fixedProduct<2>(S, X, T, H);
+    case 3: return fixedProduct<3>(S, X, T, H);
+    case 4: return fixedProduct<4>(S, X, T, H);
+    case 5: return fixedProduct<5>(S, X, T, H);
+    case 6: return fixedProduct<6>(S, X, T, H);
+    case 7: return fixedProduct<7>(S, X, T, H);
+    case 8: return fixedProduct<8>(S, X, T, H);
+    case 12: return fixedProduct<12>(S, X, T, H);
+    case 16: return fixedProduct<16>(S, X, T, H);
+    default:
+        Eigen::Map<Mat>(T, d, H).noalias() =
+            Eigen::Map<const Mat>(S, d, d).lazyProduct(Eigen::Map<const Mat>(X, d, H));
+    }
+}
+
 } // namespace
 
 MhlaModel::MhlaModel(int d, int dOut, int heads, Rng& rng)
@@ -84,8 +113,7 @@ double MhlaModel::sumSquaredError(const TrainingData& data, const long long* idx
     ws.q.leftCols(B).noalias() = Q * zq;
     for (Index j = 0; j < B; ++j) {
         Eigen::Map<const Mat> S(data.S.col(idx[j]).data(), d, d);
-        Eigen::Map<Mat>(ws.t.col(j).data(), d, H).noalias() =
-            S * Eigen::Map<const Mat>(ws.q.col(j).data(), d, H);
+        smallProduct(S.data(), ws.q.col(j).data(), ws.t.col(j).data(), d, H);
     }
     auto r = ws.r.leftCols(B);
     r.noalias() = V * ws.t.leftCols(B);
@@ -98,8 +126,7 @@ double MhlaModel::sumSquaredError(const TrainingData& data, const long long* idx
     ws.g.leftCols(B).noalias() = V.transpose() * r;
     for (Index j = 0; j < B; ++j) {
         Eigen::Map<const Mat> S(data.S.col(idx[j]).data(), d, d);
-        Eigen::Map<Mat>(ws.sg.col(j).data(), d, H).noalias() =
-            S * Eigen::Map<const Mat>(ws.g.col(j).data(), d, H);
+        smallProduct(S.data(), ws.g.col(j).data(), ws.sg.col(j).data(), d, H);
     }
     gradView(grad, m_Q).noalias() += ws.sg.leftCols(B) * zq.transpose();
     return sum;
