@@ -22,7 +22,18 @@ struct CertifyOptions {
     bool fullSpectrum = false;      ///< also return every eigenvalue (forces the dense path)
     long long denseCrossover = 100; ///< D above which Cholesky + Lanczos (Spectra) is tried first
                                     ///< (measured by `mhla-lab bench`)
+    /// D above which a Lambda that does not certify has its null space found by block inverse
+    /// iteration (Cholesky of Lambda + delta I, then a few triangular solves with a block of
+    /// vectors) instead of the dense eigendecomposition (~4/3 D^3 for the eigenvalues, ~9 D^3
+    /// with eigenvectors: minutes at D = 7200). Used while the null space is small (see
+    /// kMaxIterativeNullDim); a large one (e.g. fewer samples than features) falls back to the
+    /// dense path.
+    long long nullSpaceCrossover = 2500;
 };
+
+/// Largest null dimension the iterative null-space path computes before falling back to the
+/// dense eigendecomposition (its block of vectors grows to the next power of two above it).
+constexpr int kMaxIterativeNullDim = 256;
 
 /// The certificate of a second-moment matrix.
 struct Certificate {
@@ -39,8 +50,11 @@ struct Certificate {
 enum class CertifyPath {
     Dense,   ///< all eigenvalues of Lambda (Eigen's SelfAdjointEigenSolver, ~4/3 D^3 + O(D^2))
     Lanczos, ///< Cholesky (D^3/3) then Lanczos for lambda_max and shift-invert Lanczos for
-             ///< lambda_min; falls back to Dense when the Cholesky factorisation or Lanczos
-             ///< fails or when the result is not certified (nullDim needs every eigenvalue)
+             ///< lambda_min; when the result is not certified, above nullSpaceCrossover the
+             ///< null space by block inverse iteration on Lambda + delta I; falls back to Dense
+             ///< when a factorisation or Lanczos fails, when the null space is larger than
+             ///< kMaxIterativeNullDim, or below nullSpaceCrossover (nullDim needs every
+             ///< eigenvalue)
 };
 
 /// The single rule: method "dense" or "lanczos" forces a path; "auto" takes Lanczos when
@@ -63,6 +77,9 @@ struct CertifyByproducts {
     std::shared_ptr<const Eigen::LLT<Mat>> cholesky;
     /// The tridiagonal reduction, when the dense path ran (else null).
     std::shared_ptr<const DenseReduction> reduction;
+    /// When the Lanczos null-space path ran: orthonormal eigenvectors (columns) of every
+    /// eigenvalue <= tau, in ascending order of eigenvalue (else null).
+    std::shared_ptr<const Mat> nullBasis;
 };
 
 /// Ascending eigenvalues and the eigenvectors (columns) of Lambda from its reduction; Lambda

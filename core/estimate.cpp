@@ -122,7 +122,14 @@ RunEstimate estimateRun(const ExperimentConfig& cfg) {
             solve += 4.0 / 3.0 * cube(D) / kEigenvaluesFlopsPerSec;
         else solve += kLanczosProducts * 4 * D * D / kMatVecFlopsPerSec;
         e.phases.emplace_back("certificate+solve", solve);
-        e.extraIfNotCertified = 9 * cube(D) / kEigenvectorsFlopsPerSec;
+        const double denseExtra = 9 * cube(D) / kEigenvectorsFlopsPerSec;
+        if (!opt.fullSpectrum && cfg.solver.ridge <= 0 && D > opt.nullSpaceCrossover) {
+            // Two more Cholesky factorisations (Lambda + delta I, Lambda + N N^T) and a few
+            // steps of block inverse iteration for the null space.
+            e.extraIfNotCertified = 2 * cube(D) / 3 / kCholeskyFlopsPerSec +
+                                    8 * kLanczosProducts * 4 * D * D / kMatVecFlopsPerSec;
+            e.extraIfLargeNullSpace = denseExtra;
+        } else e.extraIfNotCertified = denseExtra;
         // Accumulator blocks, Lambda and its shared copy, the factor or eigenvectors with the
         // solver's workspace, a block of samples, C and P.
         peak = std::max(peak,
@@ -220,8 +227,13 @@ std::string RunEstimate::describe() const {
         first = false;
     }
     s += ")";
-    if (extraIfNotCertified > 0.5)
+    if (extraIfNotCertified > 0.5) {
         s += "; " + formatDuration(extraIfNotCertified) + " more if the certificate fails";
+        if (extraIfLargeNullSpace > extraIfNotCertified)
+            s += " (up to " + formatDuration(extraIfLargeNullSpace) +
+                 " if its null space has over " + std::to_string(kMaxIterativeNullDim) +
+                 " dimensions)";
+    }
     return s;
 }
 

@@ -17,6 +17,10 @@ struct RunEstimate {
     /// Extra seconds if the certificate fails (a dense eigendecomposition with eigenvectors);
     /// not included in `seconds`.
     double extraIfNotCertified = 0;
+    /// Above CertifyOptions::nullSpaceCrossover extraIfNotCertified is the iterative null-space
+    /// path (a null space of dimension <= kMaxIterativeNullDim); this is the dense fallback a
+    /// larger null space needs (0 when it does not apply).
+    double extraIfLargeNullSpace = 0;
     /// "about 2 min 10 s and 1.2 GiB (accumulate 1 min 40 s, certificate+solve 20 s, ...)".
     std::string describe() const;
 };

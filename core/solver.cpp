@@ -47,6 +47,24 @@ PolySolution solveCertified(const std::shared_ptr<const Mat>& lambda, const Mat&
             out.method = "cholesky";
         }
     }
+    if (out.P.size() == 0 && by.nullBasis) {
+        // Minimum-norm solution from the null basis N of the iterative path: with Pi = N N^T,
+        // C (I - Pi) (Lambda + Pi)^{-1} drops exactly the eigenvalues <= tau (Lambda + Pi has
+        // Lambda's eigenvectors, with 1 + lambda on the null space), and Lambda + Pi is
+        // positive definite: one Cholesky factorisation instead of every eigenvector.
+        const std::shared_ptr<const Mat> N = by.nullBasis;
+        auto f = runAbandonable(ctx, [lambda, N] {
+            Mat shifted = *lambda;
+            shifted.noalias() += *N * N->transpose();
+            return std::make_shared<const Eigen::LLT<Mat>>(shifted);
+        });
+        ctx.checkCancel();
+        if (f->info() == Eigen::Success) {
+            const Mat projected = C - (C * *N) * N->transpose();
+            out.P = f->solve(projected.transpose()).transpose();
+            out.method = "min-norm";
+        }
+    }
     if (out.P.size() == 0) {
         // Minimum-norm solution: eigenvalues <= tau are treated as zero.
         const EigenPairs& es = eigen();
@@ -58,7 +76,9 @@ PolySolution solveCertified(const std::shared_ptr<const Mat>& lambda, const Mat&
         out.P = ((C * V) * inv.asDiagonal()) * V.transpose();
         out.method = out.certificate.certified ? "eigen" : "min-norm";
     }
-    if (!out.certificate.certified) out.nullVector = eigen().vectors.col(0);
+    if (!out.certificate.certified)
+        out.nullVector = by.nullBasis && by.nullBasis->cols() > 0 ? Vec(by.nullBasis->col(0))
+                                                                  : Vec(eigen().vectors.col(0));
     return out;
 }
 

@@ -19,8 +19,10 @@ struct PolySolution {
 /// Certifies Lambda with certify() (which alone decides dense vs Lanczos) and solves
 /// P Lambda = C: C (Lambda + ridge I)^{-1} when ridge > 0; else by Cholesky when certified (the
 /// factor of the Lanczos path is reused); else the minimum-norm solution (eigenvalues <= tau
-/// dropped), from one dense eigendecomposition with eigenvectors, which also gives the null
-/// vector. No decomposition is computed twice and no Lanczos result is thrown away.
+/// dropped): from the null basis of the iterative path when certify() found one (large D, small
+/// null space: one Cholesky factorisation of Lambda + N N^T), otherwise from one dense
+/// eigendecomposition with eigenvectors; either also gives the null vector. No decomposition is
+/// computed twice and no Lanczos result is thrown away.
 /// Cancellable within ~10 ms in every phase (see runAbandonable()); throws Cancelled.
 PolySolution solveCertified(const std::shared_ptr<const Mat>& lambda, const Mat& C, double ridge,
                             const CertifyOptions& opt, const RunContext& ctx = {});

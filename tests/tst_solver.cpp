@@ -99,6 +99,57 @@ private Q_SLOTS:
         }
     }
 
+    // The iterative null-space path (large D, not certified) against the dense path and a
+    // pseudo-inverse from an independent algorithm: the same null dimension, lambda_min at the
+    // zeros, the minimum-norm P to 1e-9 relative, a null vector with ||Lambda v|| <= 1e-12
+    // lambda_max; a null space larger than kMaxIterativeNullDim falls back to the dense path.
+    void lanczosNullSpaceMatchesDense_data() {
+        QTest::addColumn<int>("D");
+        QTest::addColumn<int>("zeros");
+        QTest::addColumn<QString>("expectMethod");
+        QTest::newRow("null 1") << 300 << 1 << s("lanczos");
+        QTest::newRow("null 4") << 300 << 4 << s("lanczos");
+        QTest::newRow("null 12 (negative round-off)") << 400 << 12 << s("lanczos");
+        QTest::newRow("null 300 falls back") << 600 << 300 << s("dense");
+    }
+    void lanczosNullSpaceMatchesDense() {
+        QFETCH(int, D);
+        QFETCH(int, zeros);
+        QFETCH(QString, expectMethod);
+        const int dOut = 3;
+        Vec ev(D);
+        for (int i = 0; i < D; ++i) ev(i) = i < zeros ? 0.0 : 1e-3 * std::pow(1.02, i);
+        const Mat L = withSpectrum(ev, static_cast<std::uint64_t>(7 * D + zeros));
+        Rng rng(11);
+        const Mat C = rng.normalMatrix(dOut, D);
+        CertifyOptions opt;
+        opt.denseCrossover = 10;
+        opt.nullSpaceCrossover = 10;
+        const PolySolution ns = solveCertified(L, C, 0.0, opt);
+        QVERIFY(!ns.certificate.certified);
+        QCOMPARE(ns.certificate.nullDim, zeros);
+        QCOMPARE(QString::fromStdString(ns.certificate.method), expectMethod);
+        QCOMPARE(QString::fromStdString(ns.method), s("min-norm"));
+        const double lmax = ev.maxCoeff();
+        QVERIFY(std::abs(ns.certificate.lambdaMax - lmax) <= 1e-10 * lmax);
+        QVERIFY(std::abs(ns.certificate.lambdaMin) <= 1e-12 * lmax);
+        opt.nullSpaceCrossover = 1000000;
+        const PolySolution dense = solveCertified(L, C, 0.0, opt);
+        QCOMPARE(QString::fromStdString(dense.certificate.method), s("dense"));
+        QCOMPARE(dense.certificate.nullDim, zeros);
+        Eigen::CompleteOrthogonalDecomposition<Mat> cod(L);
+        cod.setThreshold(1e-10);
+        const Mat expect = C * cod.pseudoInverse();
+        QVERIFY2((ns.P - expect).norm() <= 1e-9 * expect.norm(),
+                 qPrintable(QString::number((ns.P - expect).norm() / expect.norm())));
+        QVERIFY((dense.P - expect).norm() <= 1e-9 * expect.norm());
+        QCOMPARE(ns.nullVector.size(), static_cast<Index>(D));
+        QVERIFY2(std::abs(ns.nullVector.norm() - 1.0) <= 1e-12,
+                 qPrintable(QString::number(ns.nullVector.norm() - 1.0)));
+        QVERIFY2((L * ns.nullVector).norm() <= 1e-12 * lmax,
+                 qPrintable(QString::number((L * ns.nullVector).norm() / lmax)));
+    }
+
     // Exact recovery of a random MHLA teacher from certified data.
     void recoversRandomTeacher_data() {
         QTest::addColumn<int>("d");
