@@ -1,6 +1,7 @@
 // Issue 9, "Broken — fix first": live controls belong to the run they were applied to; the
 // window fits a 1280×720 projector in every state; axis ticks are always readable numbers.
 #include "core/runner.h"
+#include "guitestutil.h"
 #include "ui/appsettings.h"
 #include "ui/certificatepanel.h"
 #include "ui/curvespanel.h"
@@ -42,17 +43,9 @@
 
 using namespace mhla;
 using namespace mhla::ui;
+using namespace mhla::ui::test;
 
 namespace {
-
-bool waitIdle(MainWindow& w, int timeoutMs = 60000) {
-    RunController* c = w.controller();
-    QElapsedTimer t;
-    t.start();
-    QSignalSpy spy(c, &RunController::idle);
-    while (c->isBusy() && t.elapsed() < timeoutMs) spy.wait(200);
-    return !c->isBusy();
-}
 
 /// A long trainer run (SGD preset, huge epoch count) to pause and scale.
 void longTrainer(MainWindow& w) {
@@ -143,11 +136,7 @@ private:
     QTemporaryDir m_dir;
 
 private Q_SLOTS:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QVERIFY(m_dir.isValid());
-        AppSettings::useFile(m_dir.filePath(QStringLiteral("settings.ini")));
-    }
+    void initTestCase() { QVERIFY(useTestSettings(m_dir)); }
 
     // --- Live controls -------------------------------------------------------------------
 
