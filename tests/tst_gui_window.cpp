@@ -40,12 +40,30 @@
 #include <QTest>
 #include <QTextBrowser>
 #include <QValueAxis>
+#include <functional>
 
 using namespace mhla;
 using namespace mhla::ui;
 using namespace mhla::ui::test;
 
 namespace {
+
+/// Runs every built-in preset in turn from an empty run list and, once each run has ended,
+/// shows every result tab and hands it to `visit(preset, panel)`. False if a run did not start
+/// or did not end in time.
+bool runEveryPresetAndShowTabs(MainWindow& w, const std::function<void(int, ResultPanel*)>& visit) {
+    for (int i = 0; i < builtinPresets().size(); ++i) {
+        w.runList()->clear();
+        w.loadPreset(i);
+        if (!w.startRuns() || !waitIdle(w)) return false;
+        for (ResultPanel* panel : w.resultPanels()) {
+            w.showTab(panel->panelId());
+            QCoreApplication::processEvents();
+            visit(i, panel);
+        }
+    }
+    return true;
+}
 
 /// A long trainer run (SGD preset, huge epoch count) to pause and scale.
 void longTrainer(MainWindow& w) {
@@ -308,24 +326,15 @@ private Q_SLOTS:
         const QSize frame = w.frameGeometry().size() - w.geometry().size();
         w.resize(QSize(1280, 720) - frame);
         QStringList problems;
-        for (int i = 0; i < builtinPresets().size(); ++i) {
-            w.runList()->clear();
-            w.loadPreset(i);
-            QVERIFY(w.startRuns());
-            QVERIFY(waitIdle(w));
-            for (ResultPanel* panel : w.resultPanels()) {
-                w.showTab(panel->panelId());
-                QCoreApplication::processEvents();
-                auto* scroll =
-                    w.findChild<QScrollArea*>(panel->panelId() + QStringLiteral("Scroll"));
-                if (scroll->horizontalScrollBar()->maximum() > 0)
-                    problems << QStringLiteral("preset %1, %2: needs %3 px, has %4")
-                                    .arg(i + 1)
-                                    .arg(panel->panelId())
-                                    .arg(panel->widget()->minimumSizeHint().width())
-                                    .arg(scroll->viewport()->width());
-            }
-        }
+        QVERIFY(runEveryPresetAndShowTabs(w, [&](int i, ResultPanel* panel) {
+            auto* scroll = w.findChild<QScrollArea*>(panel->panelId() + QStringLiteral("Scroll"));
+            if (scroll->horizontalScrollBar()->maximum() > 0)
+                problems << QStringLiteral("preset %1, %2: needs %3 px, has %4")
+                                .arg(i + 1)
+                                .arg(panel->panelId())
+                                .arg(panel->widget()->minimumSizeHint().width())
+                                .arg(scroll->viewport()->width());
+        }));
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u'\n')));
     }
 
@@ -336,18 +345,10 @@ private Q_SLOTS:
         w.resize(1280, 720);
         w.show();
         QStringList problems;
-        for (int i = 0; i < builtinPresets().size(); ++i) {
-            w.runList()->clear();
-            w.loadPreset(i);
-            QVERIFY(w.startRuns());
-            QVERIFY(waitIdle(w));
-            for (ResultPanel* panel : w.resultPanels()) {
-                w.showTab(panel->panelId());
-                QCoreApplication::processEvents();
-                for (const PlotWidget* plot : panel->widget()->findChildren<PlotWidget*>())
-                    if (plot->hasData()) problems += axisProblems(plot);
-            }
-        }
+        QVERIFY(runEveryPresetAndShowTabs(w, [&](int, ResultPanel* panel) {
+            for (const PlotWidget* plot : panel->widget()->findChildren<PlotWidget*>())
+                if (plot->hasData()) problems += axisProblems(plot);
+        }));
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u'\n')));
     }
 
