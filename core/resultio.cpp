@@ -155,6 +155,15 @@ std::vector<Scalar> scalarMetrics() {
 }
 } // namespace
 
+MeanStd meanAndStd(const std::vector<double>& v) {
+    double mean = 0;
+    for (double x : v) mean += x;
+    mean /= static_cast<double>(v.size());
+    double ss = 0;
+    for (double x : v) ss += (x - mean) * (x - mean);
+    return {mean, v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0};
+}
+
 QJsonObject seedSummaryJson(const std::vector<ExperimentResult>& runs) {
     QJsonObject out;
     for (const Scalar& m : scalarMetrics()) {
@@ -162,12 +171,7 @@ QJsonObject seedSummaryJson(const std::vector<ExperimentResult>& runs) {
         for (const auto& r : runs)
             if (const double x = m.get(r); std::isfinite(x)) v.push_back(x);
         if (v.empty()) continue;
-        double mean = 0;
-        for (double x : v) mean += x;
-        mean /= static_cast<double>(v.size());
-        double ss = 0;
-        for (double x : v) ss += (x - mean) * (x - mean);
-        const double sd = v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0;
+        const auto [mean, sd] = meanAndStd(v);
         out.insert(q(m.name), QJsonObject{{q("mean"), mean},
                                           {q("std"), sd},
                                           {q("min"), *std::min_element(v.begin(), v.end())},

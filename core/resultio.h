@@ -55,6 +55,13 @@ QJsonObject resultToJson(const ExperimentResult& r);
 /// Runs of one experiment over several seeds: the task seed and the solver seed of run k are
 /// the configured ones plus k. Throws ConfigError if a seed would leave [0, 2^53].
 std::vector<ExperimentConfig> seedVariants(const ExperimentConfig& cfg, int count);
+/// Mean and sample standard deviation (divisor n - 1; 0 for a single value) of `v`, which
+/// must not be empty: the one formula behind every mean ± std summary (seeds, sweeps, bands).
+struct MeanStd {
+    double mean = 0;
+    double std = 0;
+};
+MeanStd meanAndStd(const std::vector<double>& v);
 /// Mean, sample standard deviation, min and max over runs of every scalar metric (and the
 /// fraction of certified runs), for mean ± band summaries.
 QJsonObject seedSummaryJson(const std::vector<ExperimentResult>& runs);
