@@ -274,16 +274,22 @@ QString spectrumCsv(const ExperimentResult& r) {
 QString headsCsv(const ExperimentResult& r) { return QString::fromUtf8(headsTable(r).bytes()); }
 QString historyCsv(const ExperimentResult& r) { return QString::fromUtf8(historyTable(r).bytes()); }
 
+QStringList resultFileNames() {
+    return {q("result.json"), q("experiment.json"),  q("spectrum.csv"),
+            q("heads.csv"),   q("lambda_trace.csv"), q("history.csv")};
+}
+
 std::vector<std::pair<QString, QByteArray>> resultFiles(const ExperimentResult& r,
                                                         const QByteArray& resultJson) {
+    const QStringList names = resultFileNames();
     std::vector<std::pair<QString, QByteArray>> files{
-        {q("result.json"), resultJson},
-        {q("experiment.json"), QJsonDocument(experimentToJson(r.config)).toJson()},
-        {q("spectrum.csv"), spectrumTable(r).bytes()},
-        {q("heads.csv"), headsTable(r).bytes()},
-        {q("lambda_trace.csv"), lambdaTraceTable(r).bytes()}};
+        {names[0], resultJson},
+        {names[1], QJsonDocument(experimentToJson(r.config)).toJson()},
+        {names[2], spectrumTable(r).bytes()},
+        {names[3], headsTable(r).bytes()},
+        {names[4], lambdaTraceTable(r).bytes()}};
     if (r.config.solver.kind != SolverKind::Poly)
-        files.emplace_back(q("history.csv"), historyTable(r).bytes());
+        files.emplace_back(names[5], historyTable(r).bytes());
     return files;
 }
 

@@ -72,6 +72,10 @@ QString spectrumCsv(const ExperimentResult& r);
 QString headsCsv(const ExperimentResult& r);
 QString historyCsv(const ExperimentResult& r);
 
+/// The names of the data files resultFiles() writes, in its order: result.json,
+/// experiment.json, spectrum.csv, heads.csv, lambda_trace.csv, history.csv (the last for
+/// trainers only). The one home of these names for every caller that must avoid or list them.
+QStringList resultFileNames();
 /// The data files of one run, by file name, in the order they are written: result.json,
 /// experiment.json, spectrum.csv, heads.csv, lambda_trace.csv, and history.csv for trainers.
 /// `resultJson` is the text of result.json (the caller may have built a larger object).
