@@ -30,3 +30,29 @@ function(mhla_check_listed dir pattern)
     message(FATAL_ERROR "${rel}/: ${missing} not listed in ${rel}/CMakeLists.txt; add it there")
   endif()
 endfunction()
+
+# For a target that compiles only part of the core (tests/fuzz): every core/<x>.cpp whose header
+# a listed source includes (#include "core/x.h") must be listed too, unless it is named under
+# TYPES_ONLY (the listed code uses only that header's types and inline functions). A new
+# dependency of a listed file then stops the configure step with its name, instead of an
+# undefined reference at link time.
+#   mhla_check_core_closure(<core dir> LISTED <stem>... [TYPES_ONLY <stem>...])
+function(mhla_check_core_closure coredir)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "LISTED;TYPES_ONLY")
+  set(missing "")
+  foreach(name IN LISTS arg_LISTED)
+    file(STRINGS ${coredir}/${name}.cpp includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"core/")
+    foreach(line IN LISTS includes)
+      string(REGEX REPLACE ".*\"core/([^\"]+)\\.h\".*" "\\1" stem "${line}")
+      if(EXISTS ${coredir}/${stem}.cpp AND NOT stem IN_LIST arg_LISTED
+         AND NOT stem IN_LIST arg_TYPES_ONLY AND NOT stem IN_LIST missing)
+        list(APPEND missing ${stem})
+      endif()
+    endforeach()
+  endforeach()
+  if(missing)
+    list(JOIN missing " " missing)
+    message(FATAL_ERROR "core/ sources included by the listed ones but not listed: ${missing}; "
+                        "list them (or under TYPES_ONLY if only their types are used)")
+  endif()
+endfunction()

@@ -155,6 +155,15 @@ std::vector<Scalar> scalarMetrics() {
 }
 } // namespace
 
+MeanStd meanAndStd(const std::vector<double>& v) {
+    double mean = 0;
+    for (double x : v) mean += x;
+    mean /= static_cast<double>(v.size());
+    double ss = 0;
+    for (double x : v) ss += (x - mean) * (x - mean);
+    return {mean, v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0};
+}
+
 QJsonObject seedSummaryJson(const std::vector<ExperimentResult>& runs) {
     QJsonObject out;
     for (const Scalar& m : scalarMetrics()) {
@@ -162,12 +171,7 @@ QJsonObject seedSummaryJson(const std::vector<ExperimentResult>& runs) {
         for (const auto& r : runs)
             if (const double x = m.get(r); std::isfinite(x)) v.push_back(x);
         if (v.empty()) continue;
-        double mean = 0;
-        for (double x : v) mean += x;
-        mean /= static_cast<double>(v.size());
-        double ss = 0;
-        for (double x : v) ss += (x - mean) * (x - mean);
-        const double sd = v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0;
+        const auto [mean, sd] = meanAndStd(v);
         out.insert(q(m.name), QJsonObject{{q("mean"), mean},
                                           {q("std"), sd},
                                           {q("min"), *std::min_element(v.begin(), v.end())},
@@ -270,16 +274,22 @@ QString spectrumCsv(const ExperimentResult& r) {
 QString headsCsv(const ExperimentResult& r) { return QString::fromUtf8(headsTable(r).bytes()); }
 QString historyCsv(const ExperimentResult& r) { return QString::fromUtf8(historyTable(r).bytes()); }
 
+QStringList resultFileNames() {
+    return {q("result.json"), q("experiment.json"),  q("spectrum.csv"),
+            q("heads.csv"),   q("lambda_trace.csv"), q("history.csv")};
+}
+
 std::vector<std::pair<QString, QByteArray>> resultFiles(const ExperimentResult& r,
                                                         const QByteArray& resultJson) {
+    const QStringList names = resultFileNames();
     std::vector<std::pair<QString, QByteArray>> files{
-        {q("result.json"), resultJson},
-        {q("experiment.json"), QJsonDocument(experimentToJson(r.config)).toJson()},
-        {q("spectrum.csv"), spectrumTable(r).bytes()},
-        {q("heads.csv"), headsTable(r).bytes()},
-        {q("lambda_trace.csv"), lambdaTraceTable(r).bytes()}};
+        {names[0], resultJson},
+        {names[1], QJsonDocument(experimentToJson(r.config)).toJson()},
+        {names[2], spectrumTable(r).bytes()},
+        {names[3], headsTable(r).bytes()},
+        {names[4], lambdaTraceTable(r).bytes()}};
     if (r.config.solver.kind != SolverKind::Poly)
-        files.emplace_back(q("history.csv"), historyTable(r).bytes());
+        files.emplace_back(names[5], historyTable(r).bytes());
     return files;
 }
 

@@ -55,6 +55,13 @@ QJsonObject resultToJson(const ExperimentResult& r);
 /// Runs of one experiment over several seeds: the task seed and the solver seed of run k are
 /// the configured ones plus k. Throws ConfigError if a seed would leave [0, 2^53].
 std::vector<ExperimentConfig> seedVariants(const ExperimentConfig& cfg, int count);
+/// Mean and sample standard deviation (divisor n - 1; 0 for a single value) of `v`, which
+/// must not be empty: the one formula behind every mean ± std summary (seeds, sweeps, bands).
+struct MeanStd {
+    double mean = 0;
+    double std = 0;
+};
+MeanStd meanAndStd(const std::vector<double>& v);
 /// Mean, sample standard deviation, min and max over runs of every scalar metric (and the
 /// fraction of certified runs), for mean ± band summaries.
 QJsonObject seedSummaryJson(const std::vector<ExperimentResult>& runs);
@@ -65,6 +72,10 @@ QString spectrumCsv(const ExperimentResult& r);
 QString headsCsv(const ExperimentResult& r);
 QString historyCsv(const ExperimentResult& r);
 
+/// The names of the data files resultFiles() writes, in its order: result.json,
+/// experiment.json, spectrum.csv, heads.csv, lambda_trace.csv, history.csv (the last for
+/// trainers only). The one home of these names for every caller that must avoid or list them.
+QStringList resultFileNames();
 /// The data files of one run, by file name, in the order they are written: result.json,
 /// experiment.json, spectrum.csv, heads.csv, lambda_trace.csv, and history.csv for trainers.
 /// `resultJson` is the text of result.json (the caller may have built a larger object).

@@ -477,13 +477,7 @@ QByteArray sweepSummaryCsv(const SweepPlan& plan, const std::vector<QJsonObject>
                     if (const double x = asNumber(c.get(results[i])); std::isfinite(x))
                         v.push_back(x);
             if (v.empty()) continue;
-            double mean = 0;
-            for (double x : v) mean += x;
-            mean /= static_cast<double>(v.size());
-            double ss = 0;
-            for (double x : v) ss += (x - mean) * (x - mean);
-            const double sd =
-                v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0;
+            const auto [mean, sd] = meanAndStd(v);
             std::sort(v.begin(), v.end());
             QStringList row{CsvTable::integer(p.index)};
             row += sweptCells(plan, p.index);

@@ -284,12 +284,7 @@ BandStats bandStats(std::vector<double> v, SweepFigureSpec::BandKind kind) {
     std::sort(v.begin(), v.end());
     switch (kind) {
     case SweepFigureSpec::BandKind::Std: {
-        double mean = 0;
-        for (double x : v) mean += x;
-        mean /= static_cast<double>(v.size());
-        double ss = 0;
-        for (double x : v) ss += (x - mean) * (x - mean);
-        const double sd = v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0;
+        const auto [mean, sd] = meanAndStd(v);
         s.centre = mean, s.lower = mean - sd, s.upper = mean + sd;
         break;
     }

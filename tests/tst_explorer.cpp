@@ -4,19 +4,14 @@
 #include "core/metrics.h"
 #include "core/resultio.h"
 #include "core/runner.h"
+#include "smallconfigs.h"
 #include <QJsonArray>
 #include <QTest>
 
 using namespace mhla;
 
 namespace {
-ExperimentConfig small(double p) {
-    ExperimentConfig cfg;
-    cfg.task.orthogonalProb = p;
-    cfg.task.samples = 4096;
-    cfg.eval.valSamples = cfg.eval.oodSamples = 512;
-    return cfg;
-}
+ExperimentConfig small(double p) { return test::smallAutomatonConfig(p); }
 } // namespace
 
 class TestExplorer : public QObject {

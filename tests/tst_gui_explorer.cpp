@@ -5,6 +5,7 @@
 #include "core/config.h"
 #include "core/explorer.h"
 #include "core/runner.h"
+#include "smallconfigs.h"
 #include "ui/certificatepanel.h"
 #include "ui/explorerpanel.h"
 #include "ui/headspanel.h"
@@ -20,13 +21,7 @@ using namespace mhla;
 using namespace mhla::ui;
 
 namespace {
-ExperimentConfig amConfig(double p) {
-    ExperimentConfig cfg;
-    cfg.task.orthogonalProb = p;
-    cfg.task.samples = 4096;
-    cfg.eval.valSamples = cfg.eval.oodSamples = 512;
-    return cfg;
-}
+ExperimentConfig amConfig(double p) { return test::smallAutomatonConfig(p); }
 RunRecord record(const ExperimentConfig& cfg, const QString& name) {
     RunRecord r;
     r.id = 1;
@@ -137,14 +132,7 @@ private Q_SLOTS:
             QVERIFY(!s.name.startsWith(QStringLiteral("certificate_samples")));
     }
     void headsTabShowsMinimalHeads() {
-        ExperimentConfig cfg;
-        cfg.task.kind = TaskKind::RandomMhla;
-        cfg.task.d = 4;
-        cfg.task.dOut = 4;
-        cfg.task.tokens = 8;
-        cfg.task.teacherHeads = 1;
-        cfg.task.samples = 2048;
-        cfg.eval.valSamples = cfg.eval.oodSamples = 256;
+        const ExperimentConfig cfg = test::smallMhlaConfig(4, 4, 8, 1, 2048, 256);
         const RunRecord rec = record(cfg, QStringLiteral("one head"));
         const ExperimentResult& r = *rec.result;
         QCOMPARE(r.identifiability->minHeads.minHeads, 1);

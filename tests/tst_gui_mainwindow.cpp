@@ -2,6 +2,7 @@
 // the panels show exactly core's result; Stop leaves the window usable at once; invalid values
 // disable Run with core's reason at the field; saved experiments and Reset reproduce runs.
 #include "core/runner.h"
+#include "guitestutil.h"
 #include "ui/appsettings.h"
 #include "ui/certificatepanel.h"
 #include "ui/curvespanel.h"
@@ -32,18 +33,9 @@
 
 using namespace mhla;
 using namespace mhla::ui;
+using namespace mhla::ui::test;
 
 namespace {
-
-bool waitIdle(MainWindow& w, int timeoutMs = 60000) {
-    RunController* c = w.findChild<RunController*>(QStringLiteral("runController"));
-    if (!c->isBusy()) return true;
-    QSignalSpy spy(c, &RunController::idle);
-    QElapsedTimer t;
-    t.start();
-    while (c->isBusy() && t.elapsed() < timeoutMs) spy.wait(200);
-    return !c->isBusy();
-}
 
 bool close(double a, double b, double rel = 1e-12) {
     if (std::isnan(a) && std::isnan(b)) return true;
@@ -71,9 +63,7 @@ private:
 
 private Q_SLOTS:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QVERIFY(m_dir.isValid());
-        AppSettings::useFile(m_dir.filePath(QStringLiteral("settings.ini")));
+        QVERIFY(useTestSettings(m_dir));
         QVERIFY(builtinPresets().size() >= 5);
     }
 

@@ -4,6 +4,7 @@
 // finish, the presets' sweeps parsed by core's parseSweep, and the automaton trace as a figure.
 #include "core/runner.h"
 #include "core/sweep.h"
+#include "guitestutil.h"
 #include "ui/appsettings.h"
 #include "ui/automatonpanel.h"
 #include "ui/experimentfile.h"
@@ -24,6 +25,7 @@
 
 using namespace mhla;
 using namespace mhla::ui;
+using namespace mhla::ui::test;
 
 namespace {
 
@@ -85,11 +87,7 @@ private:
     QTemporaryDir m_dir;
 
 private Q_SLOTS:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QVERIFY(m_dir.isValid());
-        AppSettings::useFile(m_dir.filePath(s("settings.ini")));
-    }
+    void initTestCase() { QVERIFY(useTestSettings(m_dir)); }
 
     void figuresRunsTheSweepAndDrawsIt() {
         const QString config = writeFile(m_dir, s("sweep.json"), kSweepFile);

@@ -1,6 +1,7 @@
 // Issue 9, "Broken — fix first": live controls belong to the run they were applied to; the
 // window fits a 1280×720 projector in every state; axis ticks are always readable numbers.
 #include "core/runner.h"
+#include "guitestutil.h"
 #include "ui/appsettings.h"
 #include "ui/certificatepanel.h"
 #include "ui/curvespanel.h"
@@ -39,19 +40,29 @@
 #include <QTest>
 #include <QTextBrowser>
 #include <QValueAxis>
+#include <functional>
 
 using namespace mhla;
 using namespace mhla::ui;
+using namespace mhla::ui::test;
 
 namespace {
 
-bool waitIdle(MainWindow& w, int timeoutMs = 60000) {
-    RunController* c = w.controller();
-    QElapsedTimer t;
-    t.start();
-    QSignalSpy spy(c, &RunController::idle);
-    while (c->isBusy() && t.elapsed() < timeoutMs) spy.wait(200);
-    return !c->isBusy();
+/// Runs every built-in preset in turn from an empty run list and, once each run has ended,
+/// shows every result tab and hands it to `visit(preset, panel)`. False if a run did not start
+/// or did not end in time.
+bool runEveryPresetAndShowTabs(MainWindow& w, const std::function<void(int, ResultPanel*)>& visit) {
+    for (int i = 0; i < builtinPresets().size(); ++i) {
+        w.runList()->clear();
+        w.loadPreset(i);
+        if (!w.startRuns() || !waitIdle(w)) return false;
+        for (ResultPanel* panel : w.resultPanels()) {
+            w.showTab(panel->panelId());
+            QCoreApplication::processEvents();
+            visit(i, panel);
+        }
+    }
+    return true;
 }
 
 /// A long trainer run (SGD preset, huge epoch count) to pause and scale.
@@ -143,11 +154,7 @@ private:
     QTemporaryDir m_dir;
 
 private Q_SLOTS:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QVERIFY(m_dir.isValid());
-        AppSettings::useFile(m_dir.filePath(QStringLiteral("settings.ini")));
-    }
+    void initTestCase() { QVERIFY(useTestSettings(m_dir)); }
 
     // --- Live controls -------------------------------------------------------------------
 
@@ -319,24 +326,15 @@ private Q_SLOTS:
         const QSize frame = w.frameGeometry().size() - w.geometry().size();
         w.resize(QSize(1280, 720) - frame);
         QStringList problems;
-        for (int i = 0; i < builtinPresets().size(); ++i) {
-            w.runList()->clear();
-            w.loadPreset(i);
-            QVERIFY(w.startRuns());
-            QVERIFY(waitIdle(w));
-            for (ResultPanel* panel : w.resultPanels()) {
-                w.showTab(panel->panelId());
-                QCoreApplication::processEvents();
-                auto* scroll =
-                    w.findChild<QScrollArea*>(panel->panelId() + QStringLiteral("Scroll"));
-                if (scroll->horizontalScrollBar()->maximum() > 0)
-                    problems << QStringLiteral("preset %1, %2: needs %3 px, has %4")
-                                    .arg(i + 1)
-                                    .arg(panel->panelId())
-                                    .arg(panel->widget()->minimumSizeHint().width())
-                                    .arg(scroll->viewport()->width());
-            }
-        }
+        QVERIFY(runEveryPresetAndShowTabs(w, [&](int i, ResultPanel* panel) {
+            auto* scroll = w.findChild<QScrollArea*>(panel->panelId() + QStringLiteral("Scroll"));
+            if (scroll->horizontalScrollBar()->maximum() > 0)
+                problems << QStringLiteral("preset %1, %2: needs %3 px, has %4")
+                                .arg(i + 1)
+                                .arg(panel->panelId())
+                                .arg(panel->widget()->minimumSizeHint().width())
+                                .arg(scroll->viewport()->width());
+        }));
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u'\n')));
     }
 
@@ -347,18 +345,10 @@ private Q_SLOTS:
         w.resize(1280, 720);
         w.show();
         QStringList problems;
-        for (int i = 0; i < builtinPresets().size(); ++i) {
-            w.runList()->clear();
-            w.loadPreset(i);
-            QVERIFY(w.startRuns());
-            QVERIFY(waitIdle(w));
-            for (ResultPanel* panel : w.resultPanels()) {
-                w.showTab(panel->panelId());
-                QCoreApplication::processEvents();
-                for (const PlotWidget* plot : panel->widget()->findChildren<PlotWidget*>())
-                    if (plot->hasData()) problems += axisProblems(plot);
-            }
-        }
+        QVERIFY(runEveryPresetAndShowTabs(w, [&](int, ResultPanel* panel) {
+            for (const PlotWidget* plot : panel->widget()->findChildren<PlotWidget*>())
+                if (plot->hasData()) problems += axisProblems(plot);
+        }));
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u'\n')));
     }
 

@@ -6,6 +6,7 @@
 #include "core/training/mhlamodel.h"
 #include "core/training/trainer.h"
 #include "core/training/training.h"
+#include "smallconfigs.h"
 #include <QTest>
 #include <atomic>
 #include <cmath>
@@ -19,16 +20,8 @@ using namespace mhla::training;
 namespace {
 
 ExperimentConfig smallConfig(SolverKind kind) {
-    ExperimentConfig cfg;
-    cfg.task.kind = TaskKind::RandomMhla;
+    ExperimentConfig cfg = test::smallMhlaConfig(3, 2, 5, 2, 256, 128);
     cfg.task.seed = 3;
-    cfg.task.d = 3;
-    cfg.task.tokens = 5;
-    cfg.task.dOut = 2;
-    cfg.task.teacherHeads = 2;
-    cfg.task.samples = 256;
-    cfg.eval.valSamples = 128;
-    cfg.eval.oodSamples = 128;
     cfg.solver.kind = kind;
     cfg.solver.heads = kind == SolverKind::Softmax ? 1 : 3;
     cfg.solver.layers = 2;

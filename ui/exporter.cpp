@@ -1,5 +1,6 @@
 #include "ui/exporter.h"
 #include "core/fileio.h"
+#include "core/resultio.h"
 #include <QBuffer>
 #include <QClipboard>
 #include <QDir>
@@ -261,10 +262,8 @@ bool isOurCsv(const QString& path) {
 QString plotCsvName(const QString& baseName) {
     // The data files of a results folder keep their one schema (core's writer); a plot's CSV
     // of the same base name gets a name of its own.
-    static const QStringList dataFiles{QStringLiteral("spectrum"), QStringLiteral("heads"),
-                                       QStringLiteral("lambda_trace"), QStringLiteral("history")};
-    return baseName +
-           (dataFiles.contains(baseName) ? QStringLiteral("_plot.csv") : QStringLiteral(".csv"));
+    const QString csv = baseName + QStringLiteral(".csv");
+    return resultFileNames().contains(csv) ? baseName + QStringLiteral("_plot.csv") : csv;
 }
 
 QStringList exportAllFileNames(const QList<const Figure*>& figures,
@@ -281,7 +280,9 @@ QStringList exportAllFileNames(const QList<const Figure*>& figures,
     if (result) {
         for (const auto& [name, bytes] : resultFiles(*result, {})) names << name;
     } else {
-        names << QStringLiteral("experiment.json") << QStringLiteral("result.json");
+        // Without a result only the JSON pair is known to be written.
+        for (const QString& name : resultFileNames())
+            if (name.endsWith(QStringLiteral(".json"))) names << name;
     }
     return names;
 }

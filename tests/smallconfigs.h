@@ -1,0 +1,35 @@
+// Small experiment configurations shared by the suites that run core end to end: quick enough
+// for every test, large enough for the quantities they check. Each suite keeps its own numbers.
+#pragma once
+
+#include "core/config.h"
+
+namespace mhla::test {
+
+/// The automaton task at orthogonal-transition probability `p`: 4096 samples, 512 validation
+/// and out-of-distribution samples.
+inline ExperimentConfig smallAutomatonConfig(double p) {
+    ExperimentConfig cfg;
+    cfg.task.orthogonalProb = p;
+    cfg.task.samples = 4096;
+    cfg.eval.valSamples = cfg.eval.oodSamples = 512;
+    return cfg;
+}
+
+/// A random multi-head linear attention teacher of `teacherHeads` heads on `tokens` tokens of
+/// dimension `d` with `dOut` outputs, `samples` training and `evalSamples` validation and
+/// out-of-distribution samples.
+inline ExperimentConfig smallMhlaConfig(int d, int dOut, int tokens, int teacherHeads, int samples,
+                                        int evalSamples) {
+    ExperimentConfig cfg;
+    cfg.task.kind = TaskKind::RandomMhla;
+    cfg.task.d = d;
+    cfg.task.dOut = dOut;
+    cfg.task.tokens = tokens;
+    cfg.task.teacherHeads = teacherHeads;
+    cfg.task.samples = samples;
+    cfg.eval.valSamples = cfg.eval.oodSamples = evalSamples;
+    return cfg;
+}
+
+} // namespace mhla::test
