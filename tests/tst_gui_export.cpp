@@ -62,6 +62,26 @@ private Q_SLOTS:
     }
     void cleanupTestCase() { m_window.reset(); }
 
+    // The Curves figures overlay only runs comparable with the selected one: their metadata
+    // lists exactly those, not every visible run.
+    void curvesMetadataListsTheRunsDrawn() {
+        MainWindow w;
+        w.addFinishedRun(QStringLiteral("other task"), m_result);
+        ExperimentResult other = m_result;
+        other.config.task.kind = m_result.config.task.kind == TaskKind::AssociativeMemory
+                                     ? TaskKind::RandomMhla
+                                     : TaskKind::AssociativeMemory;
+        w.addFinishedRun(QStringLiteral("selected"), other); // selected: the reference
+        const Figure* loss = nullptr;
+        for (const Figure* f : w.figures())
+            if (f->figureName() == QStringLiteral("loss")) loss = f;
+        QVERIFY(loss);
+        QStringList names;
+        for (const auto& r : w.exportMetadata(loss->figureTitle(), loss).runs) names << r.first;
+        QCOMPARE(names.size(), 1); // not "other task"
+        QVERIFY2(names.first().endsWith(QStringLiteral("selected")), qPrintable(names.first()));
+    }
+
     void exportEachFormat_data() {
         QTest::addColumn<QString>("figureName");
         for (const char* n :

@@ -29,6 +29,7 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
@@ -321,6 +322,39 @@ private Q_SLOTS:
         QVERIFY(isOurCsv(ours));
         QVERIFY(!isOurCsv(theirs));
     }
+    // A results folder's experiment goes into the form (untitled, not "saved-run"), unless the
+    // form holds unsaved edits: those stay, and the status bar says where the settings are.
+    void resultsFolderLoadsItsExperimentIntoTheForm() {
+        const QString dir = m_dir.filePath(QStringLiteral("form-run"));
+        QVERIFY(QDir().mkpath(dir));
+        const ExperimentResult r = smallRun();
+        QCOMPARE(writeFiles(dir, resultFiles(r, QJsonDocument(resultToJson(r)).toJson())),
+                 QString());
+        {
+            MainWindow w;
+            QVERIFY(w.experimentPanel()->config().task.d != r.config.task.d);
+            QCOMPARE(w.openResults(dir), QString());
+            const ExperimentConfig c = w.experimentPanel()->config();
+            QCOMPARE(c.task.d, r.config.task.d);
+            QCOMPARE(c.task.tokens, r.config.task.tokens);
+            QCOMPARE(c.task.samples, r.config.task.samples);
+            QVERIFY(!w.isWindowModified());
+            QVERIFY2(!w.windowTitle().contains(QStringLiteral("form-run")),
+                     qPrintable(w.windowTitle()));
+        }
+        MainWindow w;
+        auto* d = w.findChild<QLineEdit*>(QStringLiteral("field_task.d"));
+        QVERIFY(d);
+        const int edited = r.config.task.d + 2;
+        d->setText(QString::number(edited));
+        QVERIFY(w.isWindowModified());
+        QCOMPARE(w.openResults(dir), QString());
+        QCOMPARE(w.experimentPanel()->config().task.d, edited); // the edit is kept
+        QVERIFY(w.isWindowModified());
+        QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("About this experiment")),
+                 qPrintable(w.statusBar()->currentMessage()));
+    }
+
     // Issue 9: a results folder (solve --out, Export all) opens as a finished run that every
     // tab shows, with the numbers it was saved with.
     void resultsFolderLoadsAsRun() {

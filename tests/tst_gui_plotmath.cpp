@@ -1,6 +1,7 @@
 // The plot maths alone (no widgets): nice ticks, linear padding, log decades, the log floor,
 // empty data and manual ranges; tick labels are readable numbers that tell ticks apart.
 #include "ui/plotmath.h"
+#include <QFontMetricsF>
 #include <QTest>
 #include <cmath>
 
@@ -366,6 +367,14 @@ private Q_SLOTS:
         QCOMPARE(t.size(), 2);
         QCOMPARE(t[0].label, QStringLiteral("0.002"));
         QCOMPARE(t[1].label, QStringLiteral("0.005"));
+        // A sweep over 1, 2, 4, 8 heads (the x axis ends at the data): 1, 2, 4, 8, not 1, 2, 5.
+        t = logTicks(1, 8, true);
+        QCOMPARE(t.size(), 4);
+        QCOMPARE(t[0].label, QStringLiteral("1"));
+        QCOMPARE(t[1].label, QStringLiteral("2"));
+        QCOMPARE(t[2].label, QStringLiteral("4"));
+        QCOMPARE(t[3].label, QStringLiteral("8"));
+        QCOMPARE(logTicks(1, 8).size(), 3); // a y axis keeps 1, 2, 5: less crowded
         t = logTicks(2.1, 2.9);
         QCOMPARE(t.size(), 2); // nothing round inside: the ends
         QVERIFY(t[0].label != t[1].label);
@@ -390,7 +399,7 @@ private Q_SLOTS:
         QCOMPARE(typesetSubscripts(QStringLiteral("a < b & c")),
                  QStringLiteral("a &lt; b &amp; c")); // escaped: the text is HTML now
         QCOMPARE(typesetSubscripts(QStringLiteral("run_name _x x_")),
-                 QStringLiteral("run<sub>name</sub> _x x_"));
+                 QStringLiteral("run_name _x x_"));
         QVERIFY(PaperStyle::twoColumns().widthInches >
                 2 * PaperStyle::oneColumn().widthInches - 0.5);
         QCOMPARE(unicodeSubscripts(QStringLiteral("λ_min ≤ 0")),
@@ -398,6 +407,64 @@ private Q_SLOTS:
         QCOMPARE(unicodeSubscripts(QStringLiteral("σ_r")), QStringLiteral("σ\u1D63"));
         QCOMPARE(unicodeSubscripts(QStringLiteral("P_F, x_y")), // no subscript F or y: as it is
                  QStringLiteral("P_F, x_y"));
+    }
+
+    void keyNamesKeepTheirUnderscores_data() {
+        QTest::addColumn<QString>("plain");
+        QTest::addColumn<QString>("html");
+        QTest::addColumn<QString>("unicode");
+        QTest::newRow("dotted key")
+            << QStringLiteral("task.orthogonal_prob") << QStringLiteral("task.orthogonal_prob")
+            << QStringLiteral("task.orthogonal_prob");
+        QTest::newRow("metric") << QStringLiteral("distance_p_rel")
+                                << QStringLiteral("distance_p_rel")
+                                << QStringLiteral("distance_p_rel");
+        QTest::newRow("log metric")
+            << QStringLiteral("log10 ood_rel_mse") << QStringLiteral("log10 ood_rel_mse")
+            << QStringLiteral("log10 ood_rel_mse");
+        QTest::newRow("mixed") << QStringLiteral("λ_min at certificate_samples")
+                               << QStringLiteral("λ<sub>min</sub> at certificate_samples")
+                               << QStringLiteral("λ\u2098\u1D62\u2099 at certificate_samples");
+        QTest::newRow("run name") << QStringLiteral("mhla · random_mhla · kind=softmax")
+                                  << QStringLiteral("mhla · random_mhla · kind=softmax")
+                                  << QStringLiteral("mhla · random_mhla · kind=softmax");
+    }
+
+    void keyNamesKeepTheirUnderscores() {
+        QFETCH(QString, plain);
+        QFETCH(QString, html);
+        QFETCH(QString, unicode);
+        QCOMPARE(typesetSubscripts(plain), html);
+        QCOMPARE(unicodeSubscripts(plain), unicode);
+    }
+
+    void axisTitlesAreTypesetOnlyWhenAsked() {
+        QCOMPARE(axisTitleHtml(QStringLiteral("σ_r"), TitleText::Typeset),
+                 QStringLiteral("σ<sub>r</sub>"));
+        QCOMPARE(axisTitleHtml(QStringLiteral("σ_r"), TitleText::Literal), QStringLiteral("σ_r"));
+        QCOMPARE(axisTitleHtml(QStringLiteral("a_b < c"), TitleText::Literal),
+                 QStringLiteral("a_b &lt; c"));
+    }
+
+    void axisTitlesShrinkThenShortenToFit() {
+        QFont f;
+        f.setPointSizeF(10);
+        const QString t = QStringLiteral("MSE · OOD rel (validation)");
+        const double full = QFontMetricsF(f).horizontalAdvance(t);
+        FittedTitle r = fitAxisTitle(t, TitleText::Literal, f, full + 10);
+        QCOMPARE(r.font.pointSizeF(), 10.0); // fits: as it is
+        QCOMPARE(r.html, t);
+        QVERIFY(!r.elided);
+        r = fitAxisTitle(t, TitleText::Literal, f, 0.85 * full);
+        QVERIFY(r.font.pointSizeF() < 10 && r.font.pointSizeF() >= 7.5);
+        QVERIFY(QFontMetricsF(r.font).horizontalAdvance(t) <= 0.85 * full);
+        QCOMPARE(r.html, t);
+        QVERIFY(!r.elided);
+        r = fitAxisTitle(t, TitleText::Literal, f, 0.3 * full); // too short even at 7.5 pt
+        QCOMPARE(r.font.pointSizeF(), 7.5);
+        QVERIFY(r.elided);
+        QVERIFY(r.html.endsWith(QChar(0x2026)));
+        QVERIFY(QFontMetricsF(r.font).horizontalAdvance(r.html) <= 0.3 * full);
     }
 
     void panMovesTheGrabbedValueUnderTheCursor() {

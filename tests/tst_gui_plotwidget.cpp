@@ -6,7 +6,9 @@
 #include "ui/heatmapwidget.h"
 #include "ui/plotlegend.h"
 #include "ui/plotwidget.h"
+#include "ui/sweepfigures.h"
 #include <QApplication>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
@@ -21,6 +23,7 @@
 #include <QMimeData>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextDocument>
 #include <QValueAxis>
 #include <QWheelEvent>
 #include <cmath>
@@ -62,6 +65,78 @@ void wheel(QWidget* w, const QPoint& pos, int delta) {
 class TstGuiPlotWidget : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void keyNamesInAxisTitlesAreNotSubscripted() {
+        PlotWidget plot(QStringLiteral("t"));
+        plot.resize(500, 350);
+        mhla::SweepFigureData d;
+        d.xTitle = QStringLiteral("task.orthogonal_prob");
+        d.yTitle = QStringLiteral("distance_p_rel");
+        mhla::SweepPlotSeries s;
+        s.name = QStringLiteral("distance_p_rel");
+        s.x = {0.1, 0.5};
+        s.y = {1, 2};
+        d.series.push_back(s);
+        showSweepFigure(&plot, d);
+        QCOMPARE(chartOf(plot)->axes(Qt::Horizontal).first()->titleText(),
+                 QStringLiteral("task.orthogonal_prob"));
+        QCOMPARE(chartOf(plot)->axes(Qt::Vertical).first()->titleText(),
+                 QStringLiteral("distance_p_rel"));
+        // A title written to be typeset still gets its subscript.
+        plot.setAxisTitles(QStringLiteral("r"), QStringLiteral("σ_r"), TitleText::Typeset);
+        QCOMPARE(chartOf(plot)->axes(Qt::Vertical).first()->titleText(),
+                 QStringLiteral("σ<sub>r</sub>"));
+        plot.setAxisTitles(QStringLiteral("r"), QStringLiteral("σ_r"));
+        QCOMPARE(chartOf(plot)->axes(Qt::Vertical).first()->titleText(), QStringLiteral("σ_r"));
+    }
+
+    // At scale 2 the Curves tab's loss plot showed "MSE · O…": a title that does not fit gets a
+    // smaller font, then is shortened with its full text in the tooltip.
+    void axisTitlesFitAlongShortPlots() {
+        PlotWidget plot(QStringLiteral("loss"));
+        plot.setSeries({line(QStringLiteral("a"), 0.5)});
+        const QString y = QStringLiteral("MSE · OOD relative error (validation)");
+        plot.setAxisTitles(QStringLiteral("epoch"), y);
+        plot.resize(420, 230);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        QTest::qWait(50);
+        QChart* c = chartOf(plot);
+        QAbstractAxis* a = c->axes(Qt::Vertical).first();
+        QTextDocument doc;
+        doc.setHtml(a->titleText());
+        const double w = QFontMetricsF(a->titleFont()).horizontalAdvance(doc.toPlainText());
+        QVERIFY2(w <= c->plotArea().height(),
+                 qPrintable(
+                     QStringLiteral("%1 px title along %2 px").arg(w).arg(c->plotArea().height())));
+        if (doc.toPlainText() != y) QVERIFY(plot.findChild<QChartView*>()->toolTip().contains(y));
+    }
+
+    void statesAreCategoriesOnTheYAxis() {
+        PlotWidget plot(QStringLiteral("automaton_states"));
+        plot.resize(500, 350);
+        plot.setYCategories({QStringLiteral("q0"), QStringLiteral("q1"), QStringLiteral("q2")});
+        PlotSeries s;
+        s.name = QStringLiteral("true state");
+        s.style = PlotSeries::Style::LineMarkers;
+        s.points = {{0, 0}, {1, 2}, {2, 1}, {3, 1}};
+        plot.setSeries({s});
+        auto check = [&plot] {
+            auto* y = qobject_cast<QCategoryAxis*>(chartOf(plot)->axes(Qt::Vertical).first());
+            QVERIFY(y);
+            QCOMPARE(y->categoriesLabels(), QStringList({QStringLiteral("q0"), QStringLiteral("q1"),
+                                                         QStringLiteral("q2")}));
+            for (int k = 0; k < 3; ++k)
+                QCOMPARE(y->endValue(y->categoriesLabels()[k]), static_cast<double>(k));
+            QCOMPARE(y->min(), -0.5);
+            QCOMPARE(y->max(), 2.5);
+        };
+        check();
+        if (QTest::currentTestFailed()) return;
+        s.points = {{0, 0}, {1, 0}, {2, 0}}; // refreshed in place: still the whole state range
+        plot.setSeries({s});
+        check();
+    }
+
     void legendWrapsInsteadOfCuttingNames() {
         PlotWidget plot(QStringLiteral("t"));
         QList<PlotSeries> series;
@@ -299,7 +374,8 @@ private Q_SLOTS:
         QVERIFY(dir.isValid());
         PlotWidget plot(QStringLiteral("lambda_trace"));
         plot.setTitle(QStringLiteral("λ_min(Λ) vs samples seen — #1 AM certified"));
-        plot.setAxisTitles(QStringLiteral("samples seen k"), QStringLiteral("λ_min of Λ"));
+        plot.setAxisTitles(QStringLiteral("samples seen k"), QStringLiteral("λ_min of Λ"),
+                           TitleText::Typeset);
         plot.setNote(QStringLiteral("A caption that belongs in the app"));
         plot.setSeries({line(QStringLiteral("λ_min"), 1)});
         ExportMetadata meta;

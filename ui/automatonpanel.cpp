@@ -202,7 +202,8 @@ void AutomatonPanel::showRun(const RunRecord* run) {
     const int wrong = static_cast<int>(wrongS.points.size());
     m_plot->setTitle(
         tr("Automaton execution: state per step (%1 wrong of %2 learned steps)").arg(wrong).arg(L));
-    m_plot->setAxisTitles(tr("step"), tr("state index (q0, q1, ...)"));
+    m_plot->setAxisTitles(tr("step"), tr("state"));
+    m_plot->setYCategories(rows); // q0..q(s-1) at 0..s-1, never -0.5 or 1.5
     m_plot->setNote(tr("the example word (length %1) on a fresh random DFA; step 0 is the start "
                        "state; orange-red triangles: the learned model's wrong steps")
                         .arg(L));

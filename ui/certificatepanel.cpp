@@ -133,7 +133,7 @@ CertificatePanel::CertificatePanel(QWidget* parent) : QWidget(parent) {
     m_spectrum->setLogY(true);
     m_trace = new PlotWidget(QStringLiteral("lambda_trace"), split);
     m_trace->setTitle(tr("λ_min(Λ) vs samples seen"));
-    m_trace->setAxisTitles(tr("samples seen k"), tr("λ_min of Λ (first k)"));
+    m_trace->setAxisTitles(tr("samples seen k"), tr("λ_min of Λ (first k)"), TitleText::Typeset);
     m_trace->setLogX(true);
     m_trace->setLogY(true);
     split->addWidget(m_spectrum);

@@ -186,6 +186,10 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& allRuns) {
         if (same || m_allTasksCheck->isChecked()) runs << r;
         if (!same) ++otherTasks;
     }
+    m_drawnRunIds.clear();
+    for (const RunRecord* r : runs)
+        if (r->config.solver.kind != SolverKind::Poly || !r->history().empty() || r->result)
+            m_drawnRunIds << r->id;
     m_allTasksCheck->setText(tr("Overlay %n run(s) of other tasks", nullptr, otherTasks));
     m_otherTasksRow->setVisible(otherTasks > 0 || m_allTasksCheck->isChecked());
     QList<PlotSeries> loss, dist, lossRefs, distRefs;

@@ -28,6 +28,7 @@ public:
     void showRun(const RunRecord* run) override;
     void showRuns(const QList<const RunRecord*>& runs) override;
     bool overlaysRuns() const override { return true; }
+    QList<int> drawnRunIds() const override { return m_drawnRunIds; }
     void liveUpdate(const RunRecord* run, const QList<const RunRecord*>& visible, bool) override {
         if (run->visible && !run->history().empty()) showRuns(visible);
     }
@@ -59,6 +60,7 @@ private:
     QCheckBox* m_allTasksCheck = nullptr;
     QWidget* m_otherTasksRow = nullptr;
     std::optional<ExperimentConfig> m_reference; ///< config of the selected run
+    QList<int> m_drawnRunIds;                    ///< the runs the plots show (ids)
     QSlider* m_smoothSlider = nullptr;
     QLabel* m_smoothValue = nullptr;
     PlotWidget* m_loss = nullptr;

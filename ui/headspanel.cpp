@@ -59,7 +59,7 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent) {
     m_coeffs = new HeatmapWidget(QStringLiteral("coefficients"), bottom);
     m_sv = new PlotWidget(QStringLiteral("singular_values"), bottom);
     m_sv->setTitle(tr("Singular values of unfold(P)"));
-    m_sv->setAxisTitles(tr("r"), tr("σ_r"));
+    m_sv->setAxisTitles(tr("r"), tr("σ_r"), TitleText::Typeset);
     m_sv->setLogY(true);
     bottom->addWidget(m_coeffs);
     bottom->addWidget(m_sv);

@@ -47,6 +47,7 @@
 #include <QTextBrowser>
 #include <QToolBar>
 #include <QUrl>
+#include <optional>
 
 namespace mhla::ui {
 
@@ -490,11 +491,16 @@ ExportMetadata MainWindow::exportMetadata(const QString& title, const Figure* fi
     ExportMetadata m;
     m.title = title;
     bool overlay = !figure;
+    std::optional<QList<int>> drawn; // the overlaying panel's runs: those its filter kept
     for (const ResultPanel* panel : m_resultPanels)
-        if (figure && panel->overlaysRuns() && panel->figures().contains(figure)) overlay = true;
+        if (figure && panel->overlaysRuns() && panel->figures().contains(figure)) {
+            overlay = true;
+            drawn = panel->drawnRunIds();
+        }
     if (overlay)
         for (const RunRecord* r : m_runs->visibleRuns())
-            m.runs << qMakePair(r->name, experimentToJson(r->config));
+            if (!drawn || drawn->contains(r->id))
+                m.runs << qMakePair(r->name, experimentToJson(r->config));
     if (m.runs.isEmpty())
         if (const RunRecord* r = m_runs->current())
             m.runs << qMakePair(r->name, experimentToJson(r->config));
@@ -801,13 +807,34 @@ QString MainWindow::openResults(const QString& dir) {
     addFinishedRun(folder->name, folder->result, abs);
     m_settings.addRecentFile(abs);
     updateRecentMenu();
+    const QJsonObject experiment = experimentToJson(folder->result.config);
+    // The form shows the loaded run's experiment (ready to rerun or vary) unless it holds
+    // unsaved edits, which are never replaced silently. The form is then untitled: Save asks
+    // for a name, so the file open before is not overwritten with the run's settings, and the
+    // folder is not taken for an experiment file.
+    const bool keepForm = isWindowModified();
+    if (!keepForm) {
+        m_panel->setExperiment(experiment);
+        setCurrentFile(QString());
+    }
     QString note =
         tr("<h3>%1</h3><p>Results loaded from %2.</p>")
             .arg(folder->name.toHtmlEscaped(), QDir::toNativeSeparators(abs).toHtmlEscaped());
     for (const QString& n : folder->notes)
         note += QStringLiteral("<p>%1.</p>").arg(n.toHtmlEscaped());
+    note +=
+        tr("<p>Its experiment%1:</p><pre>%2</pre>")
+            .arg(keepForm ? tr(" (the form keeps your unsaved edits)") : tr(" (now in the form)"),
+                 QString::fromUtf8(QJsonDocument(experiment).toJson(QJsonDocument::Indented))
+                     .toHtmlEscaped());
     m_explanation->setHtml(note);
-    statusBar()->showMessage(tr("Loaded %1").arg(QDir::toNativeSeparators(abs)), 4000);
+    statusBar()->showMessage(
+        keepForm
+            ? tr("Loaded %1; the form keeps your unsaved edits: the run's settings are in "
+                 "About this experiment")
+                  .arg(QDir::toNativeSeparators(abs))
+            : tr("Loaded %1; its experiment is in the form").arg(QDir::toNativeSeparators(abs)),
+        keepForm ? 10000 : 4000);
     return {};
 }
 

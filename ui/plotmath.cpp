@@ -1,7 +1,9 @@
 #include "ui/plotmath.h"
+#include <QFontMetricsF>
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace mhla::ui {
 
@@ -163,7 +165,7 @@ QString logTickLabel(double value) {
         .arg(std::abs(e), 2, 10, QLatin1Char('0'));
 }
 
-QList<LogTick> logTicks(double lo, double hi) {
+QList<LogTick> logTicks(double lo, double hi, bool wide) {
     QList<LogTick> out;
     if (!(lo > 0) || !(hi > lo) || !std::isfinite(hi)) return out;
     const double e0 = std::log10(lo), e1 = std::log10(hi);
@@ -172,9 +174,13 @@ QList<LogTick> logTicks(double lo, double hi) {
          e <= static_cast<int>(std::floor(e1 + 1e-9)); ++e)
         if (e % k == 0) out << LogTick{static_cast<double>(e), logTickLabel(std::pow(10.0, e))};
     if (out.size() >= 2) return out;
-    // Less than two decades in view (a zoom): round mantissas inside the range.
-    for (const QList<int>& mantissas :
-         {QList<int>{1, 2, 5}, QList<int>{1, 2, 3, 4, 5, 6, 7, 8, 9}}) {
+    // Less than two decades in view (a zoom, a sweep over 1..8 heads): round mantissas inside
+    // the range, at least four of them when 1, 2, 4, 8 gives more than 1, 2, 5 (1..8: 1, 2, 4,
+    // 8, not 1, 2, 5).
+    const std::pair<QList<int>, int> sets[] = {
+        {{1, 2, 5}, 4}, {{1, 2, 4, 8}, 3}, {{1, 2, 5}, 2}, {{1, 2, 3, 4, 5, 6, 7, 8, 9}, 2}};
+    for (const auto& [mantissas, least] : sets) {
+        if (!wide && least > 2) continue;
         out.clear();
         for (int e = static_cast<int>(std::floor(e0)) - 1; e <= static_cast<int>(std::ceil(e1));
              ++e)
@@ -183,7 +189,7 @@ QList<LogTick> logTicks(double lo, double hi) {
                 if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9))
                     out << LogTick{std::log10(v), QString::number(v, 'g', 3)};
             }
-        if (out.size() >= 2) return out;
+        if (out.size() >= least) return out;
     }
     out = {LogTick{e0, QString::number(lo, 'g', 4)}, LogTick{e1, QString::number(hi, 'g', 4)}};
     if (out[0].label == out[1].label) {
@@ -243,7 +249,10 @@ Ranges computeRanges(const PlotState& st) {
     if (st.logX) padLog(x0, x1, 0);
     else if (!bars && !(x1 - x0 > 1e-9 * std::max(std::abs(x0), std::abs(x1)))) padLinear(x0, x1);
     if (st.logY) padLog(y0, y1);
-    else padLinear(y0, y1);
+    else if (!st.yCategories.isEmpty()) {
+        y0 = -0.5;
+        y1 = static_cast<double>(st.yCategories.size()) - 0.5;
+    } else padLinear(y0, y1);
     if (st.manualRange) {
         const QRectF& m = *st.manualRange;
         if (m.left() < m.right() && (!st.logX || m.left() > 0)) {
@@ -377,22 +386,47 @@ double valueAtFraction(double f, double lo, double hi, bool log) {
     return lo + f * (hi - lo);
 }
 
+namespace {
+
+/// True when plain[i] is a "_" that starts a deliberate subscript: after a one-letter symbol
+/// ("λ_min", "σ_r", "x_y") or a sign ("‖P*‖_F"), before a letter or digit. Key and metric
+/// names ("task.orthogonal_prob", "distance_p_rel", "certificate_samples") are written as
+/// they are: their "_" follows a word or another "_" or ".".
+bool subscriptAt(const QString& plain, qsizetype i, qsizetype* end) {
+    const qsizetype n = plain.size();
+    if (plain[i] != u'_' || i == 0 || i + 1 >= n || !plain[i + 1].isLetterOrNumber()) return false;
+    const QChar before = plain[i - 1];
+    if (before.isSpace() || before == u'_' || before == u'.') return false;
+    if (before.isLetterOrNumber()) {
+        // The symbol is one letter: nothing word-like before it.
+        if (i >= 2) {
+            const QChar b2 = plain[i - 2];
+            if (b2.isLetterOrNumber() || b2 == u'_' || b2 == u'.' || b2.isMark()) return false;
+        }
+    }
+    qsizetype j = i + 1;
+    while (j < n && plain[j].isLetterOrNumber()) ++j;
+    // "p_rel_x", "a_b.c": part of a longer name.
+    if (j < n &&
+        (plain[j] == u'_' || (plain[j] == u'.' && j + 1 < n && plain[j + 1].isLetterOrNumber())))
+        return false;
+    *end = j;
+    return true;
+}
+
+} // namespace
+
 QString typesetSubscripts(const QString& plain) {
     QString out;
-    const QString esc = plain.toHtmlEscaped();
-    for (int i = 0; i < esc.size(); ++i) {
-        const QChar c = esc[i];
-        // "_" after a symbol and before a letter or digit starts a subscript that runs to the
-        // end of the word.
-        if (c == u'_' && i > 0 && !esc[i - 1].isSpace() && i + 1 < esc.size() &&
-            esc[i + 1].isLetterOrNumber()) {
-            int j = i + 1;
-            while (j < esc.size() && esc[j].isLetterOrNumber()) ++j;
-            out += QStringLiteral("<sub>") + esc.mid(i + 1, j - i - 1) + QStringLiteral("</sub>");
+    for (qsizetype i = 0; i < plain.size(); ++i) {
+        qsizetype j = 0;
+        if (subscriptAt(plain, i, &j)) {
+            out += QStringLiteral("<sub>") + plain.mid(i + 1, j - i - 1).toHtmlEscaped() +
+                   QStringLiteral("</sub>");
             i = j - 1;
             continue;
         }
-        out += c;
+        out += QString(plain[i]).toHtmlEscaped();
     }
     return out;
 }
@@ -404,17 +438,15 @@ QString unicodeSubscripts(const QString& plain) {
         "\u1D62\u2C7C\u2096\u2097\u2098\u2099\u2092\u209A\u1D63\u209B\u209C\u1D64\u1D65"
         "\u2093");
     QString out;
-    for (int i = 0; i < plain.size(); ++i) {
-        if (plain[i] == u'_' && i > 0 && !plain[i - 1].isSpace() && i + 1 < plain.size() &&
-            plain[i + 1].isLetterOrNumber()) {
-            int j = i + 1;
+    for (qsizetype i = 0; i < plain.size(); ++i) {
+        qsizetype j = 0;
+        if (subscriptAt(plain, i, &j)) {
             QString sub;
             bool all = true;
-            while (j < plain.size() && plain[j].isLetterOrNumber()) {
-                const qsizetype k = from.indexOf(plain[j]);
-                if (k < 0) all = false;
-                else sub += to[k];
-                ++j;
+            for (qsizetype k = i + 1; k < j; ++k) {
+                const qsizetype m = from.indexOf(plain[k]);
+                if (m < 0) all = false;
+                else sub += to[m];
             }
             if (all) {
                 out += sub;
@@ -424,6 +456,27 @@ QString unicodeSubscripts(const QString& plain) {
         }
         out += plain[i];
     }
+    return out;
+}
+
+QString axisTitleHtml(const QString& title, TitleText kind) {
+    return kind == TitleText::Typeset ? typesetSubscripts(title) : title.toHtmlEscaped();
+}
+
+FittedTitle fitAxisTitle(const QString& title, TitleText kind, const QFont& font, double room) {
+    FittedTitle out{axisTitleHtml(title, kind), font, false};
+    const double pt = font.pointSizeF() > 0 ? font.pointSizeF() : 9;
+    const double minPt = std::min(pt, std::max(7.0, 0.75 * pt));
+    // The plain text is at least as wide as the typeset one (subscripts are smaller).
+    auto width = [&title](const QFont& f) { return QFontMetricsF(f).horizontalAdvance(title); };
+    if (title.isEmpty() || !(room > 0) || width(font) <= room) return out;
+    out.font.setPointSizeF(std::max(minPt, pt * room / width(font)));
+    while (width(out.font) > room && out.font.pointSizeF() > minPt + 1e-9)
+        out.font.setPointSizeF(std::max(minPt, out.font.pointSizeF() - 0.25));
+    if (width(out.font) <= room) return out;
+    const QString cut = QFontMetricsF(out.font).elidedText(title, Qt::ElideRight, room);
+    out.html = cut.toHtmlEscaped();
+    out.elided = true;
     return out;
 }
 

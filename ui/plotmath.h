@@ -3,6 +3,7 @@
 // (padding, log decades, the floor of a log axis, empty data), nice tick positions and tick
 // labels. PlotWidget draws what these functions decide; tst_gui_plotmath tests them alone.
 #include <QColor>
+#include <QFont>
 #include <QList>
 #include <QPointF>
 #include <QRectF>
@@ -34,9 +35,17 @@ struct PlotSeries {
     static PlotSeries hline(const QString& name, double y, const QColor& c, bool inLegend = true);
 };
 
+/// How an axis title is shown. Literal: as written (key and metric names such as
+/// "task.orthogonal_prob"); Typeset: "_x" subscripts of names written to be typeset ("λ_min").
+enum class TitleText { Literal, Typeset };
+
 /// Everything that defines a plot (so that exports can rebuild it at any size).
 struct PlotState {
     QString title, xTitle, yTitle;
+    TitleText xTitleText = TitleText::Literal, yTitleText = TitleText::Literal;
+    /// Non-empty (and a linear y axis): the y values are the categories 0..n-1 (states), drawn
+    /// from -0.5 to n-0.5 with one tick per category labelled with its name.
+    QStringList yCategories;
     QList<PlotSeries> series;
     bool logX = false, logY = false;
     std::optional<QRectF>
@@ -102,9 +111,10 @@ struct LogTick {
     QString label;
 };
 /// Ticks of a log axis over [lo, hi] (both > 0): every decadesPerTick()-th decade when the
-/// range holds at least two; else 1, 2, 5 × 10^e, then 1…9 × 10^e; else the two ends. Labels
-/// are distinct readable numbers.
-QList<LogTick> logTicks(double lo, double hi);
+/// range holds at least two; else 1, 2, 5 × 10^e (`wide`, a horizontal axis with room for more
+/// labels: 1, 2, 4, 8 × 10^e when that gives three or more ticks and 1, 2, 5 fewer than four),
+/// then 1…9 × 10^e; else the two ends. Labels are distinct readable numbers.
+QList<LogTick> logTicks(double lo, double hi, bool wide = false);
 
 /// The label of a log-axis tick at 10^e: "1e-20", "0.01", "1", "1000", "1e+06".
 QString logTickLabel(double value);
@@ -157,8 +167,23 @@ struct PaperStyle {
 };
 
 /// Plain text with "_x" subscripts ("λ_min(Λ)", "σ_r", "‖P̂ − P*‖_F") as HTML with <sub> tags,
-/// everything else escaped: "λ<sub>min</sub>(Λ)".
+/// everything else escaped: "λ<sub>min</sub>(Λ)". Only a "_" after a one-letter symbol or a
+/// sign starts a subscript: names in text ("certificate_samples", "task.orthogonal_prob",
+/// "distance_p_rel") stay as they are.
 QString typesetSubscripts(const QString& plain);
+/// An axis title as the HTML an axis shows: escaped, with subscripts only when Typeset.
+QString axisTitleHtml(const QString& title, TitleText kind);
+
+/// An axis title fitted into `room` pixels along its axis (a short plot at scale 2 cut
+/// "MSE · OOD" to "MSE · O…"): the font shrunk, down to 75 % of its size and not below 7 pt,
+/// until the title fits; else the title shortened with "…" at that size (`elided`: the full
+/// text belongs in a tooltip).
+struct FittedTitle {
+    QString html;
+    QFont font;
+    bool elided = false;
+};
+FittedTitle fitAxisTitle(const QString& title, TitleText kind, const QFont& font, double room);
 
 /// Plain text with "_x" subscripts in Unicode subscript letters where they exist ("λ_min" →
 /// "λₘᵢₙ", "σ_r" → "σᵣ"; a subscript with a letter that has none stays as it is): for text

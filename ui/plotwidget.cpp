@@ -46,19 +46,32 @@ void keepLabelsWhole(QAbstractAxis* a) { a->setTruncateLabels(false); }
 double toAxis(double v, bool log) { return log ? std::log10(v) : v; }
 double fromAxis(double a, bool log) { return log ? std::pow(10.0, a) : a; }
 
-void setLogTicks(QCategoryAxis* a, double lo, double hi) {
+void setLogTicks(QCategoryAxis* a, double lo, double hi, bool horizontal) {
     const QStringList old = a->categoriesLabels();
     for (const QString& l : old) a->remove(l);
     a->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     const double e0 = std::log10(lo), e1 = std::log10(hi);
     a->setStartValue(e0 - 1); // the first tick may sit at the lower end
     a->setRange(e0, e1);
-    for (const LogTick& t : logTicks(lo, hi)) a->append(t.label, t.exponent);
+    for (const LogTick& t : logTicks(lo, hi, horizontal)) a->append(t.label, t.exponent);
 }
 
-QCategoryAxis* makeLogAxis(double lo, double hi) {
+/// A category axis (states 0..n-1): one tick per category inside [lo, hi] at its integer value,
+/// labelled with its name; nothing between them (no "0.5", no negative values).
+void setCategoryTicks(QCategoryAxis* a, double lo, double hi, const QStringList& names) {
+    const QStringList old = a->categoriesLabels();
+    for (const QString& l : old) a->remove(l);
+    a->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    a->setStartValue(lo - 1);
+    a->setRange(lo, hi);
+    for (qsizetype k = 0; k < names.size(); ++k)
+        if (static_cast<double>(k) >= lo && static_cast<double>(k) <= hi)
+            a->append(names[k], static_cast<double>(k));
+}
+
+QCategoryAxis* makeLogAxis(double lo, double hi, bool horizontal) {
     auto* a = new QCategoryAxis;
-    setLogTicks(a, lo, hi);
+    setLogTicks(a, lo, hi, horizontal);
     keepLabelsWhole(a);
     return a;
 }
@@ -170,8 +183,18 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
         setLinearTicks(a, lo, hi, st.manualRange.has_value());
         return a;
     };
-    ax = st.logX ? static_cast<QAbstractAxis*>(makeLogAxis(r0.x0, r0.x1)) : linear(r0.x0, r0.x1);
-    ay = st.logY ? static_cast<QAbstractAxis*>(makeLogAxis(r0.y0, r0.y1)) : linear(r0.y0, r0.y1);
+    ax = st.logX ? static_cast<QAbstractAxis*>(makeLogAxis(r0.x0, r0.x1, true))
+                 : linear(r0.x0, r0.x1);
+    if (st.logY) {
+        ay = makeLogAxis(r0.y0, r0.y1, false);
+    } else if (!st.yCategories.isEmpty()) {
+        auto* ca = new QCategoryAxis;
+        setCategoryTicks(ca, r0.y0, r0.y1, st.yCategories);
+        keepLabelsWhole(ca);
+        ay = ca;
+    } else {
+        ay = linear(r0.y0, r0.y1);
+    }
     // The axes may have rounded the range to nice numbers: reference lines span what is shown.
     Ranges r = r0;
     if (!st.logX)
@@ -184,9 +207,9 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
             r.y0 = va->min();
             r.y1 = va->max();
         }
-    // Axis titles are ours: "λ_min" is typeset as λ with a subscript.
-    ax->setTitleText(typesetSubscripts(st.xTitle));
-    ay->setTitleText(typesetSubscripts(st.yTitle));
+    // Axis titles are rich text: key names are escaped, typeset names get subscripts.
+    ax->setTitleText(axisTitleHtml(st.xTitle, st.xTitleText));
+    ay->setTitleText(axisTitleHtml(st.yTitle, st.yTitleText));
     if (paper) {
         for (QAbstractAxis* a : {ax, ay}) {
             QFont f = a->labelsFont();
@@ -498,8 +521,8 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
             for (QAction* a : menu.actions()) a->setEnabled(a->isSeparator() || hasData());
             menu.exec(m_view->viewport()->mapToGlobal(at));
         });
-    m_view->setToolTip(tr("Wheel: zoom · drag: zoom to a box · Shift+drag or middle drag: pan · "
-                          "double-click: fit to the data"));
+    m_view->setToolTip(viewHelp());
+    connect(m_chart, &QChart::plotAreaChanged, this, [this] { fitAxisTitles(); });
     m_noteLabel = new QLabel(this);
     m_noteLabel->setObjectName(figureName + QStringLiteral("Note"));
     m_noteLabel->setFont(small);
@@ -539,10 +562,20 @@ void PlotWidget::setHoverText(const QString& text) {
     m_titleLabel->setVisible(text.isEmpty());
 }
 
-void PlotWidget::setAxisTitles(const QString& x, const QString& y) {
-    if (x == m_state.xTitle && y == m_state.yTitle) return;
+void PlotWidget::setAxisTitles(const QString& x, const QString& y, TitleText kind) {
+    if (x == m_state.xTitle && y == m_state.yTitle && kind == m_state.xTitleText &&
+        kind == m_state.yTitleText)
+        return;
     m_state.xTitle = x;
     m_state.yTitle = y;
+    m_state.xTitleText = kind;
+    m_state.yTitleText = kind;
+    rebuild();
+}
+
+void PlotWidget::setYCategories(const QStringList& names) {
+    if (names == m_state.yCategories) return;
+    m_state.yCategories = names;
     rebuild();
 }
 
@@ -628,6 +661,9 @@ void PlotWidget::rebuild() {
         delete a;
     }
     m_handles = populate(m_chart, m_state, isDarkPalette(palette()), false, &m_shown);
+    if (const auto axes = m_chart->axes(); !axes.isEmpty())
+        m_axisTitleFont = axes.first()->titleFont();
+    fitAxisTitles();
     placeTitle();
     m_signature = signatureOf(m_state);
     updateNote();
@@ -645,14 +681,21 @@ void PlotWidget::refreshData() {
     const auto vy = m_chart->axes(Qt::Vertical);
     auto setAxis = [this](QAbstractAxis* a, double lo, double hi) {
         if (auto* ca = qobject_cast<QCategoryAxis*>(a)) { // a log axis
-            setLogTicks(ca, lo, hi);
+            setLogTicks(ca, lo, hi, a->orientation() == Qt::Horizontal);
         } else if (auto* va = qobject_cast<QValueAxis*>(a)) {
             setLinearTicks(va, lo, hi, m_state.manualRange.has_value());
         }
         return true;
     };
+    auto setYAxis = [&](QAbstractAxis* a, double lo, double hi) {
+        if (m_state.logY || m_state.yCategories.isEmpty()) return setAxis(a, lo, hi);
+        auto* ca = qobject_cast<QCategoryAxis*>(a);
+        if (!ca) return false;
+        setCategoryTicks(ca, lo, hi, m_state.yCategories);
+        return true;
+    };
     if ((!hx.isEmpty() && !setAxis(hx.first(), r.x0, r.x1)) ||
-        (!vy.isEmpty() && !setAxis(vy.first(), r.y0, r.y1))) {
+        (!vy.isEmpty() && !setYAxis(vy.first(), r.y0, r.y1))) {
         rebuild();
         return;
     }
@@ -865,6 +908,33 @@ bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
         setHoverText({});
     }
     return QWidget::eventFilter(watched, event);
+}
+
+void PlotWidget::fitAxisTitles() {
+    const QRectF area = m_chart->plotArea();
+    if (m_fittingTitles || !(area.width() > 0) || !(area.height() > 0)) return;
+    m_fittingTitles = true;
+    QStringList whole;
+    for (const Qt::Orientation o : {Qt::Horizontal, Qt::Vertical}) {
+        const auto axes = m_chart->axes(o);
+        if (axes.isEmpty()) continue;
+        QAbstractAxis* a = axes.first();
+        const bool x = o == Qt::Horizontal;
+        const QString& title = x ? m_state.xTitle : m_state.yTitle;
+        const FittedTitle f = fitAxisTitle(title, x ? m_state.xTitleText : m_state.yTitleText,
+                                           m_axisTitleFont, (x ? area.width() : area.height()) - 4);
+        if (a->titleFont() != f.font) a->setTitleFont(f.font);
+        if (a->titleText() != f.html) a->setTitleText(f.html);
+        if (f.elided) whole << title;
+    }
+    m_view->setToolTip(whole.isEmpty() ? viewHelp()
+                                       : whole.join(u'\n') + QStringLiteral("\n\n") + viewHelp());
+    m_fittingTitles = false;
+}
+
+QString PlotWidget::viewHelp() {
+    return tr("Wheel: zoom · drag: zoom to a box · Shift+drag or middle drag: pan · "
+              "double-click: fit to the data");
 }
 
 void PlotWidget::resizeEvent(QResizeEvent* e) {

@@ -33,7 +33,12 @@ public:
     ~PlotWidget() override;
 
     void setTitle(const QString& t);
-    void setAxisTitles(const QString& x, const QString& y);
+    /// Axis titles, shown as written unless `kind` is Typeset (for titles written to be
+    /// typeset, "λ_min of Λ", "σ_r": "_x" becomes a subscript).
+    void setAxisTitles(const QString& x, const QString& y, TitleText kind = TitleText::Literal);
+    /// Categories on the y axis (states): the values 0..n-1 labelled with these names, the
+    /// axis from -0.5 to n-0.5 with ticks only at the categories. Empty: a numeric y axis.
+    void setYCategories(const QStringList& names);
     /// Replaces the data. Series with the same structure as before are refreshed in place with
     /// QXYSeries::replace(); a new structure rebuilds the chart.
     void setSeries(const QList<PlotSeries>& series);
@@ -94,6 +99,10 @@ private:
     void setHoverText(const QString& text);
     /// Puts the title in the tool row if it fits there whole, else above the chart.
     void placeTitle();
+    /// Fits the axis titles along the plot area (plotmath::fitAxisTitle); a shortened title is
+    /// shown whole in the chart's tooltip.
+    void fitAxisTitles();
+    static QString viewHelp();
     /// The plot area in viewport pixels.
     QRectF plotAreaInViewport() const;
     /// A viewport position as fractions of the plot area (0, 0 = bottom left).
@@ -106,6 +115,8 @@ private:
     QList<QAbstractSeries*> m_handles;
     QStringList m_signature;
     QLabel* m_hover = nullptr;
+    QFont m_axisTitleFont; ///< the axes' title font before fitAxisTitles()
+    bool m_fittingTitles = false;
     ElidedLabel* m_titleLabel = nullptr;
     int m_titleRoom = 0; ///< the title label's width when last seen
     QLabel* m_noteLabel = nullptr;

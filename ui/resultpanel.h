@@ -41,6 +41,9 @@ public:
     }
     /// True when this panel's figures show every visible run (not only the selected one).
     virtual bool overlaysRuns() const { return false; }
+    /// When overlaysRuns(): the ids of the runs its figures draw now (a filter may leave some
+    /// visible runs out); what an export's metadata lists.
+    virtual QList<int> drawnRunIds() const { return {}; }
     virtual QList<const Figure*> figures() const { return {}; }
     virtual QList<ExportTable> tables() const { return {}; }
 
