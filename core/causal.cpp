@@ -1,5 +1,7 @@
 #include "core/causal.h"
 #include "core/features.h"
+#include <atomic>
+#include <cstdint>
 
 namespace mhla {
 
@@ -27,27 +29,49 @@ class CausalPrefixTask : public Task {
 public:
     CausalPrefixTask(std::unique_ptr<Task> base, const TaskConfig& cfg)
         : Task(cfg.seed, TaskDims{base->d(), base->tokens(), base->dOut()}),
-          m_base(std::move(base)), m_noise(cfg.noise) {
+          m_base(std::move(base)), m_noise(cfg.noise), m_id(++s_nextId) {
         setTeacher(m_base->teacher());
     }
     Sample sample(Stream stream, long long index) const override {
+        Sample s;
+        sampleInto(stream, index, s);
+        return s;
+    }
+    void sampleInto(Stream stream, long long index, Sample& s) const override {
         const long long prompt = index / m_n;
         const Index t = static_cast<Index>(index % m_n) + 1;
-        Sample s;
-        s.Z = m_base->sample(stream, prompt).Z.leftCols(t);
-        s.y = mhlaOutput(m_teacher, s.Z);
+        // The rows of one prompt are consecutive indices, which a thread draws in a row: keep
+        // the last base prompt per thread instead of drawing it again for each of its T
+        // positions. The key names this task object by a unique id (not its address, which a
+        // later task may reuse), the stream and the prompt.
+        struct LastPrompt {
+            std::uint64_t owner = 0;
+            Stream stream = Stream::Train;
+            long long prompt = -1;
+            Sample base;
+        };
+        thread_local LastPrompt last;
+        if (last.owner != m_id || last.stream != stream || last.prompt != prompt) {
+            m_base->sampleInto(stream, prompt, last.base);
+            last.owner = m_id;
+            last.stream = stream;
+            last.prompt = prompt;
+        }
+        s.Z = last.base.Z.leftCols(t);
+        mhlaOutputInto(m_teacher, s.Z, s.y);
         if (m_noise > 0) {
             Rng rng(static_cast<std::uint64_t>(m_seed),
                     kCausalNoiseStream + static_cast<std::uint64_t>(stream),
                     static_cast<std::uint64_t>(index));
             for (Index i = 0; i < s.y.size(); ++i) s.y(i) += m_noise * rng.normal();
         }
-        return s;
     }
 
 private:
+    static inline std::atomic<std::uint64_t> s_nextId{0};
     std::unique_ptr<Task> m_base;
     double m_noise;
+    std::uint64_t m_id; ///< unique per object, never 0: the key of the per-thread prompt cache
 };
 
 } // namespace

@@ -105,6 +105,30 @@ private Q_SLOTS:
         }
     }
 
+    // Each thread keeps the last base prompt it drew: rows of two causal tasks (different seeds),
+    // two streams and out-of-order prompts, interleaved on one thread, are still each the
+    // prefix of their own prompt; and a task created where a destroyed one lived (possibly the
+    // same address) never sees the old task's prompt.
+    void promptCacheNeverMixesTasks() {
+        ExperimentConfig a = config(causalTask(3, 5, 2, 100)), b = a;
+        b.task.seed = a.task.seed + 1;
+        ExperimentConfig plainA = a, plainB = b;
+        plainA.task.causal = plainB.task.causal = false;
+        const auto baseA = makeTask(plainA.task), baseB = makeTask(plainB.task);
+        const int T = baseA->tokens();
+        const auto ca = makeTask(a.task);
+        for (int round = 0; round < 2; ++round) {
+            const auto cb = makeTask(b.task); // recreated: may take a freed address
+            for (long long k : {3LL, 0LL, 3LL})
+                for (Stream st : {Stream::Train, Stream::Validation})
+                    for (int t = 1; t <= T; ++t) {
+                        const long long i = k * T + t - 1;
+                        QVERIFY(ca->sample(st, i).Z == baseA->sample(st, k).Z.leftCols(t));
+                        QVERIFY(cb->sample(st, i).Z == baseB->sample(st, k).Z.leftCols(t));
+                    }
+        }
+    }
+
     // The exact solver on causal data from a random MHLA teacher recovers P* to round-off, and
     // its certificate is that of Lambda built directly from causalFeatures of every prompt.
     void exactSolverRecoversTeacherOnCausalData() {

@@ -12,8 +12,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
+#include <arpa/inet.h>
 #include <csignal>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -74,6 +78,27 @@ const char kSweep[] = R"({
   "sweep": {"grid": {"task.orthogonal_prob": "0:1:0.5"}, "seeds": 2}
 })";
 
+/// Two distinct TCP ports that are free now (the kernel's picks for port 0; both sockets are
+/// held until both are known), so that two runs of this test on one host, or a Slurm that
+/// already runs there, do not collide. {0, 0} if none can be had.
+std::pair<int, int> twoFreePorts() {
+    int ports[2] = {0, 0}, fds[2] = {-1, -1};
+    for (int k = 0; k < 2; ++k) {
+        fds[k] = ::socket(AF_INET, SOCK_STREAM, 0);
+        if (fds[k] < 0) break;
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_ANY);
+        a.sin_port = 0;
+        socklen_t len = sizeof(a);
+        if (::bind(fds[k], reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
+            ::getsockname(fds[k], reinterpret_cast<sockaddr*>(&a), &len) == 0)
+            ports[k] = ntohs(a.sin_port);
+    }
+    for (const int fd : fds)
+        if (fd >= 0) ::close(fd);
+    return {ports[0], ports[1]};
+}
 } // namespace
 
 class TestSlurm : public QObject {
@@ -120,6 +145,9 @@ private Q_SLOTS:
         const QString host = QString::fromLocal8Bit(run(s("hostname"), {s("-s")}).out).trimmed();
         const int cpus = QThread::idealThreadCount();
         QVERIFY(!host.isEmpty());
+        // Ports picked free at the start, not fixed: two runs on one host must not collide.
+        const auto [ctldPort, dPort] = twoFreePorts();
+        QVERIFY2(ctldPort > 0 && dPort > 0 && ctldPort != dPort, "no free TCP ports");
         const QString conf = t + s("/slurm.conf");
         const QString text =
             s("ClusterName=mhlatest\nSlurmctldHost=%1\nSlurmUser=root\nAuthType=auth/munge\n"
@@ -129,12 +157,14 @@ private Q_SLOTS:
               "StateSaveLocation=%3/state\nSlurmdSpoolDir=%3/spool\n"
               "SlurmctldPidFile=%3/slurmctld.pid\nSlurmdPidFile=%3/slurmd.pid\n"
               "SlurmctldLogFile=%3/slurmctld.log\nSlurmdLogFile=%3/slurmd.log\n"
-              "SlurmctldPort=16817\nSlurmdPort=16818\nReturnToService=2\nMpiDefault=none\n"
+              "SlurmctldPort=%4\nSlurmdPort=%5\nReturnToService=2\nMpiDefault=none\n"
               "NodeName=%1 CPUs=%2 State=UNKNOWN\n"
               "PartitionName=debug Nodes=%1 Default=YES MaxTime=INFINITE State=UP\n")
                 .arg(host)
                 .arg(cpus)
-                .arg(t);
+                .arg(t)
+                .arg(ctldPort)
+                .arg(dPort);
         QVERIFY(writeText(conf, text.toUtf8()));
         qputenv("SLURM_CONF", conf.toLocal8Bit()); // sinfo, sbatch and mhla-lab's sbatch read it
         const Out ctld = run(s("slurmctld"), {s("-f"), conf});

@@ -112,6 +112,8 @@ private Q_SLOTS:
         QTest::newRow("associative_memory orthogonal")
             << QJsonObject{{s("kind"), s("associative_memory")}, {s("orthogonal_prob"), 0.5}};
         QTest::newRow("automaton") << QJsonObject{{s("kind"), s("automaton")}};
+        QTest::newRow("random_mhla causal")
+            << QJsonObject{{s("kind"), s("random_mhla")}, {s("causal"), true}, {s("noise"), 0.1}};
     }
     void sampleIntoIsSample() {
         QFETCH(QJsonObject, task);
