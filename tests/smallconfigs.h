@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/config.h"
+#include <QJsonObject>
 
 namespace mhla::test {
 
@@ -30,6 +31,15 @@ inline ExperimentConfig smallMhlaConfig(int d, int dOut, int tokens, int teacher
     cfg.task.samples = samples;
     cfg.eval.valSamples = cfg.eval.oodSamples = evalSamples;
     return cfg;
+}
+
+/// An experiment from its JSON sections, as an experiment file with these sections gives it
+/// (keys left out take their defaults).
+inline ExperimentConfig configFromSections(const QJsonObject& task, const QJsonObject& solver = {},
+                                           const QJsonObject& eval = {}) {
+    return experimentFromJson(QJsonObject{{QStringLiteral("task"), task},
+                                          {QStringLiteral("solver"), solver},
+                                          {QStringLiteral("eval"), eval}});
 }
 
 } // namespace mhla::test

@@ -4,6 +4,7 @@
 #include "core/certificate.h"
 #include "core/features.h"
 #include "core/runner.h"
+#include "smallconfigs.h"
 #include <QTest>
 #include <cmath>
 
@@ -14,8 +15,7 @@ QString s(const char* t) { return QString::fromUtf8(t); }
 
 ExperimentConfig config(const QJsonObject& task, const QJsonObject& solver = {},
                         const QJsonObject& eval = {}) {
-    return experimentFromJson(
-        QJsonObject{{s("task"), task}, {s("solver"), solver}, {s("eval"), eval}});
+    return test::configFromSections(task, solver, eval);
 }
 
 Heads randomHeads(int d, int dOut, int H, std::uint64_t seed) {

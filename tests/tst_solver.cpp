@@ -2,6 +2,7 @@
 #include "core/certificate.h"
 #include "core/features.h"
 #include "core/runner.h"
+#include "smallconfigs.h"
 #include <QTest>
 
 using namespace mhla;
@@ -9,9 +10,7 @@ using namespace mhla;
 namespace {
 ExperimentConfig config(const QJsonObject& task, const QJsonObject& solver = {},
                         const QJsonObject& eval = {}) {
-    return experimentFromJson(QJsonObject{{QStringLiteral("task"), task},
-                                          {QStringLiteral("solver"), solver},
-                                          {QStringLiteral("eval"), eval}});
+    return test::configFromSections(task, solver, eval);
 }
 QString s(const char* t) { return QString::fromUtf8(t); }
 
