@@ -40,67 +40,117 @@ Vec featureVector(const Mat& Z) {
 }
 
 namespace {
-/// Columns of G (pairs p <= p') per unit of work: large enough for an efficient GEMM, small
-/// enough that one unit takes a few milliseconds (the cancel latency) and that d >= 8 gives
-/// every thread several units.
-/// Measured against 32 and 64 (`mhla-lab bench`, d = 4-16): 2-3x the old per-(c, c') triangular
-/// products either way; 128 was best at d <= 12 and within the noise at d = 16.
-constexpr Index kChunkColumns = 128;
-/// Samples per sub-block inside a block: the pair products of one chunk (kSubBlock x 128
-/// doubles, 512 KiB) stay in the L2 cache between being formed and being multiplied.
-constexpr Index kSubBlock = 512;
+/// Samples per piece of the pre-pass that lays a block's rows out for the kernel.
+constexpr Index kLayoutRows = 512;
+/// Samples per piece of a work item: a piece's rows of u and of the query pairs stay in the L2
+/// cache while the kernel reads them for every row (p, p') of the item.
+constexpr Index kPieceRows = 256;
+/// Rows (p, p') of one p up to which the kernel scales the query pairs by u_p itself; beyond,
+/// they are scaled once into a buffer that all the row tiles read.
+constexpr Index kScaleInKernelRows = 8;
+/// Groups of G's rows per thread (more than one evens out the threads' work).
+constexpr Index kGroupsPerThread = 3;
 } // namespace
 
 MomentAccumulator::MomentAccumulator(int d, int dOut)
-    : m_d(d), m_dOut(dOut), m_P(pairCount(d)), m_D(mhla::featureDim(d)) {
+    : m_d(d), m_dOut(dOut), m_P(pairCount(d)), m_D(mhla::featureDim(d)),
+      m_ldq(kernels::outerSumPad(pairCount(d))), m_ldy(kernels::outerSumPad(Index{d} * dOut)) {
     const Index R = static_cast<Index>(m_P) * (m_P + 1) / 2;
-    m_gT = Mat::Zero(m_P, R);
-    m_pa.reserve(static_cast<size_t>(R));
-    m_pb.reserve(static_cast<size_t>(R));
-    for (int p = 0; p < m_P; ++p)
-        for (int p2 = p; p2 < m_P; ++p2) {
-            m_pa.push_back(p);
-            m_pb.push_back(p2);
-        }
-    m_cRaw = Mat::Zero(dOut, m_D);
+    m_g = kernels::AlignedDoubles(static_cast<size_t>(R * m_ldq));
+    m_c = kernels::AlignedDoubles(static_cast<size_t>(Index{m_P} * m_ldy));
 }
 
 void MomentAccumulator::addBlock(const Mat& U, const Mat& Qz, const Mat& Y, int threads,
                                  const CancelToken* cancel) {
     const Index B = U.rows();
     if (B == 0) return;
-    const Index R = m_gT.cols();
-    // The d(d+1)/2 pair products of the query, in the features' pair order.
-    Mat Q2(B, m_P);
-    for (int c = 0; c < m_d; ++c)
-        for (int c2 = c; c2 < m_d; ++c2)
-            Q2.col(pairIndex(c, c2, m_d)) = Qz.col(c).cwiseProduct(Qz.col(c2));
-    const long long chunks = (R + kChunkColumns - 1) / kChunkColumns;
-    const kernels::GemmAtB gemm = kernels::accumulationGemm().run;
-    // Work items: the chunks of G's columns, then one per query coordinate c of C.
-    parallelFor(chunks + m_d, threads, [&](long long item) {
-        if (cancel && cancel->isCancelled()) return;
-        if (item < chunks) {
-            const Index r0 = static_cast<Index>(item) * kChunkColumns;
-            const Index m = std::min(kChunkColumns, R - r0);
-            Mat X(std::min(kSubBlock, B), m);
-            for (Index s0 = 0; s0 < B; s0 += kSubBlock) {
-                const Index b = std::min(kSubBlock, B - s0);
-                if (X.rows() != b) X.resize(b, m);
-                for (Index j = 0; j < m; ++j)
-                    X.col(j) =
-                        U.col(m_pa[static_cast<size_t>(r0 + j)])
-                            .segment(s0, b)
-                            .cwiseProduct(U.col(m_pb[static_cast<size_t>(r0 + j)]).segment(s0, b));
-                // m_gT(:, r0:r0+m) += Q2(s0:s0+b, :)^T X, by the kernel for this CPU.
-                gemm(m_P, m, b, Q2.data() + s0, B, X.data(), X.rows(),
-                     m_gT.data() + r0 * m_gT.rows(), m_gT.rows());
+    const Index P = m_P, d = m_d, dOut = m_dOut, ldq = m_ldq, ldy = m_ldy;
+    // The block's rows as the kernel reads them (row-major, one sample per row): u = vech(S),
+    // the query's pair products q_c q_c' (zero-padded to ldq) and y (x) q (zero-padded to ldy).
+    // Kept between blocks: only the columns before the padding are written, so it stays zero.
+    if (static_cast<Index>(m_ur.size()) < B * P) {
+        m_ur = kernels::AlignedDoubles(static_cast<size_t>(B * P));
+        m_q2 = kernels::AlignedDoubles(static_cast<size_t>(B * ldq));
+        m_yq = kernels::AlignedDoubles(static_cast<size_t>(B * ldy));
+    }
+    double* const ur = m_ur.data();
+    double* const q2 = m_q2.data();
+    double* const yq = m_yq.data();
+    parallelFor((B + kLayoutRows - 1) / kLayoutRows, threads, [&](long long piece) {
+        const Index begin = static_cast<Index>(piece) * kLayoutRows;
+        const Index end = std::min(B, begin + kLayoutRows);
+        // U is column-major: copy it over in tiles of 16 samples, reading its columns in runs.
+        for (Index t0 = begin; t0 < end; t0 += 16) {
+            const Index t1 = std::min(end, t0 + 16);
+            for (Index p = 0; p < P; ++p) {
+                const double* col = U.data() + p * B;
+                for (Index s = t0; s < t1; ++s) ur[s * P + p] = col[s];
             }
-        } else {
-            const int c = static_cast<int>(item - chunks);
-            const Mat T = Qz.col(c).asDiagonal() * U; // B x P
-            const Mat Cc = Y.transpose() * T;         // d_out x P
-            for (int p = 0; p < m_P; ++p) m_cRaw.col(static_cast<Index>(p) * m_d + c) += Cc.col(p);
+        }
+        std::vector<double> q(static_cast<size_t>(d));
+        for (Index s = begin; s < end; ++s) {
+            for (Index c = 0; c < d; ++c) q[static_cast<size_t>(c)] = Qz(s, c);
+            double* qq = q2 + s * ldq;
+            for (Index c = 0, k = 0; c < d; ++c)
+                for (Index c2 = c; c2 < d; ++c2)
+                    qq[k++] = q[static_cast<size_t>(c)] * q[static_cast<size_t>(c2)];
+            double* yrow = yq + s * ldy;
+            for (Index o = 0; o < dOut; ++o) {
+                const double yo = Y(s, o);
+                for (Index c = 0; c < d; ++c) yrow[o * d + c] = yo * q[static_cast<size_t>(c)];
+            }
+        }
+    });
+    const kernels::OuterSum outer = kernels::accumulationGemm().outer;
+    // Work items: C, then groups of G's rows. Group k holds the rows (p, p' >= p) of the p dealt
+    // to it in snake order (0, 1, .., K-1, K-1, .., 0, 0, 1, ..), which gives the groups nearly
+    // equal work. An item runs through the block one piece of samples at a time and, within a
+    // piece, through its p: the piece's rows stay in the L2 cache while all of them are read.
+    // Each entry of G and C is one running sum over the samples in order, so the result does not
+    // depend on the grouping, the pieces or the thread that runs an item.
+    const Index groups = std::min<Index>(P, kGroupsPerThread * resolveThreads(threads));
+    parallelFor(1 + groups, threads, [&](long long item) {
+        if (item == 0) {
+            // C's rows p, columns (o, c): sum_s u_p y_o q_c.
+            for (Index s0 = 0; s0 < B; s0 += kPieceRows) {
+                if (cancel && cancel->isCancelled()) return;
+                outer(P, d * dOut, std::min(kPieceRows, B - s0), ur + s0 * P, P, yq + s0 * ldy, ldy,
+                      nullptr, 0, m_c.data(), ldy);
+            }
+            return;
+        }
+        const Index group = static_cast<Index>(item) - 1;
+        std::vector<Index> mine;
+        for (Index p = 0; p < P; ++p) {
+            const Index lap = p / groups, k = p % groups;
+            if ((lap % 2 == 0 ? k : groups - 1 - k) == group) mine.push_back(p);
+        }
+        thread_local kernels::AlignedDoubles w;
+        if (static_cast<Index>(w.size()) < kPieceRows * ldq)
+            w = kernels::AlignedDoubles(static_cast<size_t>(kPieceRows * ldq));
+        for (Index s0 = 0; s0 < B; s0 += kPieceRows) {
+            const Index rows = std::min(kPieceRows, B - s0);
+            const double* q = q2 + s0 * ldq;
+            for (const Index p : mine) {
+                // Polled for every p: at most 256 x P x P multiply-adds (~2 ms at d = 32) apart.
+                if (cancel && cancel->isCancelled()) return;
+                // Rows (p, p'), p' = p..P-1: sum_s u_p' (u_p q_c q_c'). The kernel scales the
+                // query pairs by u_p itself, or, for many rows, reads them scaled once into w:
+                // the same products either way, so the same bits.
+                const double* up = ur + s0 * P + p;
+                double* g = m_g.data() + (p * P - p * (p - 1) / 2) * ldq;
+                if (P - p <= kScaleInKernelRows) {
+                    outer(P - p, P, rows, up, P, q, ldq, up, P, g, ldq);
+                    continue;
+                }
+                for (Index s = 0; s < rows; ++s) {
+                    const double u = up[s * P];
+                    const double* qs = q + s * ldq;
+                    double* ws = w.data() + s * ldq;
+                    for (Index j = 0; j < ldq; ++j) ws[j] = u * qs[j];
+                }
+                outer(P - p, P, rows, up, P, w.data(), ldq, nullptr, 0, g, ldq);
+            }
         }
     });
     if (cancel) cancel->check();
@@ -125,23 +175,31 @@ Mat MomentAccumulator::lambda() const {
     Mat L(m_D, m_D);
     const double inv = m_count > 0 ? 1.0 / static_cast<double>(m_count) : 0.0;
     const Index d = m_d;
-    for (Index r = 0; r < m_gT.cols(); ++r) {
-        const Index p = m_pa[static_cast<size_t>(r)], p2 = m_pb[static_cast<size_t>(r)];
-        for (Index c = 0; c < d; ++c)
-            for (Index c2 = c; c2 < d; ++c2) {
-                const double v =
-                    m_gT(pairIndex(static_cast<int>(c), static_cast<int>(c2), m_d), r) * inv;
-                L(p * d + c, p2 * d + c2) = v;
-                L(p2 * d + c, p * d + c2) = v;
-                L(p * d + c2, p2 * d + c) = v;
-                L(p2 * d + c2, p * d + c) = v;
-            }
-    }
+    Index r = 0;
+    for (Index p = 0; p < m_P; ++p)
+        for (Index p2 = p; p2 < m_P; ++p2, ++r) {
+            const double* g = m_g.data() + r * m_ldq;
+            for (Index c = 0; c < d; ++c)
+                for (Index c2 = c; c2 < d; ++c2) {
+                    const double v =
+                        g[pairIndex(static_cast<int>(c), static_cast<int>(c2), m_d)] * inv;
+                    L(p * d + c, p2 * d + c2) = v;
+                    L(p2 * d + c, p * d + c2) = v;
+                    L(p * d + c2, p2 * d + c) = v;
+                    L(p2 * d + c2, p * d + c) = v;
+                }
+        }
     return L;
 }
 
 Mat MomentAccumulator::crossMoment() const {
-    return m_count > 0 ? Mat(m_cRaw / static_cast<double>(m_count)) : Mat(m_cRaw);
+    Mat C(m_dOut, m_D);
+    const double inv = m_count > 0 ? 1.0 / static_cast<double>(m_count) : 1.0;
+    for (Index p = 0; p < m_P; ++p)
+        for (Index o = 0; o < m_dOut; ++o)
+            for (Index c = 0; c < m_d; ++c)
+                C(o, p * m_d + c) = m_c[static_cast<size_t>(p * m_ldy + o * m_d + c)] * inv;
+    return C;
 }
 
 double trainRowCacheBytes(int d, int dOut, long long samples) {
@@ -152,9 +210,15 @@ double trainRowCacheBytes(int d, int dOut, long long samples) {
 double estimateSolveBytes(int d, int dOut, int block, long long samples) {
     const double D = static_cast<double>(mhla::featureDim(d));
     const double P = pairCount(d);
-    // Accumulator blocks (P^3 ~ D^2/2), Lambda, and the solve's factor or eigenvectors plus
-    // the eigen solver's workspace; then the sample block, C and P; the cached training rows.
-    return 8.0 * (P * P * P + 3.0 * D * D + block * (P + d + dOut) * 2.0 + 3.0 * dOut * D) +
+    const double ldq = static_cast<double>(kernels::outerSumPad(pairCount(d)));
+    const double ldy = static_cast<double>(kernels::outerSumPad(static_cast<long>(d) * dOut));
+    // The accumulator's distinct entries of Lambda and C (P(P+1)/2 x ldq ~ D^2/4, P x ldy), its
+    // block laid out for the kernel and a scaled piece per thread (counted for two), Lambda, and
+    // the solve's factor or eigenvectors plus the eigen solver's workspace; then the sample block,
+    // C and P; the cached training rows.
+    return 8.0 * (P * (P + 1) / 2 * ldq + P * ldy + block * (P + ldq + ldy) +
+                  static_cast<double>(kPieceRows) * ldq * 2.0 + 3.0 * D * D +
+                  block * (P + d + dOut) * 2.0 + 3.0 * dOut * D) +
            trainRowCacheBytes(d, dOut, samples);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The folded cubic feature map psi (MATH.md §2) and the streaming accumulation of the
 // uncentred second moment Lambda and the cross moment C (MATH.md §3-4).
+#include "core/gemmkernel.h"
 #include "core/model.h"
 #include "core/types.h"
 #include <vector>
@@ -18,13 +19,13 @@ void promptVech(const Mat& Z, double* out);
 /// never forming the N x D feature matrix.
 ///
 /// psi psi^T = (u u^T) kron (z_q z_q^T) with u = vech(S), so the distinct entries of Lambda are
-/// G[(p <= p'), (c <= c')] = sum_s (u_p u_p')_s (q_c q_c')_s: one matrix product
-/// X^T Q of the B x P(P+1)/2 pair products of u with the B x d(d+1)/2 pair products of z_q
-/// (about D^2/4 multiply-adds per sample, the useful work, in one large GEMM instead of
-/// d(d+1)/2 small triangular ones). The pairs (p <= p') are cut into fixed chunks and the samples
-/// into fixed sub-blocks; each chunk is one unit of work whose arithmetic never depends on the
-/// thread that runs it, so results are bit-identical for any thread count. Memory O(D^2/4 +
-/// threads * sub-block * chunk).
+/// G[(p <= p'), (c <= c')] = sum_s u_p' (u_p q_c q_c')_s: for each p, the sum of the outer
+/// products of the samples' rows u_{p..P-1} with their query pairs scaled by u_p (about D^2/4
+/// multiply-adds per sample, the useful work). A register-tiled kernel chosen for the CPU at run
+/// time (core/gemmkernel.h, OuterSum) reads the rows as they are, with nothing packed, and each
+/// entry of G (and of C) is one running sum over the samples in order, so the result does not
+/// depend on the thread count or on how the work is cut into items. Memory O(D^2/4 +
+/// block * D^(2/3)).
 class MomentAccumulator {
 public:
     MomentAccumulator(int d, int dOut);
@@ -50,15 +51,14 @@ private:
     int m_d, m_dOut, m_P;
     long long m_D;
     long long m_count = 0;
-    Mat m_gT;                    ///< pairCount(d) x P(P+1)/2: column (p <= p'), row (c <= c')
-    std::vector<int> m_pa, m_pb; ///< the (p, p') of each column of m_gT
-    Mat m_cRaw;                  ///< d_out x D, unnormalised
+    Index m_ldq, m_ldy;          ///< row lengths of m_g and m_c (padded for the kernel)
+    kernels::AlignedDoubles m_g; ///< rows (p <= p') in order, columns the query pairs (c <= c')
+    kernels::AlignedDoubles m_c; ///< rows p, columns (o, c): the unnormalised C
+    kernels::AlignedDoubles m_ur, m_q2, m_yq; ///< a block's rows laid out for the kernel
 };
 
-/// Samples per accumulation block. A constant, so the summation order (and every bit of the
-/// result) never depends on the thread count. Measured (`mhla-lab bench`, Eigen 3.4): the
-/// products run 4-5x faster with blocks of >= 2048 samples than with 256-1024; the block is
-/// also the unit of the lambda_min trace and of progress reports.
+/// Samples per accumulation block: the unit of the lambda_min trace, of progress reports and of
+/// sample generation. A constant, so nothing in a result depends on the thread count.
 constexpr long long kAccumulationBlock = 4096;
 
 /// Most bytes the exact solver keeps of the training samples' rows (vech S, z_q, y) so that the

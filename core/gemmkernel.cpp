@@ -10,6 +10,10 @@ void gemmAtB_v3(long m, long n, long k, const double* A, long lda, const double*
                 double* C, long ldc);
 void gemmAtB_v4(long m, long n, long k, const double* A, long lda, const double* B, long ldb,
                 double* C, long ldc);
+void outerSum_v3(long m, long n, long k, const double* A, long lda, const double* B, long ldb,
+                 const double* scale, long lds, double* C, long ldc);
+void outerSum_v4(long m, long n, long k, const double* A, long lda, const double* B, long ldb,
+                 const double* scale, long lds, double* C, long ldc);
 #endif
 
 namespace {
@@ -21,6 +25,21 @@ void gemmAtBBuild(long m, long n, long k, const double* A, long lda, const doubl
     const Eigen::Map<const Mat, 0, Stride> b(B, k, n, Stride(ldb));
     Eigen::Map<Mat, 0, Stride> c(C, m, n, Stride(ldc));
     c.noalias() += a.transpose() * b;
+}
+
+void outerSumBuild(long m, long n, long k, const double* A, long lda, const double* B, long ldb,
+                   const double* scale, long lds, double* C, long ldc) {
+    using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    using Stride = Eigen::OuterStride<>;
+    const Eigen::Map<const RowMat, 0, Stride> a(A, k, m, Stride(lda));
+    const Eigen::Map<const RowMat, 0, Stride> b(B, k, n, Stride(ldb));
+    Eigen::Map<RowMat, 0, Stride> c(C, m, n, Stride(ldc));
+    if (!scale) {
+        c.noalias() += a.transpose() * b;
+        return;
+    }
+    const Eigen::Map<const Vec, 0, Eigen::InnerStride<>> w(scale, k, Eigen::InnerStride<>(lds));
+    c.noalias() += a.transpose() * (w.asDiagonal() * b);
 }
 
 #if defined(__x86_64__)
@@ -35,10 +54,10 @@ bool cpuHasV4() {
 }
 #endif
 
-const GemmKernel kBuild{gemmAtBBuild, "build target"};
+const GemmKernel kBuild{gemmAtBBuild, outerSumBuild, "build target"};
 #if defined(__x86_64__)
-const GemmKernel kV3{gemmAtB_v3, "x86-64-v3 (AVX2/FMA)"};
-const GemmKernel kV4{gemmAtB_v4, "x86-64-v4 (AVX-512)"};
+const GemmKernel kV3{gemmAtB_v3, outerSum_v3, "x86-64-v3 (AVX2/FMA)"};
+const GemmKernel kV4{gemmAtB_v4, outerSum_v4, "x86-64-v4 (AVX-512)"};
 #endif
 
 GemmKernel choose() {

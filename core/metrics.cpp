@@ -33,21 +33,25 @@ FoldedScratch& foldedScratch(long long D) {
     if (w.psi.size() != D) w.psi.resize(D);
     return w;
 }
+/// ||P psi - target||^2, the fit left in w.fit.
+template <typename Target>
+double foldedResidual(const Mat& P, FoldedScratch& w, const Target& target) {
+    if (w.fit.size() != P.rows()) w.fit.resize(P.rows());
+    w.fit.noalias() = P * w.psi;
+    return (w.fit - target).squaredNorm();
+}
 } // namespace
 
 Metrics evaluateFolded(const Task& task, const Mat& P, const ExperimentConfig& cfg,
                        const RunContext& ctx, const SampleRows* trainRows) {
     Metrics m;
     const long long D = featureDim(task.d());
-    const Index dOut = P.rows();
     auto residual = [&](Stream stream) {
         return [&, stream](long long i) {
             FoldedScratch& w = foldedScratch(D);
             task.sampleInto(stream, i, w.s);
             featureVectorInto(w.s.Z, w.psi.data());
-            if (w.fit.size() != dOut) w.fit.resize(dOut);
-            w.fit.noalias() = P * w.psi;
-            return (w.fit - w.s.y).squaredNorm();
+            return foldedResidual(P, w, w.s.y);
         };
     };
     const double outDim = task.dOut();
@@ -60,9 +64,7 @@ Metrics evaluateFolded(const Task& task, const Mat& P, const ExperimentConfig& c
             const double u = trainRows->U(i, p);
             for (int c = 0; c < d; ++c) w.psi(p * d + c) = u * trainRows->Qz(i, c);
         }
-        if (w.fit.size() != dOut) w.fit.resize(dOut);
-        w.fit.noalias() = P * w.psi;
-        return (w.fit - trainRows->Y.row(i).transpose()).squaredNorm();
+        return foldedResidual(P, w, trainRows->Y.row(i).transpose());
     };
     m.trainMse = (cached ? chunkedSum(cfg.task.samples, ctx, cachedResidual)
                          : chunkedSum(cfg.task.samples, ctx, residual(Stream::Train))) /
@@ -75,10 +77,8 @@ Metrics evaluateFolded(const Task& task, const Mat& P, const ExperimentConfig& c
         FoldedScratch& w = foldedScratch(D);
         task.genericPromptInto(i, w.Z);
         featureVectorInto(w.Z, w.psi.data());
-        if (w.fit.size() != dOut) w.fit.resize(dOut);
-        w.fit.noalias() = P * w.psi;
         mhlaOutputInto(task.teacher(), w.Z, w.ref);
-        return std::array<double, 2>{(w.fit - w.ref).squaredNorm(), w.ref.squaredNorm()};
+        return std::array<double, 2>{foldedResidual(P, w, w.ref), w.ref.squaredNorm()};
     });
     const double oodNum = ood[0], oodDen = ood[1];
     m.oodRelMse = oodDen > 0 ? oodNum / oodDen : std::numeric_limits<double>::quiet_NaN();

@@ -11,8 +11,10 @@ namespace mhla {
 int resolveThreads(int requested);
 /// Most threads a run may ask for (--threads and the GUI are bounded by it).
 constexpr int kMaxThreads = 256;
-/// Runs body(i) for i in [0, n) on up to `threads` threads (fewer when the OS refuses to start
-/// more; the results are the same). Exceptions are rethrown (first one).
+/// Runs body(i) for i in [0, n) on up to `threads` threads: the caller and workers of a pool
+/// that is kept between calls (fewer when the OS refuses to start more; the results are the
+/// same). A parallelFor inside an item of another runs serially. Exceptions are rethrown (first
+/// one).
 void parallelFor(long long n, int threads, const std::function<void(long long)>& body);
 
 /// Deterministic sum: [0, count) is cut into fixed blocks of `block` items, blockSum(begin, end)

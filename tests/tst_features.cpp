@@ -5,6 +5,7 @@
 #include "core/tasks.h"
 #include <QTest>
 #include <cstdio>
+#include <string>
 
 using namespace mhla;
 
@@ -54,6 +55,64 @@ private Q_SLOTS:
         }
         std::printf("  GEMM kernels available: %zu, chosen: %s\n", kernels.size(),
                     kernels::accumulationGemm().name);
+    }
+
+    // Every sum-of-outer-products kernel (core/gemmkernel.h, OuterSum) this CPU can run: against
+    // a plain loop, error <= 4 k eps relative to the sum of |terms| (a dot product of length k);
+    // the padding columns and C's other rows untouched; a scaled B gives the same bits as B
+    // scaled beforehand (the accumulation uses both and counts on it); and for the x86-64 kernels
+    // two calls over the halves of k give the same bits as one call (one running sum per entry).
+    void outerSumKernelsAgreeWithTheDefinition() {
+        const long m = 13, n = 43, k = 300, lda = 17, ldb = kernels::outerSumPad(n) + 8,
+                   ldc = kernels::outerSumPad(n) + 8, cRows = m + 2;
+        Rng rng(9);
+        const Mat a = rng.normalMatrix(k, lda), b0 = rng.normalMatrix(k, ldb);
+        const Vec scale = rng.normalMatrix(2 * k, 1).col(0);
+        // Row-major copies; B zero past n (the kernel's contract).
+        std::vector<double> A(static_cast<size_t>(k * lda)), B(static_cast<size_t>(k * ldb), 0.0),
+            Bscaled(B.size(), 0.0), C0(static_cast<size_t>(cRows * ldc));
+        for (long s = 0; s < k; ++s) {
+            for (long i = 0; i < lda; ++i) A[static_cast<size_t>(s * lda + i)] = a(s, i);
+            for (long j = 0; j < n; ++j) {
+                B[static_cast<size_t>(s * ldb + j)] = b0(s, j);
+                Bscaled[static_cast<size_t>(s * ldb + j)] = scale(2 * s) * b0(s, j);
+            }
+        }
+        for (size_t i = 0; i < C0.size(); ++i) C0[i] = rng.normal();
+        for (const auto& kernel : kernels::availableGemmKernels()) {
+            for (const bool scaled : {false, true}) {
+                std::vector<double> C = C0;
+                kernel.outer(m, n, k, A.data(), lda, B.data(), ldb, scaled ? scale.data() : nullptr,
+                             2, C.data(), ldc);
+                for (long i = 0; i < cRows; ++i)
+                    for (long j = 0; j < ldc; ++j) {
+                        const size_t at = static_cast<size_t>(i * ldc + j);
+                        if (i >= m || j >= n) {
+                            QVERIFY2(C[at] == C0[at], kernel.name);
+                            continue;
+                        }
+                        double ref = C0[at], sum = std::abs(C0[at]);
+                        for (long s = 0; s < k; ++s) {
+                            const double t = a(s, i) * b0(s, j) * (scaled ? scale(2 * s) : 1.0);
+                            ref += t;
+                            sum += std::abs(t);
+                        }
+                        QVERIFY2(std::abs(C[at] - ref) <= 4.0 * k * 1.1e-16 * sum, kernel.name);
+                    }
+                if (!scaled) continue;
+                std::vector<double> Cpre = C0;
+                kernel.outer(m, n, k, A.data(), lda, Bscaled.data(), ldb, nullptr, 0, Cpre.data(),
+                             ldc);
+                QVERIFY2(Cpre == C, kernel.name);
+            }
+            if (std::string(kernel.name) == "build target") continue;
+            std::vector<double> one = C0, two = C0;
+            kernel.outer(m, n, k, A.data(), lda, B.data(), ldb, nullptr, 0, one.data(), ldc);
+            kernel.outer(m, n, 123, A.data(), lda, B.data(), ldb, nullptr, 0, two.data(), ldc);
+            kernel.outer(m, n, k - 123, A.data() + 123 * lda, lda, B.data() + 123 * ldb, ldb,
+                         nullptr, 0, two.data(), ldc);
+            QVERIFY2(one == two, kernel.name);
+        }
     }
 
     void featureVectorDefinition() {
