@@ -375,6 +375,32 @@ private Q_SLOTS:
 
     // The spectra of the two associative-memory presets on one axis: every eigenvalue of each
     // run appears in its run's colour, the orthogonal-key run with its null space at the floor.
+    // Text written to be typeset shows its subscripts as subscripts in plain-text places (plot
+    // titles, legends, notes, the badge): "λₘᵢₙ", "σᵣ", never "λ_min" or "σ_r". Key names keep
+    // their underscores.
+    void certificateAndHeadsShowSubscriptsNotUnderscores() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(0);
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        const auto* trace = w.findChild<PlotWidget*>(QStringLiteral("lambda_tracePlot"));
+        const auto* badge = w.findChild<QLabel*>(QStringLiteral("certificateBadge"));
+        const auto* sv = w.findChild<PlotWidget*>(QStringLiteral("singular_valuesPlot"));
+        QVERIFY(trace && badge);
+        QStringList shown{trace->title(), trace->note(), badge->text()};
+        for (const auto& e : trace->legendEntries()) shown << e.name;
+        if (sv)
+            for (const auto& e : sv->legendEntries()) shown << e.name;
+        QVERIFY2(trace->title().startsWith(QStringLiteral("λₘᵢₙ(Λ)")), qPrintable(trace->title()));
+        QVERIFY(badge->text().contains(QStringLiteral("λₘᵢₙ")));
+        for (const QString& text : shown)
+            QVERIFY2(!text.contains(QStringLiteral("λ_min")) &&
+                         !text.contains(QStringLiteral("σ_r")),
+                     qPrintable(text));
+        QVERIFY(trace->legendEntries().size() >= 2);
+    }
+
     void spectrumOverlayComparesRuns() {
         MainWindow w;
         w.show();

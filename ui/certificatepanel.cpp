@@ -132,7 +132,7 @@ CertificatePanel::CertificatePanel(QWidget* parent) : QWidget(parent) {
     m_spectrum->setAxisTitles(tr("index (ascending)"), tr("eigenvalue"));
     m_spectrum->setLogY(true);
     m_trace = new PlotWidget(QStringLiteral("lambda_trace"), split);
-    m_trace->setTitle(tr("λ_min(Λ) vs samples seen"));
+    m_trace->setTitle(tr("λₘᵢₙ(Λ) vs samples seen"));
     m_trace->setAxisTitles(tr("samples seen k"), tr("λ_min of Λ (first k)"), TitleText::Typeset);
     m_trace->setLogX(true);
     m_trace->setLogY(true);
@@ -216,18 +216,18 @@ void CertificatePanel::updateLive(const RunRecord* run) {
     for (const auto& [k, l] : run->trace()) pts << QPointF(static_cast<double>(k), l);
     const double tau = run->result ? run->result->certificate.tolerance : 0;
     const LogSeries ls =
-        logAxisSeries(tr("λ_min"), pts, tau, run->color, PlotSeries::Style::LineMarkers);
+        logAxisSeries(tr("λₘᵢₙ"), pts, tau, run->color, PlotSeries::Style::LineMarkers);
     const double floor = ls.floor;
     const int nClamped = ls.clamped;
     QList<PlotSeries> series = ls.series;
     if (tau > 0) series << PlotSeries::hline(tr("τ (final Λ)"), tau, kTauColor);
     const QString identNote =
         run->result ? addCertificateSamples(*run->result, floor, series) : QString();
-    m_trace->setTitle(tr("λ_min(Λ) vs samples seen — %1").arg(run->name));
+    m_trace->setTitle(tr("λₘᵢₙ(Λ) vs samples seen — %1").arg(run->name));
     m_trace->setSeries(series);
     QString note =
         nClamped > 0
-            ? tr("%n checkpoint(s) with λ_min ≤ 0 (singular Λ) are drawn as triangles at %1, "
+            ? tr("%n checkpoint(s) with λₘᵢₙ ≤ 0 (singular Λ) are drawn as triangles at %1, "
                  "the floor of the log axis.",
                  nullptr, nClamped)
                   .arg(fmt(floor))
@@ -291,7 +291,7 @@ QString CertificatePanel::addCertificateSamples(const ExperimentResult& r, doubl
         series << line;
         if (at > 0) {
             PlotSeries dot;
-            dot.name = tr("λ_min at certificate_samples");
+            dot.name = tr("λₘᵢₙ at certificate_samples");
             dot.color = colors::kBluishGreen;
             dot.style = PlotSeries::Style::Markers;
             dot.inLegend = false;
@@ -329,7 +329,7 @@ void CertificatePanel::showRun(const RunRecord* run) {
         m_spectrum->setNote({});
         if (run->trace().empty()) {
             m_trace->setTitle(
-                tr("λ_min(Λ) vs samples seen — %1 (%2)").arg(run->name, run->stateText()));
+                tr("λₘᵢₙ(Λ) vs samples seen — %1 (%2)").arg(run->name, run->stateText()));
             m_trace->clear();
             m_trace->setNote({});
         }
@@ -341,7 +341,7 @@ void CertificatePanel::showRun(const RunRecord* run) {
         setBadge(tr("certificate not computed (the trainer ran with solver.compare_exact = false)"),
                  palette().color(QPalette::AlternateBase));
     else if (c.certified)
-        setBadge(tr("✔ certified identifiable  (λ_min = %1 > τ = %2)")
+        setBadge(tr("✔ certified identifiable  (λₘᵢₙ = %1 > τ = %2)")
                      .arg(fmt(c.lambdaMin), fmt(c.tolerance)),
                  colors::kGood);
     else setBadge(tr("✖ not certified (null dimension %1)").arg(c.nullDim), colors::kError);

@@ -234,13 +234,13 @@ void HeadsPanel::refresh() {
 
     QList<PlotSeries> sv;
     PlotSeries ls;
-    ls.name = tr("learned σ_r");
+    ls.name = tr("learned σᵣ");
     ls.color = m_runColor;
     ls.style = PlotSeries::Style::Bars;
     for (Index i = 0; i < r.heads.singularValues.size(); ++i)
         ls.points << QPointF(i + 1, r.heads.singularValues(i));
     PlotSeries ts;
-    ts.name = tr("teacher σ_r");
+    ts.name = tr("teacher σᵣ");
     ts.color = colors::kBlack;
     ts.style = PlotSeries::Style::Markers;
     for (Index i = 0; i < r.teacherHeads.singularValues.size(); ++i)
@@ -248,7 +248,7 @@ void HeadsPanel::refresh() {
     sv << ls << ts;
     if (r.identifiability && r.identifiability->minHeads.headSingularValues.size() > 0) {
         PlotSeries ms;
-        ms.name = tr("minimal W σ_r");
+        ms.name = tr("minimal W σᵣ");
         ms.color = colors::kBluishGreen;
         ms.style = PlotSeries::Style::Triangles;
         const Vec& m = r.identifiability->minHeads.headSingularValues;

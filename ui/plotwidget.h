@@ -33,6 +33,8 @@ public:
     ~PlotWidget() override;
 
     void setTitle(const QString& t);
+    /// The title as shown (in the tool row, or above the chart when the row is too narrow).
+    QString title() const { return m_state.title; }
     /// Axis titles, shown as written unless `kind` is Typeset (for titles written to be
     /// typeset, "λ_min of Λ", "σ_r": "_x" becomes a subscript).
     void setAxisTitles(const QString& x, const QString& y, TitleText kind = TitleText::Literal);
