@@ -186,11 +186,14 @@ void benchSolver(const std::vector<Size>& sizes, int repeats, int threads,
         const double tSolve = medianTime(repeats, [&] { sol = solveCertified(L, C, 0.0, opt); });
         HeadDecomposition hd;
         const double tHeads = medianTime(repeats, [&] { hd = headsFromP(sol.P, d); });
-        // Flops: executed = the distinct entries of Lambda (D^2/4 per sample, 2 flops each, plus
-        // the scaling); equivalent = what a plain SYRK Phi^T Phi would need (N D^2).
+        // Flops: executed = what the kernel does (core/features.cpp): the rows (p <= p') of
+        // Lambda's distinct entries times the query pairs padded to 8, and C's P x (d d_out)
+        // padded, 2 flops each per sample; equivalent = what a plain SYRK Phi^T Phi would need
+        // (N D^2).
         const double exe =
-            static_cast<double>(s.N) * pairCount(d) * (static_cast<double>(P) * (P + 1)) +
-            static_cast<double>(s.N) * pairCount(d) * P;
+            2.0 * static_cast<double>(s.N) *
+            (static_cast<double>(P) * (P + 1) / 2 * kernels::outerSumPad(P) +
+             static_cast<double>(P) * kernels::outerSumPad(static_cast<long>(d) * d));
         const double eq =
             static_cast<double>(s.N) * static_cast<double>(D) * static_cast<double>(D);
         const double rel = (sol.P - task->teacherP()).norm() / task->teacherP().norm();

@@ -45,9 +45,6 @@ constexpr Index kLayoutRows = 512;
 /// Samples per piece of a work item: a piece's rows of u and of the query pairs stay in the L2
 /// cache while the kernel reads them for every row (p, p') of the item.
 constexpr Index kPieceRows = 256;
-/// Rows (p, p') of one p up to which the kernel scales the query pairs by u_p itself; beyond,
-/// they are scaled once into a buffer that all the row tiles read.
-constexpr Index kScaleInKernelRows = 8;
 /// Groups of G's rows per thread (more than one evens out the threads' work).
 constexpr Index kGroupsPerThread = 3;
 } // namespace
@@ -125,31 +122,15 @@ void MomentAccumulator::addBlock(const Mat& U, const Mat& Qz, const Mat& Y, int 
             const Index lap = p / groups, k = p % groups;
             if ((lap % 2 == 0 ? k : groups - 1 - k) == group) mine.push_back(p);
         }
-        thread_local kernels::AlignedDoubles w;
-        if (static_cast<Index>(w.size()) < kPieceRows * ldq)
-            w = kernels::AlignedDoubles(static_cast<size_t>(kPieceRows * ldq));
         for (Index s0 = 0; s0 < B; s0 += kPieceRows) {
             const Index rows = std::min(kPieceRows, B - s0);
-            const double* q = q2 + s0 * ldq;
             for (const Index p : mine) {
                 // Polled for every p: at most 256 x P x P multiply-adds (~2 ms at d = 32) apart.
                 if (cancel && cancel->isCancelled()) return;
-                // Rows (p, p'), p' = p..P-1: sum_s u_p' (u_p q_c q_c'). The kernel scales the
-                // query pairs by u_p itself, or, for many rows, reads them scaled once into w:
-                // the same products either way, so the same bits.
+                // Rows (p, p'), p' = p..P-1: sum_s u_p' (u_p q_c q_c').
                 const double* up = ur + s0 * P + p;
-                double* g = m_g.data() + (p * P - p * (p - 1) / 2) * ldq;
-                if (P - p <= kScaleInKernelRows) {
-                    outer(P - p, P, rows, up, P, q, ldq, up, P, g, ldq);
-                    continue;
-                }
-                for (Index s = 0; s < rows; ++s) {
-                    const double u = up[s * P];
-                    const double* qs = q + s * ldq;
-                    double* ws = w.data() + s * ldq;
-                    for (Index j = 0; j < ldq; ++j) ws[j] = u * qs[j];
-                }
-                outer(P - p, P, rows, up, P, w.data(), ldq, nullptr, 0, g, ldq);
+                outer(P - p, P, rows, up, P, q2 + s0 * ldq, ldq, up, P,
+                      m_g.data() + (p * P - p * (p - 1) / 2) * ldq, ldq);
             }
         }
     });
@@ -213,11 +194,10 @@ double estimateSolveBytes(int d, int dOut, int block, long long samples) {
     const double ldq = static_cast<double>(kernels::outerSumPad(pairCount(d)));
     const double ldy = static_cast<double>(kernels::outerSumPad(static_cast<long>(d) * dOut));
     // The accumulator's distinct entries of Lambda and C (P(P+1)/2 x ldq ~ D^2/4, P x ldy), its
-    // block laid out for the kernel and a scaled piece per thread (counted for two), Lambda, and
+    // block laid out for the kernel, Lambda, and
     // the solve's factor or eigenvectors plus the eigen solver's workspace; then the sample block,
     // C and P; the cached training rows.
-    return 8.0 * (P * (P + 1) / 2 * ldq + P * ldy + block * (P + ldq + ldy) +
-                  static_cast<double>(kPieceRows) * ldq * 2.0 + 3.0 * D * D +
+    return 8.0 * (P * (P + 1) / 2 * ldq + P * ldy + block * (P + ldq + ldy) + 3.0 * D * D +
                   block * (P + d + dOut) * 2.0 + 3.0 * dOut * D) +
            trainRowCacheBytes(d, dOut, samples);
 }

@@ -62,8 +62,14 @@ private Q_SLOTS:
     // the padding columns and C's other rows untouched; a scaled B gives the same bits as B
     // scaled beforehand (the accumulation uses both and counts on it); and for the x86-64 kernels
     // two calls over the halves of k give the same bits as one call (one running sum per entry).
+    void outerSumKernelsAgreeWithTheDefinition_data() {
+        QTest::addColumn<long>("m");
+        QTest::newRow("few rows: B scaled in the tiles") << 5L;
+        QTest::newRow("many rows: B scaled once per piece") << 13L;
+    }
     void outerSumKernelsAgreeWithTheDefinition() {
-        const long m = 13, n = 43, k = 300, lda = 17, ldb = kernels::outerSumPad(n) + 8,
+        QFETCH(long, m);
+        const long n = 43, k = 300, lda = 17, ldb = kernels::outerSumPad(n) + 8,
                    ldc = kernels::outerSumPad(n) + 8, cRows = m + 2;
         Rng rng(9);
         const Mat a = rng.normalMatrix(k, lda), b0 = rng.normalMatrix(k, ldb);
