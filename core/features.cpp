@@ -44,7 +44,7 @@ namespace {
 constexpr Index kLayoutRows = 512;
 /// Samples per piece of a work item: a piece's rows of u and of the query pairs stay in the L2
 /// cache while the kernel reads them for every row (p, p') of the item.
-constexpr Index kPieceRows = 256;
+constexpr Index kPieceRows = 8 * kernels::kOuterSumChunk;
 /// Groups of G's rows per thread (more than one evens out the threads' work).
 constexpr Index kGroupsPerThread = 3;
 } // namespace
@@ -99,20 +99,34 @@ void MomentAccumulator::addBlock(const Mat& U, const Mat& Qz, const Mat& Y, int 
         }
     });
     const kernels::OuterSum outer = kernels::accumulationGemm().outer;
+    // target (m x n, row length ldb) += the piece's sum of outer products of u's rows (from a)
+    // and b's (scaled by `scale`), summed apart first: three levels of sums (the kernel's chunks,
+    // the piece, the pieces), whose rounding error grows with 64 + 8 + N / 512, not with N.
+    const auto addPiece = [&](Index m, Index n, Index rows, const double* a, const double* b,
+                              Index ldb, const double* scale, double* target) {
+        thread_local kernels::AlignedDoubles sum;
+        const Index size = m * ldb;
+        if (static_cast<Index>(sum.size()) < size)
+            sum = kernels::AlignedDoubles(static_cast<size_t>(size));
+        std::fill_n(sum.data(), size, 0.0);
+        outer(m, n, rows, a, P, b, ldb, scale, P, sum.data(), ldb);
+        for (Index i = 0; i < size; ++i) target[i] += sum[static_cast<size_t>(i)];
+    };
     // Work items: C, then groups of G's rows. Group k holds the rows (p, p' >= p) of the p dealt
     // to it in snake order (0, 1, .., K-1, K-1, .., 0, 0, 1, ..), which gives the groups nearly
     // equal work. An item runs through the block one piece of samples at a time and, within a
     // piece, through its p: the piece's rows stay in the L2 cache while all of them are read.
-    // Each entry of G and C is one running sum over the samples in order, so the result does not
-    // depend on the grouping, the pieces or the thread that runs an item.
+    // Each entry of G and C is a sum, in sample order, of sums over chunks of kOuterSumChunk
+    // samples (pieces are multiples of it), so the result does not depend on the grouping or on
+    // the thread that runs an item.
     const Index groups = std::min<Index>(P, kGroupsPerThread * resolveThreads(threads));
     parallelFor(1 + groups, threads, [&](long long item) {
         if (item == 0) {
             // C's rows p, columns (o, c): sum_s u_p y_o q_c.
             for (Index s0 = 0; s0 < B; s0 += kPieceRows) {
                 if (cancel && cancel->isCancelled()) return;
-                outer(P, d * dOut, std::min(kPieceRows, B - s0), ur + s0 * P, P, yq + s0 * ldy, ldy,
-                      nullptr, 0, m_c.data(), ldy);
+                addPiece(P, d * dOut, std::min(kPieceRows, B - s0), ur + s0 * P, yq + s0 * ldy, ldy,
+                         nullptr, m_c.data());
             }
             return;
         }
@@ -125,12 +139,12 @@ void MomentAccumulator::addBlock(const Mat& U, const Mat& Qz, const Mat& Y, int 
         for (Index s0 = 0; s0 < B; s0 += kPieceRows) {
             const Index rows = std::min(kPieceRows, B - s0);
             for (const Index p : mine) {
-                // Polled for every p: at most 256 x P x P multiply-adds (~2 ms at d = 32) apart.
+                // Polled for every p: at most 512 x P x P multiply-adds (~8 ms at d = 32) apart.
                 if (cancel && cancel->isCancelled()) return;
                 // Rows (p, p'), p' = p..P-1: sum_s u_p' (u_p q_c q_c').
                 const double* up = ur + s0 * P + p;
-                outer(P - p, P, rows, up, P, q2 + s0 * ldq, ldq, up, P,
-                      m_g.data() + (p * P - p * (p - 1) / 2) * ldq, ldq);
+                addPiece(P - p, P, rows, up, q2 + s0 * ldq, ldq, up,
+                         m_g.data() + (p * P - p * (p - 1) / 2) * ldq);
             }
         }
     });
@@ -194,7 +208,7 @@ double estimateSolveBytes(int d, int dOut, int block, long long samples) {
     const double ldq = static_cast<double>(kernels::outerSumPad(pairCount(d)));
     const double ldy = static_cast<double>(kernels::outerSumPad(static_cast<long>(d) * dOut));
     // The accumulator's distinct entries of Lambda and C (P(P+1)/2 x ldq ~ D^2/4, P x ldy), its
-    // block laid out for the kernel, Lambda, and
+    // block laid out for the kernel and a piece's sums per thread (counted for two), Lambda, and
     // the solve's factor or eigenvectors plus the eigen solver's workspace; then the sample block,
     // C and P; the cached training rows.
     return 8.0 * (P * (P + 1) / 2 * ldq + P * ldy + block * (P + ldq + ldy) + 3.0 * D * D +

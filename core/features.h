@@ -23,9 +23,9 @@ void promptVech(const Mat& Z, double* out);
 /// products of the samples' rows u_{p..P-1} with their query pairs scaled by u_p (about D^2/4
 /// multiply-adds per sample, the useful work). A register-tiled kernel chosen for the CPU at run
 /// time (core/gemmkernel.h, OuterSum) reads the rows as they are, with nothing packed, and each
-/// entry of G (and of C) is one running sum over the samples in order, so the result does not
-/// depend on the thread count or on how the work is cut into items. Memory O(D^2/4 +
-/// block * D^(2/3)).
+/// entry of G (and of C) is a sum, in sample order, of sums over chunks of 64 samples, so the
+/// result does not depend on the thread count or on how the work is cut into items. Memory O(D^2/4
+/// + block * D^(2/3)).
 class MomentAccumulator {
 public:
     MomentAccumulator(int d, int dOut);

@@ -8,6 +8,7 @@
 // bit-identical for any thread count; between CPUs of different levels the last bits of a
 // result can differ (as they do between two native builds).
 
+#include "core/gemmchunk.h"
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
@@ -25,8 +26,11 @@ using GemmAtB = void (*)(long m, long n, long k, const double* A, long lda, cons
 /// C (m x n, row-major, row i at C + i ldc) += A^T B, where A is k x m and B is k x n, both
 /// row-major (row s at A + s lda, B + s ldb): the sum over s of the outer products of A's and
 /// B's rows. Rows of samples are what the accumulation has, so a register-tiled kernel reads them
-/// as they are, with nothing packed, and each entry of C is one running sum in the order of s
-/// (the result does not depend on how the kernel cuts k into cache-sized pieces).
+/// as they are, with nothing packed. The x86-64 kernels sum each entry over chunks of
+/// kOuterSumChunk samples (from the first) and add the chunk sums to C in order: the rounding
+/// error grows with kOuterSumChunk + k / kOuterSumChunk rather than with k, and a call over k
+/// samples gives the same bits as calls over consecutive parts of k cut at multiples of the
+/// chunk.
 /// Columns are read in whole groups of 8: B's rows must hold outerSumPad(n) readable values,
 /// zero past n, and C's rows as many writable ones (those past n then stay as they are).
 /// With `scale` (not null), B's row s is first multiplied by scale[s lds].

@@ -61,7 +61,7 @@ private Q_SLOTS:
     // a plain loop, error <= 4 k eps relative to the sum of |terms| (a dot product of length k);
     // the padding columns and C's other rows untouched; a scaled B gives the same bits as B
     // scaled beforehand (the accumulation uses both and counts on it); and for the x86-64 kernels
-    // two calls over the halves of k give the same bits as one call (one running sum per entry).
+    // two calls over parts of k cut at a multiple of the chunk give the same bits as one call.
     void outerSumKernelsAgreeWithTheDefinition_data() {
         QTest::addColumn<long>("m");
         QTest::newRow("few rows: B scaled in the tiles") << 5L;
@@ -112,12 +112,33 @@ private Q_SLOTS:
                 QVERIFY2(Cpre == C, kernel.name);
             }
             if (std::string(kernel.name) == "build target") continue;
+            const long cut = 2 * kernels::kOuterSumChunk;
             std::vector<double> one = C0, two = C0;
             kernel.outer(m, n, k, A.data(), lda, B.data(), ldb, nullptr, 0, one.data(), ldc);
-            kernel.outer(m, n, 123, A.data(), lda, B.data(), ldb, nullptr, 0, two.data(), ldc);
-            kernel.outer(m, n, k - 123, A.data() + 123 * lda, lda, B.data() + 123 * ldb, ldb,
+            kernel.outer(m, n, cut, A.data(), lda, B.data(), ldb, nullptr, 0, two.data(), ldc);
+            kernel.outer(m, n, k - cut, A.data() + cut * lda, lda, B.data() + cut * ldb, ldb,
                          nullptr, 0, two.data(), ldc);
             QVERIFY2(one == two, kernel.name);
+        }
+    }
+
+    // The x86-64 kernels add partial sums of kOuterSumChunk samples: k = 2^17 equal terms 0.1
+    // (their exact sum is 0.1 x 2^17, a power of two times a double) come out with a relative
+    // error within (chunk + k / chunk) eps = 2.3e-13. One running sum of them errs by 2.3e-12.
+    void outerSumAddsChunkSums() {
+        const long k = 1L << 17, n = 8;
+        std::vector<double> A(static_cast<size_t>(k), 0.1), B(static_cast<size_t>(k * n), 1.0);
+        const double exact = 0.1 * static_cast<double>(k);
+        const double bound = (kernels::kOuterSumChunk + k / kernels::kOuterSumChunk) * 1.1e-16;
+        for (const auto& kernel : kernels::availableGemmKernels()) {
+            if (std::string(kernel.name) == "build target") continue;
+            std::vector<double> C(static_cast<size_t>(n), 0.0);
+            kernel.outer(1, n, k, A.data(), 1, B.data(), n, nullptr, 0, C.data(), n);
+            for (const double c : C)
+                QVERIFY2(std::abs(c - exact) <= bound * exact,
+                         qPrintable(QStringLiteral("%1: relative error %2")
+                                        .arg(QString::fromLatin1(kernel.name))
+                                        .arg(std::abs(c - exact) / exact)));
         }
     }
 
@@ -168,6 +189,29 @@ private Q_SLOTS:
         QVERIFY2((La - L).norm() <= 1e-13 * L.norm(),
                  qPrintable(QString::number((La - L).norm() / L.norm())));
         QVERIFY((acc.crossMoment() - C).norm() <= 1e-13 * C.norm());
+    }
+
+    // Lambda and C are sums of sums (the kernel's chunks of 64 samples, pieces of 512, blocks):
+    // N = 2^17 equal samples (u = 1, z_q = 0.1, y = 1; every term of Lambda is fl(0.1 * 0.1),
+    // of C 0.1, so the exact sums are N times a double) give every entry within
+    // (64 + 8 + N / 512) eps = 3.6e-14 of the exact mean. One running sum over the samples errs by
+    // 8e-13.
+    void accumulationSumsInLevels() {
+        const int d = 2, dOut = 1;
+        const long long N = 1LL << 17, B = kAccumulationBlock;
+        const int P = pairCount(d);
+        const Mat U = Mat::Ones(B, P), Qz = Mat::Constant(B, d, 0.1), Y = Mat::Ones(B, dOut);
+        MomentAccumulator acc(d, dOut);
+        for (long long s = 0; s < N; s += B) acc.addBlock(U, Qz, Y, 2);
+        const double bound = (64.0 + 8.0 + static_cast<double>(N) / 512.0) * 1.1e-16;
+        const double term = 0.1 * 0.1;
+        const Mat L = acc.lambda();
+        for (Index i = 0; i < L.rows(); ++i)
+            for (Index j = 0; j < L.cols(); ++j)
+                QVERIFY2(std::abs(L(i, j) - term) <= bound * term,
+                         qPrintable(QString::number(std::abs(L(i, j) - term) / term)));
+        const Mat C = acc.crossMoment();
+        for (Index j = 0; j < C.cols(); ++j) QVERIFY(std::abs(C(0, j) - 0.1) <= bound * 0.1);
     }
 
     void accumulationIsBitIdenticalAcrossThreads() {
