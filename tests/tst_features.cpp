@@ -64,8 +64,8 @@ private Q_SLOTS:
     // two calls over parts of k cut at a multiple of the chunk give the same bits as one call.
     void outerSumKernelsAgreeWithTheDefinition_data() {
         QTest::addColumn<long>("m");
-        QTest::newRow("few rows: B scaled in the tiles") << 5L;
-        QTest::newRow("many rows: B scaled once per piece") << 13L;
+        QTest::newRow("one row tile and a part") << 5L;
+        QTest::newRow("three row tiles and a part") << 13L;
     }
     void outerSumKernelsAgreeWithTheDefinition() {
         QFETCH(long, m);
