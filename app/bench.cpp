@@ -118,8 +118,8 @@ std::optional<std::pair<double, double>> runReference(const QString& script, con
 }
 
 /// This machine's own limit: the aggregate double-precision GEMM rate (FLOP/s) of `threads`
-/// threads, each multiplying its own 768 x 768 matrices with the accumulation's own kernel
-/// (core/gemmkernel.h: Eigen, compiled for the best x86-64 level this CPU has). Median of
+/// threads, each multiplying its own 768 x 768 matrices with Eigen's GEMM compiled for the same
+/// x86-64 level as the accumulation's kernel (core/gemmkernel.h). Median of
 /// `repeats`.
 double measureDgemmRate(int threads, int repeats) {
     constexpr Index n = 768;
