@@ -36,8 +36,6 @@ using GemmAtB = void (*)(long m, long n, long k, const double* A, long lda, cons
 /// With `scale` (not null), B's row s is first multiplied by scale[s lds].
 using OuterSum = void (*)(long m, long n, long k, const double* A, long lda, const double* B,
                           long ldb, const double* scale, long lds, double* C, long ldc);
-/// n rounded up to the column group of OuterSum (8).
-constexpr long outerSumPad(long n) { return (n + 7) / 8 * 8; }
 
 /// Zeroed doubles aligned to 64 bytes, so that rows of outerSumPad(n) doubles start on a cache
 /// line and no vector load straddles two (which costs AVX-512 loads twice).
