@@ -7,16 +7,20 @@
 namespace mhla {
 
 void promptVech(const Mat& Z, double* out) {
-    const Index d = Z.rows(), n = Z.cols();
-    const double* z = Z.data();
+    // S's upper triangle, row by row: promptMomentInto's numbers, so that the features and the
+    // teacher's output see the same S.
+    const Index d = Z.rows();
+    double stackS[16 * 16];
+    thread_local std::vector<double> heapS;
+    double* S = stackS;
+    if (d > 16) {
+        if (heapS.size() < static_cast<size_t>(d * d)) heapS.resize(static_cast<size_t>(d * d));
+        S = heapS.data();
+    }
+    promptMomentInto(Z, S);
     Index k = 0;
     for (Index a = 0; a < d; ++a)
-        for (Index b = a; b < d; ++b) {
-            // The same sum, in the same order, as promptMomentInto.
-            double s = 0;
-            for (Index t = 0; t < n; ++t) s += z[t * d + a] * z[t * d + b];
-            out[k++] = s;
-        }
+        for (Index b = a; b < d; ++b) out[k++] = S[b * d + a];
 }
 
 void featureVectorInto(const Mat& Z, double* out) {

@@ -2,6 +2,7 @@
 #include "core/certificate.h"
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace mhla {
 
@@ -11,13 +12,147 @@ Mat promptMoment(const Mat& Z) {
     return S;
 }
 
+namespace {
+
+// The small products of the model (S = Z Z^T and f(Z)) are specified entry by entry: each is
+// its own sum, in ascending order of the summed index, from zero (or, for f, from the previous
+// heads' value), with one fused multiply-add per term where the build targets a CPU that has
+// it (one multiply and one add where not). The data and every result downstream depend on
+// these bits, so the code must not leave the rounding to the vectoriser (0.2's loops were
+// vectorised into products and a separate chain of adds in some entries, fused in others).
+//
+// Up to 32 rows they are computed down the columns: a column of up to L W entries is W vectors
+// of L = 4 or 8 doubles (GCC splits them into what the target has), each lane its own entry. Lanes
+// past a column's end hold whatever follows it in memory and are never read back, unless reading
+// them would run past the matrix: those columns are loaded lane by lane, padded with zeros.
+/// One multiply-add of the scalar path, rounded as the vector path rounds it.
+inline double madd(double a, double b, double c) {
+#ifdef __FP_FAST_FMA
+    return std::fma(a, b, c);
+#else
+    return a * b + c;
+#endif
+}
+
+using V4 = double __attribute__((vector_size(32)));
+using V8 = double __attribute__((vector_size(64)));
+template <int L> struct Lanes;
+template <> struct Lanes<4> { using V = V4; };
+template <> struct Lanes<8> { using V = V8; };
+
+/// A column of up to L * W entries: W vectors of L doubles.
+template <int L, int W> struct Col {
+    using V = typename Lanes<L>::V;
+    V v[W];
+    double lane(Index i) const { return v[i / L][i % L]; }
+};
+
+/// The column of `len` entries at p, where `avail` doubles are readable from p.
+template <int L, int W> Col<L, W> loadColumn(const double* p, Index len, Index avail) {
+    Col<L, W> c;
+    for (int w = 0; w < W; ++w) {
+        if (L * w + L <= avail) {
+            std::memcpy(&c.v[w], p + L * w, sizeof(c.v[w]));
+        } else {
+            c.v[w] = typename Col<L, W>::V{};
+            for (Index i = L * w; i < std::min<Index>(len, L * w + L); ++i)
+                c.v[w][i - L * w] = p[i];
+        }
+    }
+    return c;
+}
+
+/// S = Z Z^T as d columns. Z's columns are first copied out whole (zero-padded), so each is
+/// loaded lane by lane once, not once per column of S.
+template <int L, int W> void momentColumns(const Mat& Z, Col<L, W>* S) {
+    const Index d = Z.rows(), n = Z.cols();
+    const double* z = Z.data();
+    constexpr Index kStackTokens = 64;
+    Col<L, W> stackZ[kStackTokens];
+    thread_local std::vector<Col<L, W>> heapZ;
+    Col<L, W>* zc = stackZ;
+    if (n > kStackTokens) {
+        if (heapZ.size() < static_cast<size_t>(n)) heapZ.resize(static_cast<size_t>(n));
+        zc = heapZ.data();
+    }
+    for (Index t = 0; t < n; ++t) zc[t] = loadColumn<L, W>(z + t * d, d, d * (n - t));
+    for (Index b = 0; b < d; ++b) {
+        Col<L, W> acc{};
+        for (Index t = 0; t < n; ++t) {
+            const double zb = z[t * d + b];
+            for (int w = 0; w < W; ++w) acc.v[w] += zc[t].v[w] * zb;
+        }
+        S[b] = acc;
+    }
+}
+
+template <int L, int W> void momentInto(const Mat& Z, double* S) {
+    const Index d = Z.rows();
+    Col<L, W> cols[L * W];
+    momentColumns<L, W>(Z, cols);
+    for (Index b = 0; b < d; ++b) std::memcpy(S + b * d, &cols[b].v[0], sizeof(double) * d);
+}
+
+template <int L, int W, int LO, int WO>
+void outputColumns(const Heads& heads, const Mat& Z, double* y) {
+    const Index d = Z.rows(), dOut = heads.V.front().rows();
+    Col<L, W> S[L * W];
+    momentColumns<L, W>(Z, S);
+    const double* zq = Z.data() + (Z.cols() - 1) * d;
+    Col<LO, WO> out{};
+    for (int h = 0; h < heads.count(); ++h) {
+        const double* Q = heads.Q[static_cast<size_t>(h)].data(); // d x d, column-major
+        const double* V = heads.V[static_cast<size_t>(h)].data(); // d_out x d, column-major
+        Col<L, W> qz{}, sqz{};
+        for (Index j = 0; j < d; ++j) {
+            const Col<L, W> q = loadColumn<L, W>(Q + j * d, d, d * (d - j));
+            for (int w = 0; w < W; ++w) qz.v[w] += q.v[w] * zq[j];
+        }
+        for (Index j = 0; j < d; ++j) {
+            const double c = qz.lane(j);
+            for (int w = 0; w < W; ++w) sqz.v[w] += S[j].v[w] * c;
+        }
+        for (Index j = 0; j < d; ++j) {
+            const Col<LO, WO> v = loadColumn<LO, WO>(V + j * dOut, dOut, dOut * (d - j));
+            const double c = sqz.lane(j);
+            for (int w = 0; w < WO; ++w) out.v[w] += v.v[w] * c;
+        }
+    }
+    for (Index i = 0; i < dOut; ++i) y[i] = out.lane(i);
+}
+
+/// The column shapes: up to 4 rows one vector of 4, up to 8 one of 8, then 2 or 4 of 8; 0 past
+/// 32 rows (the scalar path).
+int columnShape(Index rows) {
+    return rows <= 4 ? 4 : rows <= 8 ? 8 : rows <= 16 ? 16 : rows <= 32 ? 32 : 0;
+}
+
+template <int L, int W>
+void outputColumnsFor(int shapeOut, const Heads& heads, const Mat& Z, double* y) {
+    switch (shapeOut) {
+    case 4: return outputColumns<L, W, 4, 1>(heads, Z, y);
+    case 8: return outputColumns<L, W, 8, 1>(heads, Z, y);
+    case 16: return outputColumns<L, W, 8, 2>(heads, Z, y);
+    default: return outputColumns<L, W, 8, 4>(heads, Z, y);
+    }
+}
+
+} // namespace
+
 void promptMomentInto(const Mat& Z, double* S) {
     const Index d = Z.rows(), n = Z.cols();
+    switch (columnShape(d)) {
+    case 4: return momentInto<4, 1>(Z, S);
+    case 8: return momentInto<8, 1>(Z, S);
+    case 16: return momentInto<8, 2>(Z, S);
+    case 32: return momentInto<8, 4>(Z, S);
+    default: break;
+    }
     const double* z = Z.data();
     for (Index b = 0; b < d; ++b)
         for (Index a = 0; a <= b; ++a) {
             double s = 0;
-            for (Index t = 0; t < n; ++t) s += z[t * d + a] * z[t * d + b];
+            for (Index t = 0; t < n; ++t) s = madd(z[t * d + a], z[t * d + b], s);
             S[b * d + a] = s;
             S[a * d + b] = s;
         }
@@ -29,39 +164,41 @@ void mhlaOutputInto(const Heads& heads, const Mat& Z, Vec& out) {
     if (out.size() != dOut) out.resize(dOut);
     out.setZero();
     if (dOut == 0) return;
-    // Scratch: S (d x d), Q_h z_q and S Q_h z_q; on the stack up to d = 16, else per thread.
-    constexpr Index kStack = 16 * 16 + 2 * 16;
-    double stackBuf[kStack];
-    thread_local std::vector<double> heapBuf;
-    const Index need = d * d + 2 * d;
-    double* S = stackBuf;
-    if (need > kStack) {
-        if (heapBuf.size() < static_cast<size_t>(need)) heapBuf.resize(static_cast<size_t>(need));
-        S = heapBuf.data();
+    double* y = out.data();
+    const int shape = columnShape(d), shapeOut = columnShape(dOut);
+    if (shape > 0 && shapeOut > 0) {
+        switch (shape) {
+        case 4: return outputColumnsFor<4, 1>(shapeOut, heads, Z, y);
+        case 8: return outputColumnsFor<8, 1>(shapeOut, heads, Z, y);
+        case 16: return outputColumnsFor<8, 2>(shapeOut, heads, Z, y);
+        default: return outputColumnsFor<8, 4>(shapeOut, heads, Z, y);
+        }
     }
+    // Larger sizes: the same sums, entry by entry. Scratch: S (d x d), Q_h z_q, S Q_h z_q.
+    thread_local std::vector<double> buf;
+    const Index need = d * d + 2 * d;
+    if (buf.size() < static_cast<size_t>(need)) buf.resize(static_cast<size_t>(need));
+    double* S = buf.data();
     double* qz = S + d * d;
     double* sqz = qz + d;
-    double* y = out.data();
     promptMomentInto(Z, S);
     const double* zq = Z.data() + (Z.cols() - 1) * d;
     for (int h = 0; h < heads.count(); ++h) {
         const double* Q = heads.Q[static_cast<size_t>(h)].data(); // d x d, column-major
         const double* V = heads.V[static_cast<size_t>(h)].data(); // d_out x d, column-major
-        // Each entry is a sum over j in ascending order, kept in a register (a memory
-        // accumulator stalls on store-to-load forwarding at small d).
         for (Index i = 0; i < d; ++i) {
             double acc = 0;
-            for (Index j = 0; j < d; ++j) acc += Q[j * d + i] * zq[j];
+            for (Index j = 0; j < d; ++j) acc = madd(Q[j * d + i], zq[j], acc);
             qz[i] = acc;
         }
         for (Index i = 0; i < d; ++i) {
             double acc = 0;
-            for (Index j = 0; j < d; ++j) acc += S[i * d + j] * qz[j]; // S is exactly symmetric
+            for (Index j = 0; j < d; ++j) acc = madd(S[i * d + j], qz[j], acc); // S symmetric
             sqz[i] = acc;
         }
         for (Index i = 0; i < dOut; ++i) {
             double acc = y[i];
-            for (Index j = 0; j < d; ++j) acc += V[j * dOut + i] * sqz[j];
+            for (Index j = 0; j < d; ++j) acc = madd(V[j * dOut + i], sqz[j], acc);
             y[i] = acc;
         }
     }

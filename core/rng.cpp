@@ -14,6 +14,23 @@ Rng::ZigguratTables::ZigguratTables() {
 
 const Rng::ZigguratTables Rng::kZiggurat;
 
+double Rng::normalSlow(std::uint64_t u, double x, double sx) {
+    const unsigned i = static_cast<unsigned>(u & 0xFF);
+    if (i == 0) {
+        // The tail beyond r (Marsaglia 1964).
+        double a, b;
+        do {
+            a = -std::log(openUniform()) / kZiggurat.r;
+            b = -std::log(openUniform());
+        } while (b + b < a * a);
+        return (u & 0x100) ? -(kZiggurat.r + a) : kZiggurat.r + a;
+    }
+    // The wedge between the layer's rectangle and the density.
+    const double f0 = kZiggurat.f[i], f1 = kZiggurat.f[i + 1];
+    if (f1 + uniform() * (f0 - f1) < std::exp(-0.5 * x * x)) return sx;
+    return normal();
+}
+
 Mat Rng::haarOrthogonal(Index n) {
     const Mat g = normalMatrix(n, n);
     Eigen::HouseholderQR<Mat> qr(g);

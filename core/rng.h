@@ -3,6 +3,7 @@
 // by (experiment seed, stream, sample index), so data never depends on the thread count or
 // on the order in which samples are produced.
 #include "core/types.h"
+#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -38,17 +39,7 @@ public:
     Rng(std::uint64_t seed, Stream stream, std::uint64_t index = 0)
         : Rng(seed, static_cast<std::uint64_t>(stream), index) {}
 
-    std::uint64_t next() {
-        const std::uint64_t result = rotl(m_s[1] * 5, 7) * 9;
-        const std::uint64_t t = m_s[1] << 17;
-        m_s[2] ^= m_s[0];
-        m_s[3] ^= m_s[1];
-        m_s[1] ^= m_s[2];
-        m_s[0] ^= m_s[3];
-        m_s[2] ^= t;
-        m_s[3] = rotl(m_s[3], 45);
-        return result;
-    }
+    std::uint64_t next() { return step(m_s); }
     /// Uniform in [0, 1).
     double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
     /// Uniform integer in [0, n).
@@ -60,27 +51,7 @@ public:
     /// the position. No trigonometry; a logarithm only in the rare tail and wedge draws. About
     /// 10x faster than the Box-Muller transform this generator used in 0.1 (which drew a
     /// different, equally distributed, sequence).
-    double normal() {
-        for (;;) {
-            const std::uint64_t u = next();
-            const unsigned i = static_cast<unsigned>(u & 0xFF);
-            const double x = static_cast<double>(u >> 11) * 0x1.0p-53 * kZiggurat.x[i];
-            const double sx = (u & 0x100) ? -x : x;
-            if (x < kZiggurat.x[i + 1]) return sx;
-            if (i == 0) {
-                // The tail beyond r (Marsaglia 1964).
-                double a, b;
-                do {
-                    a = -std::log(openUniform()) / kZiggurat.r;
-                    b = -std::log(openUniform());
-                } while (b + b < a * a);
-                return (u & 0x100) ? -(kZiggurat.r + a) : kZiggurat.r + a;
-            }
-            // The wedge between the layer's rectangle and the density.
-            const double f0 = kZiggurat.f[i], f1 = kZiggurat.f[i + 1];
-            if (f1 + uniform() * (f0 - f1) < std::exp(-0.5 * x * x)) return sx;
-        }
-    }
+    double normal() { return normalFrom(m_s); }
     Mat normalMatrix(Index rows, Index cols, double stddev = 1.0) {
         Mat m(rows, cols);
         normalFill(m, stddev);
@@ -88,9 +59,13 @@ public:
     }
     /// Fills m with N(0, stddev^2) draws in column-major order: the numbers normalMatrix draws.
     void normalFill(Mat& m, double stddev = 1.0) {
+        // The state in locals while the draws take the common path, so that it stays in
+        // registers (through m_s, each draw waited on a store and a load of it).
+        std::uint64_t s[4] = {m_s[0], m_s[1], m_s[2], m_s[3]};
         double* p = m.data();
         const Index size = m.size();
-        for (Index k = 0; k < size; ++k) p[k] = stddev * normal();
+        for (Index k = 0; k < size; ++k) p[k] = stddev * normalFrom(s);
+        for (int j = 0; j < 4; ++j) m_s[j] = s[j];
     }
     /// A Haar-distributed random orthogonal matrix (QR of a Gaussian matrix, signs fixed).
     Mat haarOrthogonal(Index n);
@@ -107,6 +82,40 @@ public:
     static const ZigguratTables kZiggurat;
 
 private:
+    /// xoshiro256**'s step on the state s: the output, and s advanced.
+    static std::uint64_t step(std::uint64_t (&s)[4]) {
+        const std::uint64_t result = rotl(s[1] * 5, 7) * 9;
+        const std::uint64_t t = s[1] << 17;
+        s[2] ^= s[0];
+        s[3] ^= s[1];
+        s[1] ^= s[2];
+        s[0] ^= s[3];
+        s[2] ^= t;
+        s[3] = rotl(s[3], 45);
+        return result;
+    }
+    /// normal() on the state s (this generator's, or a copy of it that normalFill keeps in
+    /// registers): the common path inline; the rare one runs on m_s, so s goes there and back.
+    double normalFrom(std::uint64_t (&s)[4]) {
+        const std::uint64_t u = step(s);
+        const unsigned i = static_cast<unsigned>(u & 0xFF);
+        const double x = static_cast<double>(u >> 11) * 0x1.0p-53 * kZiggurat.x[i];
+        // The sign without a branch (a coin-flip branch mispredicts half the time and cost
+        // a fifth of the draw): bit 8 moved to the sign bit; x's own sign bit is clear.
+        const double sx =
+            std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) ^ ((u & 0x100) << 55));
+        if (x < kZiggurat.x[i + 1]) [[likely]]
+            return sx;
+        if (&s[0] == &m_s[0]) return normalSlow(u, x, sx);
+        for (int j = 0; j < 4; ++j) m_s[j] = s[j];
+        const double r = normalSlow(u, x, sx);
+        for (int j = 0; j < 4; ++j) s[j] = m_s[j];
+        return r;
+    }
+    /// The rare rest of normal() for the draw u (x = its position, sx = x with its sign): the
+    /// tail beyond r or the wedge test; a rejected draw starts over with the next one. Out of
+    /// line so that the common path keeps the generator's state in registers.
+    double normalSlow(std::uint64_t u, double x, double sx);
     /// Uniform in (0, 1).
     double openUniform() {
         double t = uniform();
