@@ -58,7 +58,7 @@ public:
             last.prompt = prompt;
         }
         s.Z = last.base.Z.leftCols(t);
-        mhlaOutputInto(m_teacher, s.Z, s.y);
+        mhlaOutputInto(m_teacher, s.Z, s.y, &s.vech);
         if (m_noise > 0) {
             Rng rng(static_cast<std::uint64_t>(m_seed),
                     kCausalNoiseStream + static_cast<std::uint64_t>(stream),

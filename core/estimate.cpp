@@ -1,5 +1,6 @@
 #include "core/estimate.h"
 #include "core/certificate.h"
+#include "core/explorer.h"
 #include "core/features.h"
 #include "core/model.h"
 #include "core/types.h"
@@ -15,11 +16,14 @@ namespace {
 // one thread), calibrated with tests/tst_estimate.cpp, which prints estimate / measured per
 // configuration. Measured 2026-11-30: with the machine loaded (load 5-9) the run times are 2-5x
 // those of the idle machine; these rates sit between the two, so the estimate is within a factor
-// ~3 either way (idle: estimate / measured 1.9-3.0; loaded: 0.5-1.5). Flop counts are those of
-// the algorithms (multiply + add = 2).
+// ~3 either way (idle: estimate / measured 1.9-3.0; loaded: 0.5-1.5). Recalibrated the same day
+// after the accumulation kernel and the faster sampling (the old rates overestimated by up to
+// 8.4x): accumulation 5 -> 20 GFLOP/s, per-sample work 1 -> 4 GFLOP/s and 2 -> 0.3 us a prompt,
+// and the explorer's phase added; idle ratios now 1.4-3.5. Flop counts are those of the
+// algorithms (multiply + add = 2).
 //
 //   accumulation  N * D^2 / 2 flops (the d(d+1)/2 triangular P x P blocks) + sample generation
-constexpr double kAccumulateFlopsPerSec = 5.0e9;
+constexpr double kAccumulateFlopsPerSec = 20.0e9;
 //   dense eigenvalues only: ~ 4/3 D^3 (tridiagonalisation) at this rate
 constexpr double kEigenvaluesFlopsPerSec = 3.0e9;
 //   dense eigendecomposition with eigenvectors: ~ 9 D^3
@@ -32,9 +36,11 @@ constexpr double kLanczosProducts = 100;
 constexpr double kMatVecFlopsPerSec = 2.0e9;
 //   SVD of unfold(P), (d_out d) x d^2: ~ 20 m n^2 ... use 12 n^3 for the square case
 constexpr double kSvdFlopsPerSec = 2.0e9;
+//   the explorer's fewest-heads search: SVDs of unfold(P) per run (measured 40-80 at d = 4-8)
+constexpr double kExploreSvds = 60;
 //   per-sample work (prompt generation, feature map, P psi): small matrix code, slow
-constexpr double kSampleFlopsPerSec = 1.0e9;
-constexpr double kSampleOverheadSec = 2e-6; ///< allocations and RNG per generated prompt
+constexpr double kSampleFlopsPerSec = 4.0e9;
+constexpr double kSampleOverheadSec = 0.3e-6; ///< allocations and RNG per generated prompt
 //   trainers: forward + backward ~ 2 * workPerSample flops per sample (workPerSample = 3 params
 //   [* tokens for the token-wise models]); evaluation ~ 1/3 of that
 constexpr double kTrainFlopsPerSec = 1.2e9;
@@ -146,8 +152,15 @@ RunEstimate estimateRun(const ExperimentConfig& cfg) {
         if (!poly) evaluations = 1;                         // the exact reference
         e.phases.emplace_back("evaluate", evaluations * evalOnce);
         const double W = dOut * d, Wc = d * d;
-        e.phases.emplace_back("heads", 12 * std::min(W, Wc) * std::min(W, Wc) * std::max(W, Wc) /
-                                           kSvdFlopsPerSec);
+        const double svd =
+            12 * std::min(W, Wc) * std::min(W, Wc) * std::max(W, Wc) / kSvdFlopsPerSec;
+        e.phases.emplace_back("heads", svd);
+        // The identifiability explorer (small D only): the fewest heads (a proximal iteration,
+        // one SVD of unfold(P) a step, measured ~60 steps) and the certificate's sample curve (a
+        // dense lambda_min at each of ~12 sizes, as the trace).
+        if (poly && explores(cfg, static_cast<long long>(D)))
+            e.phases.emplace_back("explore", kExploreSvds * svd + 13 * 4.0 / 3.0 * cube(D) /
+                                                                      kEigenvaluesFlopsPerSec);
     }
 
     if (!poly) {

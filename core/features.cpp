@@ -30,7 +30,11 @@ void featureVectorInto(const Mat& Z, double* out) {
     const int P = pairCount(d);
     double* u = out + (featureDim(d) - P);
     promptVech(Z, u);
-    const double* zq = Z.data() + (Z.cols() - 1) * d;
+    featureVectorFromVech(u, Z.data() + (Z.cols() - 1) * d, d, out);
+}
+
+void featureVectorFromVech(const double* u, const double* zq, int d, double* out) {
+    const int P = pairCount(d);
     for (int p = 0; p < P; ++p) {
         const double s = u[p];
         for (int c = 0; c < d; ++c) out[static_cast<Index>(p) * d + c] = s * zq[c];

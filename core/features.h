@@ -12,6 +12,9 @@ namespace mhla {
 Vec featureVector(const Mat& Z);
 /// Writes psi(Z) to out[0..D).
 void featureVectorInto(const Mat& Z, double* out);
+/// psi from vech(S) = u and the query z_q (d entries) into out[0..D): u_p z_{q,c}, the numbers
+/// featureVectorInto writes. u may be the last d(d+1)/2 entries of out itself.
+void featureVectorFromVech(const double* u, const double* zq, int d, double* out);
 /// vech(S(Z)) in pair order (length d(d+1)/2).
 void promptVech(const Mat& Z, double* out);
 

@@ -49,8 +49,13 @@ Metrics evaluateFolded(const Task& task, const Mat& P, const ExperimentConfig& c
     auto residual = [&](Stream stream) {
         return [&, stream](long long i) {
             FoldedScratch& w = foldedScratch(D);
+            w.s.vech.clear();
             task.sampleInto(stream, i, w.s);
-            featureVectorInto(w.s.Z, w.psi.data());
+            if (w.s.vech.size() == static_cast<size_t>(pairCount(task.d())))
+                featureVectorFromVech(w.s.vech.data(),
+                                      w.s.Z.data() + (w.s.Z.cols() - 1) * w.s.Z.rows(), task.d(),
+                                      w.psi.data());
+            else featureVectorInto(w.s.Z, w.psi.data());
             return foldedResidual(P, w, w.s.y);
         };
     };
@@ -76,8 +81,9 @@ Metrics evaluateFolded(const Task& task, const Mat& P, const ExperimentConfig& c
     const auto ood = chunkedSum2(cfg.eval.oodSamples, ctx, [&](long long i) {
         FoldedScratch& w = foldedScratch(D);
         task.genericPromptInto(i, w.Z);
-        featureVectorInto(w.Z, w.psi.data());
-        mhlaOutputInto(task.teacher(), w.Z, w.ref);
+        mhlaOutputInto(task.teacher(), w.Z, w.ref, &w.s.vech);
+        featureVectorFromVech(w.s.vech.data(), w.Z.data() + (w.Z.cols() - 1) * w.Z.rows(), task.d(),
+                              w.psi.data());
         return std::array<double, 2>{foldedResidual(P, w, w.ref), w.ref.squaredNorm()};
     });
     const double oodNum = ood[0], oodDen = ood[1];

@@ -94,10 +94,15 @@ template <int L, int W> void momentInto(const Mat& Z, double* S) {
 }
 
 template <int L, int W, int LO, int WO>
-void outputColumns(const Heads& heads, const Mat& Z, double* y) {
+void outputColumns(const Heads& heads, const Mat& Z, double* y, double* vech) {
     const Index d = Z.rows(), dOut = heads.V.front().rows();
     Col<L, W> S[L * W];
     momentColumns<L, W>(Z, S);
+    if (vech) {
+        Index k = 0;
+        for (Index a = 0; a < d; ++a)
+            for (Index b = a; b < d; ++b) vech[k++] = S[b].lane(a);
+    }
     const double* zq = Z.data() + (Z.cols() - 1) * d;
     Col<LO, WO> out{};
     for (int h = 0; h < heads.count(); ++h) {
@@ -128,12 +133,12 @@ int columnShape(Index rows) {
 }
 
 template <int L, int W>
-void outputColumnsFor(int shapeOut, const Heads& heads, const Mat& Z, double* y) {
+void outputColumnsFor(int shapeOut, const Heads& heads, const Mat& Z, double* y, double* vech) {
     switch (shapeOut) {
-    case 4: return outputColumns<L, W, 4, 1>(heads, Z, y);
-    case 8: return outputColumns<L, W, 8, 1>(heads, Z, y);
-    case 16: return outputColumns<L, W, 8, 2>(heads, Z, y);
-    default: return outputColumns<L, W, 8, 4>(heads, Z, y);
+    case 4: return outputColumns<L, W, 4, 1>(heads, Z, y, vech);
+    case 8: return outputColumns<L, W, 8, 1>(heads, Z, y, vech);
+    case 16: return outputColumns<L, W, 8, 2>(heads, Z, y, vech);
+    default: return outputColumns<L, W, 8, 4>(heads, Z, y, vech);
     }
 }
 
@@ -158,20 +163,25 @@ void promptMomentInto(const Mat& Z, double* S) {
         }
 }
 
-void mhlaOutputInto(const Heads& heads, const Mat& Z, Vec& out) {
+void mhlaOutputInto(const Heads& heads, const Mat& Z, Vec& out, std::vector<double>* vechOut) {
     const Index d = Z.rows();
     const Index dOut = heads.V.empty() ? 0 : heads.V.front().rows();
     if (out.size() != dOut) out.resize(dOut);
     out.setZero();
-    if (dOut == 0) return;
+    double* vech = nullptr;
+    if (vechOut) {
+        vechOut->resize(static_cast<size_t>(pairCount(static_cast<int>(d))));
+        vech = vechOut->data();
+    }
+    if (dOut == 0 && !vech) return;
     double* y = out.data();
     const int shape = columnShape(d), shapeOut = columnShape(dOut);
-    if (shape > 0 && shapeOut > 0) {
+    if (dOut > 0 && shape > 0 && shapeOut > 0) {
         switch (shape) {
-        case 4: return outputColumnsFor<4, 1>(shapeOut, heads, Z, y);
-        case 8: return outputColumnsFor<8, 1>(shapeOut, heads, Z, y);
-        case 16: return outputColumnsFor<8, 2>(shapeOut, heads, Z, y);
-        default: return outputColumnsFor<8, 4>(shapeOut, heads, Z, y);
+        case 4: return outputColumnsFor<4, 1>(shapeOut, heads, Z, y, vech);
+        case 8: return outputColumnsFor<8, 1>(shapeOut, heads, Z, y, vech);
+        case 16: return outputColumnsFor<8, 2>(shapeOut, heads, Z, y, vech);
+        default: return outputColumnsFor<8, 4>(shapeOut, heads, Z, y, vech);
         }
     }
     // Larger sizes: the same sums, entry by entry. Scratch: S (d x d), Q_h z_q, S Q_h z_q.
@@ -182,6 +192,11 @@ void mhlaOutputInto(const Heads& heads, const Mat& Z, Vec& out) {
     double* qz = S + d * d;
     double* sqz = qz + d;
     promptMomentInto(Z, S);
+    if (vech) {
+        Index k = 0;
+        for (Index a = 0; a < d; ++a)
+            for (Index b = a; b < d; ++b) vech[k++] = S[b * d + a];
+    }
     const double* zq = Z.data() + (Z.cols() - 1) * d;
     for (int h = 0; h < heads.count(); ++h) {
         const double* Q = heads.Q[static_cast<size_t>(h)].data(); // d x d, column-major

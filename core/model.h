@@ -29,7 +29,10 @@ void promptMomentInto(const Mat& Z, double* S);
 Vec mhlaOutput(const Heads& heads, const Mat& Z);
 /// f(Z) into `out` (resized to d_out if needed): the same numbers as mhlaOutput, with no heap
 /// allocation once `out` has its size (the scratch is per thread). The hot path of sampling.
-void mhlaOutputInto(const Heads& heads, const Mat& Z, Vec& out);
+/// With `vech`, also vech(S(Z)) into it (resized to d(d+1)/2), the numbers promptVech writes:
+/// samplers hand it on so that the features need not form S again.
+void mhlaOutputInto(const Heads& heads, const Mat& Z, Vec& out,
+                    std::vector<double>* vech = nullptr);
 /// Causal all-positions output: column t is sum_h V_h S_t Q_h z_t with S_t = sum_{s<=t} z_s z_s^T.
 Mat mhlaOutputCausal(const Heads& heads, const Mat& Z);
 

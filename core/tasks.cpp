@@ -94,7 +94,7 @@ public:
         Rng rng(static_cast<std::uint64_t>(m_seed), stream, static_cast<std::uint64_t>(index));
         if (s.Z.rows() != m_d || s.Z.cols() != m_n) s.Z.resize(m_d, m_n);
         rng.normalFill(s.Z, m_tokenSd);
-        mhlaOutputInto(m_teacher, s.Z, s.y);
+        mhlaOutputInto(m_teacher, s.Z, s.y, &s.vech);
         if (m_noise > 0)
             for (Index i = 0; i < s.y.size(); ++i) s.y(i) += m_noise * rng.normal();
     }
@@ -139,7 +139,7 @@ public:
         s.Z.bottomLeftCorner(m_m, m_m) = U;
         s.Z.col(m_m).head(m_m) = K.col(j);
         for (Index i = 0; i < m_m; ++i) s.Z(m_m + i, m_m) = rng.normal();
-        mhlaOutputInto(m_teacher, s.Z, s.y);
+        mhlaOutputInto(m_teacher, s.Z, s.y, &s.vech);
     }
 
 private:

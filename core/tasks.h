@@ -17,6 +17,9 @@ struct TaskDims {
 struct Sample {
     Mat Z; ///< d x n prompt, query token last
     Vec y; ///< d_out label
+    /// vech(S(Z)) as promptVech writes it, when the task formed S on the way to y (the tasks
+    /// whose label is the teacher's output); else empty. Saves the features forming S again.
+    std::vector<double> vech;
 };
 
 class Task {

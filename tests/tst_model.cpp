@@ -143,6 +143,14 @@ private Q_SLOTS:
                     QVERIFY2(y.size() == dOut &&
                                  std::memcmp(y.data(), yref.data(), sizeof(double) * dOut) == 0,
                              where);
+                    // The vech a sampler gets with y is promptVech's, and y is unchanged.
+                    std::vector<double> vech;
+                    Vec y2;
+                    mhlaOutputInto(heads, Z, y2, &vech);
+                    QVERIFY2(vech.size() == u.size() &&
+                                 std::memcmp(vech.data(), u.data(), sizeof(double) * u.size()) == 0,
+                             where);
+                    QVERIFY2(std::memcmp(y2.data(), y.data(), sizeof(double) * dOut) == 0, where);
                 }
     }
 
