@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace mhla {
 
@@ -39,6 +42,37 @@ using V8 = double __attribute__((vector_size(64)));
 template <int L> struct Lanes;
 template <> struct Lanes<4> { using V = V4; };
 template <> struct Lanes<8> { using V = V8; };
+
+/// acc + x s, lane by lane, rounded as madd rounds: one fused multiply-add where the build has
+/// FMA. Written out rather than left to GCC's contraction, which does not run below -O2 and
+/// which some tunings (-mtune=znver2/3) decline for 256-bit chains.
+template <typename V> inline void maddv(V& acc, const V& x, double s) {
+#ifdef __FP_FAST_FMA
+#if defined(__AVX512F__)
+    if constexpr (sizeof(V) == 64) {
+        const __m512d r = _mm512_fmadd_pd(reinterpret_cast<const __m512d&>(x), _mm512_set1_pd(s),
+                                          reinterpret_cast<const __m512d&>(acc));
+        std::memcpy(&acc, &r, sizeof(V));
+        return;
+    }
+#endif
+#if defined(__FMA__)
+    if constexpr (sizeof(V) % 32 == 0) {
+        constexpr int halves = sizeof(V) / 32;
+        __m256d xs[halves], as[halves];
+        std::memcpy(xs, &x, sizeof(V));
+        std::memcpy(as, &acc, sizeof(V));
+        for (int h = 0; h < halves; ++h) as[h] = _mm256_fmadd_pd(xs[h], _mm256_set1_pd(s), as[h]);
+        std::memcpy(&acc, as, sizeof(V));
+        return;
+    }
+#endif
+    for (int i = 0; i < static_cast<int>(sizeof(V) / sizeof(double)); ++i)
+        acc[i] = std::fma(x[i], s, acc[i]);
+#else
+    acc += x * s;
+#endif
+}
 
 /// A column of up to L * W entries: W vectors of L doubles.
 template <int L, int W> struct Col {
@@ -80,7 +114,7 @@ template <int L, int W> void momentColumns(const Mat& Z, Col<L, W>* S) {
         Col<L, W> acc{};
         for (Index t = 0; t < n; ++t) {
             const double zb = z[t * d + b];
-            for (int w = 0; w < W; ++w) acc.v[w] += zc[t].v[w] * zb;
+            for (int w = 0; w < W; ++w) maddv(acc.v[w], zc[t].v[w], zb);
         }
         S[b] = acc;
     }
@@ -111,16 +145,16 @@ void outputColumns(const Heads& heads, const Mat& Z, double* y, double* vech) {
         Col<L, W> qz{}, sqz{};
         for (Index j = 0; j < d; ++j) {
             const Col<L, W> q = loadColumn<L, W>(Q + j * d, d, d * (d - j));
-            for (int w = 0; w < W; ++w) qz.v[w] += q.v[w] * zq[j];
+            for (int w = 0; w < W; ++w) maddv(qz.v[w], q.v[w], zq[j]);
         }
         for (Index j = 0; j < d; ++j) {
             const double c = qz.lane(j);
-            for (int w = 0; w < W; ++w) sqz.v[w] += S[j].v[w] * c;
+            for (int w = 0; w < W; ++w) maddv(sqz.v[w], S[j].v[w], c);
         }
         for (Index j = 0; j < d; ++j) {
             const Col<LO, WO> v = loadColumn<LO, WO>(V + j * dOut, dOut, dOut * (d - j));
             const double c = sqz.lane(j);
-            for (int w = 0; w < WO; ++w) out.v[w] += v.v[w] * c;
+            for (int w = 0; w < WO; ++w) maddv(out.v[w], v.v[w], c);
         }
     }
     for (Index i = 0; i < dOut; ++i) y[i] = out.lane(i);

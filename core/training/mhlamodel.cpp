@@ -1,6 +1,8 @@
 #include "core/training/mhlamodel.h"
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
+#include <type_traits>
 
 namespace mhla::training {
 
@@ -31,16 +33,36 @@ template <int D> void fixedProduct(const double* S, const double* X, double* T, 
         Eigen::Map<const Fixed>(S).lazyProduct(Eigen::Map<const Cols>(X, D, H));
 }
 
+/// The same product for d = 4 and 8, where a column of S fits one vector (GCC vector
+/// extensions; split into what the target has): S's columns stay in registers and each column
+/// of T is d multiply-adds of whole vectors. Eigen's fixed-size lazy product took 2.5x as long
+/// (about a fifth of a d = 8, H = 8 Adam step).
+using V4 = double __attribute__((vector_size(32)));
+using V8 = double __attribute__((vector_size(64)));
+template <int D> void sweepProduct(const double* S, const double* X, double* T, Index H) {
+    // (A dependent vector_size would be dropped by GCC: the types are spelled out.)
+    using V = std::conditional_t<D == 4, V4, V8>;
+    static_assert(sizeof(V) == sizeof(double) * D);
+    V s[D];
+    for (int j = 0; j < D; ++j) std::memcpy(&s[j], S + j * D, sizeof(V));
+    for (Index c = 0; c < H; ++c) {
+        const double* x = X + c * D;
+        V acc = s[0] * x[0];
+        for (int j = 1; j < D; ++j) acc += s[j] * x[j];
+        std::memcpy(T + c * D, &acc, sizeof(V));
+    }
+}
+
 void smallProduct(const double* S, const double* X, double* T, Index d, Index H) {
     switch (d) {
     case 1: return fixedProduct<1>(S, X, T, H);
     case 2: return fixedProduct<2>(S, X, T, H);
     case 3: return fixedProduct<3>(S, X, T, H);
-    case 4: return fixedProduct<4>(S, X, T, H);
+    case 4: return sweepProduct<4>(S, X, T, H);
     case 5: return fixedProduct<5>(S, X, T, H);
     case 6: return fixedProduct<6>(S, X, T, H);
     case 7: return fixedProduct<7>(S, X, T, H);
-    case 8: return fixedProduct<8>(S, X, T, H);
+    case 8: return sweepProduct<8>(S, X, T, H);
     case 12: return fixedProduct<12>(S, X, T, H);
     case 16: return fixedProduct<16>(S, X, T, H);
     default:
