@@ -158,9 +158,13 @@ RunEstimate estimateRun(const ExperimentConfig& cfg) {
         // The identifiability explorer (small D only): the fewest heads (a proximal iteration,
         // one SVD of unfold(P) a step, measured ~60 steps) and the certificate's sample curve (a
         // dense lambda_min at each of ~12 sizes, as the trace).
-        if (poly && explores(cfg, static_cast<long long>(D)))
+        if (poly && explores(cfg, static_cast<long long>(D))) {
             e.phases.emplace_back("explore", kExploreSvds * svd + 13 * 4.0 / 3.0 * cube(D) /
                                                                       kEigenvaluesFlopsPerSec);
+            // Not certified, it also evaluates the minimum-norm path once more and probes three
+            // alternative fits (each with its OOD error).
+            e.extraIfNotCertified += evalOnce + 3 * sampleSeconds(2 * gen, 2 * ood);
+        }
     }
 
     if (!poly) {

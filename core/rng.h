@@ -27,7 +27,7 @@ inline std::uint64_t splitmix64(std::uint64_t& x) {
     return z ^ (z >> 31);
 }
 
-/// xoshiro256** with a Box-Muller normal sampler (portable: no std:: distributions, whose
+/// xoshiro256** with a ziggurat normal sampler (portable: no std:: distributions, whose
 /// output differs between standard libraries).
 class Rng {
 public:
