@@ -37,7 +37,9 @@ public:
         sampleInto(stream, index, s);
         return s;
     }
-    void sampleInto(Stream stream, long long index, Sample& s) const override {
+
+protected:
+    void drawInto(Stream stream, long long index, Sample& s) const override {
         const long long prompt = index / m_n;
         const Index t = static_cast<Index>(index % m_n) + 1;
         // The rows of one prompt are consecutive indices, which a thread draws in a row: keep

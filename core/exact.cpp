@@ -98,11 +98,8 @@ void fillSampleBlock(const Task& task, Stream stream, long long first, long long
         thread_local std::vector<double> u;
         u.resize(static_cast<size_t>(P));
         for (long long i = item * kItem; i < std::min(count, (item + 1) * kItem); ++i) {
-            s.vech.clear(); // a task that does not form S leaves it empty
             task.sampleInto(stream, first + i, s);
-            const double* v = u.data();
-            if (s.vech.size() == static_cast<size_t>(P)) v = s.vech.data();
-            else promptVech(s.Z, u.data());
+            const double* v = sampleVech(s, u.data());
             for (int p = 0; p < P; ++p) U(i, p) = v[p];
             const double* zq = s.Z.data() + (s.Z.cols() - 1) * d;
             for (int c = 0; c < d; ++c) Qz(i, c) = zq[c];

@@ -18,9 +18,7 @@ void promptVech(const Mat& Z, double* out) {
         S = heapS.data();
     }
     promptMomentInto(Z, S);
-    Index k = 0;
-    for (Index a = 0; a < d; ++a)
-        for (Index b = a; b < d; ++b) out[k++] = S[b * d + a];
+    momentVech(S, d, out);
 }
 
 void featureVectorInto(const Mat& Z, double* out) {

@@ -53,13 +53,11 @@ Metrics evaluateFolded(const Task& task, const Mat& P, const ExperimentConfig& c
     auto residual = [&](Stream stream) {
         return [&, stream](long long i) {
             FoldedScratch& w = foldedScratch(D);
-            w.s.vech.clear();
             task.sampleInto(stream, i, w.s);
-            if (w.s.vech.size() == static_cast<size_t>(pairCount(task.d())))
-                featureVectorFromVech(w.s.vech.data(),
-                                      w.s.Z.data() + (w.s.Z.cols() - 1) * w.s.Z.rows(), task.d(),
-                                      w.psi.data());
-            else featureVectorInto(w.s.Z, w.psi.data());
+            // vech S, when the task did not form it, goes into the tail of psi (allowed there).
+            double* tail = w.psi.data() + (D - pairCount(task.d()));
+            featureVectorFromVech(sampleVech(w.s, tail), w.s.Z.col(w.s.Z.cols() - 1).data(),
+                                  task.d(), w.psi.data());
             return foldedResidual(Pt, w, w.s.y);
         };
     };
@@ -86,7 +84,7 @@ Metrics evaluateFolded(const Task& task, const Mat& P, const ExperimentConfig& c
         FoldedScratch& w = foldedScratch(D);
         task.genericPromptInto(i, w.Z);
         mhlaOutputInto(task.teacher(), w.Z, w.ref, &w.s.vech);
-        featureVectorFromVech(w.s.vech.data(), w.Z.data() + (w.Z.cols() - 1) * w.Z.rows(), task.d(),
+        featureVectorFromVech(w.s.vech.data(), w.Z.col(w.Z.cols() - 1).data(), task.d(),
                               w.psi.data());
         return std::array<double, 2>{foldedResidual(Pt, w, w.ref), w.ref.squaredNorm()};
     });

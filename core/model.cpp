@@ -127,16 +127,21 @@ template <int L, int W> void momentInto(const Mat& Z, double* S) {
     for (Index b = 0; b < d; ++b) std::memcpy(S + b * d, &cols[b].v[0], sizeof(double) * d);
 }
 
+/// vech from S(a, b) = get(a, b): the upper triangle row by row.
+template <typename Get> void vechInto(Index d, const Get& get, double* out) {
+    Index k = 0;
+    for (Index a = 0; a < d; ++a)
+        for (Index b = a; b < d; ++b) out[k++] = get(a, b);
+}
+
 template <int L, int W, int LO, int WO>
 void outputColumns(const Heads& heads, const Mat& Z, double* y, double* vech) {
     const Index d = Z.rows(), dOut = heads.V.front().rows();
     Col<L, W> S[L * W];
     momentColumns<L, W>(Z, S);
-    if (vech) {
-        Index k = 0;
-        for (Index a = 0; a < d; ++a)
-            for (Index b = a; b < d; ++b) vech[k++] = S[b].lane(a);
-    }
+    if (vech)
+        vechInto(
+            d, [&](Index a, Index b) { return S[b].lane(a); }, vech);
     const double* zq = Z.data() + (Z.cols() - 1) * d;
     Col<LO, WO> out{};
     for (int h = 0; h < heads.count(); ++h) {
@@ -177,6 +182,11 @@ void outputColumnsFor(int shapeOut, const Heads& heads, const Mat& Z, double* y,
 }
 
 } // namespace
+
+void momentVech(const double* S, Index d, double* out) {
+    vechInto(
+        d, [&](Index a, Index b) { return S[b * d + a]; }, out);
+}
 
 void promptMomentInto(const Mat& Z, double* S) {
     const Index d = Z.rows(), n = Z.cols();
@@ -226,11 +236,7 @@ void mhlaOutputInto(const Heads& heads, const Mat& Z, Vec& out, std::vector<doub
     double* qz = S + d * d;
     double* sqz = qz + d;
     promptMomentInto(Z, S);
-    if (vech) {
-        Index k = 0;
-        for (Index a = 0; a < d; ++a)
-            for (Index b = a; b < d; ++b) vech[k++] = S[b * d + a];
-    }
+    if (vech) momentVech(S, d, vech);
     const double* zq = Z.data() + (Z.cols() - 1) * d;
     for (int h = 0; h < heads.count(); ++h) {
         const double* Q = heads.Q[static_cast<size_t>(h)].data(); // d x d, column-major

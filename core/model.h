@@ -25,6 +25,9 @@ Mat promptMoment(const Mat& Z);
 /// S(Z) = Z Z^T into S[0, d*d) (column-major, both triangles), without allocating. Each entry
 /// is the plain sum over tokens in token order, so S is exactly symmetric.
 void promptMomentInto(const Mat& Z, double* S);
+/// vech of a symmetric d x d matrix S (column-major): its upper triangle row by row, the pair
+/// order of pairIndex.
+void momentVech(const double* S, Index d, double* out);
 /// f(Z) = sum_h V_h S(Z) Q_h z_q, the output at the query token (last column of Z).
 Vec mhlaOutput(const Heads& heads, const Mat& Z);
 /// f(Z) into `out` (resized to d_out if needed): the same numbers as mhlaOutput, with no heap

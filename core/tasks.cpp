@@ -8,6 +8,13 @@
 
 namespace mhla {
 
+const double* sampleVech(const Sample& s, double* scratch) {
+    if (s.vech.size() == static_cast<size_t>(pairCount(static_cast<int>(s.Z.rows()))))
+        return s.vech.data();
+    promptVech(s.Z, scratch);
+    return scratch;
+}
+
 void Task::setTeacher(Heads h) {
     m_teacher = std::move(h);
     m_teacherP = foldHeads(m_teacher, m_d, m_dOut);
@@ -90,7 +97,9 @@ public:
         sampleInto(stream, index, s);
         return s;
     }
-    void sampleInto(Stream stream, long long index, Sample& s) const override {
+
+protected:
+    void drawInto(Stream stream, long long index, Sample& s) const override {
         Rng rng(static_cast<std::uint64_t>(m_seed), stream, static_cast<std::uint64_t>(index));
         if (s.Z.rows() != m_d || s.Z.cols() != m_n) s.Z.resize(m_d, m_n);
         rng.normalFill(s.Z, m_tokenSd);
@@ -119,7 +128,9 @@ public:
         sampleInto(stream, index, s);
         return s;
     }
-    void sampleInto(Stream stream, long long index, Sample& s) const override {
+
+protected:
+    void drawInto(Stream stream, long long index, Sample& s) const override {
         Rng rng(static_cast<std::uint64_t>(m_seed), stream, static_cast<std::uint64_t>(index));
         const bool orthogonal = rng.uniform() < m_p;
         // Per-thread scratch for the key and value blocks (m x m each).

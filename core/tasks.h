@@ -22,6 +22,10 @@ struct Sample {
     std::vector<double> vech;
 };
 
+/// vech(S(Z)) of a drawn sample: the one its task formed (Sample::vech), else promptVech of Z
+/// written to `scratch` (pairCount(d) doubles), which is then returned.
+const double* sampleVech(const Sample& s, double* scratch);
+
 class Task {
 public:
     virtual ~Task() = default;
@@ -36,10 +40,12 @@ public:
     /// A sample of the task distribution (label includes noise where the task has noise).
     virtual Sample sample(Stream stream, long long index) const = 0;
     /// The same sample written into `out`, reusing its storage. The tasks on the exact solver's
-    /// hot path (random MHLA, associative memory) override it so that, once `out` has its
-    /// sizes, drawing a sample allocates nothing.
-    virtual void sampleInto(Stream stream, long long index, Sample& out) const {
-        out = sample(stream, index);
+    /// hot path (random MHLA, associative memory) override drawInto so that, once `out` has its
+    /// sizes, drawing a sample allocates nothing. out.vech is cleared first, so it is never
+    /// another prompt's.
+    void sampleInto(Stream stream, long long index, Sample& out) const {
+        out.vech.clear();
+        drawInto(stream, index, out);
     }
     /// A generic prompt: i.i.d. N(0,1) entries, the task's d and n (MATH.md §6).
     Mat genericPrompt(long long index) const;
@@ -48,6 +54,10 @@ public:
 
 protected:
     Task(long long seed, TaskDims dims);
+    /// sampleInto's draw (out.vech arrives empty).
+    virtual void drawInto(Stream stream, long long index, Sample& out) const {
+        out = sample(stream, index);
+    }
     void setTeacher(Heads h);
     long long m_seed;
     int m_d, m_dOut, m_n;
