@@ -67,6 +67,13 @@ void TestTrainingGradients::gradientMatchesFiniteDifferences_data() {
     // 20 samples: two chunks of the minibatch (TrainableModel::kChunk = 16).
     QTest::newRow("mhla d3 H1") << int(SolverKind::Mhla) << 3 << 2 << 1 << 1 << 4 << QString();
     QTest::newRow("mhla d4 H5") << int(SolverKind::Mhla) << 4 << 3 << 5 << 1 << 6 << QString();
+    // Row counts that are multiples of 4 and 8 take the step's register-tiled products: tiles of
+    // 4 x 4 and 1 x 8 vectors and their edges (H d = 40 = 4 + 1 vectors of 8; d_out = 8; the
+    // chunks' 16 and 4 columns), and vectors of 4 (H d = 12, d_out = 4).
+    QTest::newRow("mhla d8 H5 (8-row tiles)")
+        << int(SolverKind::Mhla) << 8 << 8 << 5 << 1 << 9 << QString();
+    QTest::newRow("mhla d4 H3 (4-row tiles)")
+        << int(SolverKind::Mhla) << 4 << 4 << 3 << 1 << 5 << QString();
     QTest::newRow("multilayer d3 H2 L1")
         << int(SolverKind::Multilayer) << 3 << 2 << 2 << 1 << 5 << QString();
     QTest::newRow("multilayer d3 H2 L3")
