@@ -313,6 +313,24 @@ void benchTorchReference(const QString& script, const std::vector<TrainerBenchRo
     }
 }
 
+/// The one-layer MHLA steps as a fraction of one core's dgemm limit (the trainers run one
+/// thread). Useful work: the step's seven products per sample, Q z_q, S q_h and V t forward,
+/// V's gradient, V^T r, S g_h and Q's gradient: 4 H d^2 + 3 d_out H d multiply-adds.
+void benchTrainerFractions(const std::vector<TrainerBenchRow>& rows, int repeats) {
+    const double limit = measureDgemmRate(1, repeats);
+    std::printf("  fraction of one core's dgemm limit (%.1f GFLOP/s), useful FLOPs = batch "
+                "(4 H d^2 + 3 d_out H d) multiply-adds:\n",
+                limit * 1e-9);
+    for (const TrainerBenchRow& row : rows) {
+        if (row.label != "mhla" || row.layers != 1) continue;
+        const double d = row.d, H = row.heads, dOut = row.d;
+        const double flops = 2.0 * row.batch * (4 * H * d * d + 3 * dOut * H * d);
+        const double rate = flops / (row.usPerStep * 1e-6);
+        std::printf("    mhla d=%-2d H=%-2d %6.1f GFLOP/s  %.2f\n", row.d, row.heads, rate * 1e-9,
+                    rate / limit);
+    }
+}
+
 void benchDefaultSolve(int repeats, int threads) {
     ExperimentConfig cfg; // the default experiment: associative memory, pairs 2, N = 16384
     RunContext ctx;
@@ -377,6 +395,7 @@ int runBench(int argc, char** argv) {
     benchDefaultSolve(repeats, threads);
     const std::vector<TrainerBenchRow> rows = benchTrainers(std::cout, repeats);
     std::cout.flush();
+    benchTrainerFractions(rows, repeats);
     if (!opt.torchReference.isEmpty())
         benchTorchReference(opt.torchReference, rows, std::min(repeats, 3));
     return Success;
