@@ -13,10 +13,12 @@
 #include "ui/exporter.h"
 #include "ui/figure.h"
 #include "ui/mainwindow.h"
+#include "ui/presets.h"
 #include "ui/runcontroller.h"
 #include "ui/runlist.h"
 #include "ui/session.h"
 #include <QApplication>
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDragEnterEvent>
@@ -114,6 +116,48 @@ private Q_SLOTS:
         QVERIFY(w.windowTitle().contains(QStringLiteral("good.json")));
         QCOMPARE(AppSettings().recentFiles().value(0), QFileInfo(path).absoluteFilePath());
         QCOMPARE(w.saveRisk(path), QString()); // unchanged since it was opened
+    }
+
+    // A file that holds a built-in preset's experiment (and sweep) shows that preset, not
+    // "(custom)"; a changed copy, or a preset's base without the preset's sweep, does not.
+    void presetFileIsRecognised() {
+        const QList<Preset>& presets = builtinPresets();
+        const auto indexOf = [&](const QString& file) {
+            for (int i = 0; i < presets.size(); ++i)
+                if (presets[i].file == file) return i;
+            return -1;
+        };
+        const int d4 = indexOf(QStringLiteral("random_mhla_d4.json"));
+        const int sgd = indexOf(QStringLiteral("more_heads_sgd.json"));
+        QVERIFY(d4 >= 0 && sgd >= 0 && !presets[sgd].sweep.axes.empty());
+        const auto resource = [](const QString& file) {
+            QFile f(QStringLiteral(":/presets/") + file);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
+        const QByteArray d4Bytes = resource(presets[d4].file);
+        QVERIFY(!d4Bytes.isEmpty());
+        MainWindow w;
+        auto* combo = w.findChild<QComboBox*>(QStringLiteral("presetCombo"));
+        QVERIFY(combo);
+        QCOMPARE(w.openExperiment(write(QStringLiteral("copy_d4.json"), d4Bytes)), QString());
+        QCOMPARE(w.experimentPanel()->currentPreset(), d4);
+        QCOMPARE(combo->currentText(), presets[d4].title);
+
+        QJsonObject changed = QJsonDocument::fromJson(d4Bytes).object();
+        QJsonObject task = changed.value(QStringLiteral("task")).toObject();
+        task.insert(QStringLiteral("samples"), task.value(QStringLiteral("samples")).toInt() + 1);
+        changed.insert(QStringLiteral("task"), task);
+        QCOMPARE(w.openExperiment(
+                     write(QStringLiteral("changed_d4.json"), QJsonDocument(changed).toJson())),
+                 QString());
+        QCOMPARE(w.experimentPanel()->currentPreset(), -1);
+        QCOMPARE(combo->currentIndex(), 0);
+
+        QCOMPARE(
+            w.openExperiment(write(QStringLiteral("sgd_base.json"), resource(presets[sgd].file))),
+            QString());
+        QCOMPARE(w.experimentPanel()->currentPreset(), -1);
+        QCOMPARE(combo->currentIndex(), 0);
     }
 
     void resultsFolderOpensItsExperiment() {

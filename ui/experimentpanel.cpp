@@ -364,6 +364,22 @@ void ExperimentPanel::showSweepCheck(const SweepSpec& spec) {
     m_sweepCheck->setChecked(true);
 }
 
+void ExperimentPanel::recognisePreset() {
+    if (!m_valid) return;
+    const auto& presets = builtinPresets();
+    const QJsonObject sweep = m_fileSweep.toJson();
+    for (int i = 0; i < presets.size(); ++i) {
+        if (presets[i].sweep.toJson() != sweep) continue;
+        m_preset = i;
+        if (changedFromPreset().isEmpty()) {
+            m_presetCombo->setCurrentIndex(i + 1);
+            updatePresetMark();
+            return;
+        }
+    }
+    m_preset = -1;
+}
+
 void ExperimentPanel::setFileSweep(const SweepSpec& spec) {
     m_fileSweep = spec;
     if (spec.axes.empty()) return;

@@ -54,6 +54,10 @@ public:
     /// The sweep of an opened sweep file (after setExperiment with its base): shown as the
     /// sweep check box, run by jobs() while checked; the seeds box takes its seeds.
     void setFileSweep(const SweepSpec& spec);
+    /// After an experiment file is loaded (setExperiment, setFileSweep): when it holds exactly
+    /// a built-in preset's experiment and sweep, the preset box shows that preset (its edits
+    /// are then marked and revertible, and runs take its name) instead of "(custom)".
+    void recognisePreset();
     int currentPreset() const { return m_preset; }
     /// Shows the state of the run controller (enables Run / Stop / Reset, and the live controls
     /// only while a run is going; they go back to "running at η × 1" when nothing runs).

@@ -607,6 +607,7 @@ QString MainWindow::openExperiment(const QString& pathOrFolder) {
     if (!read.usable) return read.error;
     const QString err = m_panel->setExperiment(read.json);
     if (read.hasSweep) m_panel->setFileSweep(read.sweep);
+    if (read.valid) m_panel->recognisePreset();
     setCurrentFile(path);
     m_currentFileBytes = read.bytes;
     if (read.valid) {
