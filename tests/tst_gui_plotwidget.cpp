@@ -111,6 +111,36 @@ private Q_SLOTS:
         if (doc.toPlainText() != y) QVERIFY(plot.findChild<QChartView*>()->toolTip().contains(y));
     }
 
+    // The Explorer tab at 1366 x 768 cut "Along null relation 1, output 1 — #1 Left free" to
+    // "Along null relation 1, output 1...": a title too long for the tool row goes above the
+    // chart in a smaller font (down to 3/4) before it is shortened, whole in the tooltip.
+    void chartTitleShrinksBeforeItIsCut() {
+        PlotWidget plot(QStringLiteral("explorer"));
+        plot.setSeries({line(QStringLiteral("a"), 0.5)});
+        const QString title = QStringLiteral("Along null relation 1, output 1 — #1 Left free");
+        plot.setTitle(title);
+        plot.resize(330, 300);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        QTest::qWait(50);
+        QChart* c = chartOf(plot);
+        QVERIFY2(!c->title().isEmpty(), "the title did not fit the tool row: above the chart");
+        QVERIFY(c->titleFont().pointSizeF() < 11);
+        QVERIFY(c->titleFont().pointSizeF() >= 8.25);
+        QTextDocument doc;
+        doc.setHtml(c->title());
+        const double w = QFontMetricsF(c->titleFont()).horizontalAdvance(doc.toPlainText());
+        QVERIFY2(w <= plot.findChild<QChartView*>()->width(),
+                 qPrintable(QStringLiteral("%1 px title in a %2 px chart")
+                                .arg(w)
+                                .arg(plot.findChild<QChartView*>()->width())));
+        QCOMPARE(doc.toPlainText() == title,
+                 !plot.findChild<QChartView*>()->toolTip().contains(title));
+        plot.resize(1200, 300); // room in the tool row: the title there, none above the chart
+        QTest::qWait(50);
+        QVERIFY(c->title().isEmpty());
+    }
+
     void statesAreCategoriesOnTheYAxis() {
         PlotWidget plot(QStringLiteral("automaton_states"));
         plot.resize(500, 350);
@@ -494,7 +524,10 @@ private Q_SLOTS:
         w.resize(420, 260);
         for (int i = -1; i < 3; ++i) {
             const QString shown = w.shownTitle(i);
-            const double width = QFontMetricsF(w.titleFont(i >= 0), &w).horizontalAdvance(shown);
+            const QFont font = w.shownTitleFont(i);
+            QVERIFY(font.pointSizeF() < w.titleFont(i >= 0).pointSizeF()); // shrunk first
+            QVERIFY(font.pointSizeF() >= std::max(7.0, 0.75 * w.titleFont(i >= 0).pointSizeF()));
+            const double width = QFontMetricsF(font, &w).horizontalAdvance(shown);
             QVERIFY2(
                 width <= w.titleWidth(i) + 0.5,
                 qPrintable(QStringLiteral("%1: %2 > %3").arg(i).arg(width).arg(w.titleWidth(i))));
@@ -505,6 +538,21 @@ private Q_SLOTS:
         w.resize(3000, 700); // room enough: the titles in full
         QCOMPARE(w.shownTitle(-1), title);
         QCOMPARE(w.shownTitle(0), panelTitle);
+        QCOMPARE(w.shownTitleFont(0), w.titleFont(true));
+        // A little short of room (10-20 % wider than it): the whole title in a smaller font,
+        // nothing elided (the Explorer tab's panels at 1366 x 768 showed "teache…").
+        w.resize(160, 260);
+        HeatmapPanel one{QStringLiteral("teacher V1"), mhla::Mat::Ones(3, 4), QStringLiteral("row"),
+                         QStringLiteral("col"), QString()};
+        w.setPanels({one}, 1);
+        const double room = w.titleWidth(0);
+        const QFontMetricsF base(w.titleFont(true), &w);
+        while (base.horizontalAdvance(one.title) <= 1.1 * room) one.title += QStringLiteral(" V1");
+        QVERIFY(base.horizontalAdvance(one.title) <= 1.2 * room);
+        w.setPanels({one}, 1);
+        QCOMPARE(w.titleWidth(0), room);
+        QCOMPARE(w.shownTitle(0), one.title);
+        QVERIFY(w.shownTitleFont(0).pointSizeF() < w.titleFont(true).pointSizeF());
     }
 };
 

@@ -88,22 +88,23 @@ void HeatmapWidget::paintImpl(QPainter& p, const QRectF& rect, bool exportMode) 
     p.save();
     p.fillRect(rect, bg);
     const Layout L = layoutFor(rect);
-    // Titles longer than their room are elided (full text in the tooltip), never clipped on
-    // both sides as centred text wider than its rectangle is.
-    auto fit = [&p](const QString& t, const QRectF& r) {
-        return QFontMetricsF(p.font(), p.device()).elidedText(t, Qt::ElideRight, r.width());
+    // Titles longer than their room take a smaller font, then are elided (full text in the
+    // tooltip), never clipped on both sides as centred text wider than its rectangle is.
+    const auto drawTitle = [&p](const QString& t, const QFont& font, const QRectF& r) {
+        const plotmath::FittedTitle fit =
+            plotmath::fitAxisTitle(t, TitleText::Literal, font, r.width(), p.device());
+        p.setFont(fit.font);
+        p.drawText(r, Qt::AlignCenter, fit.text);
     };
-    QFont f = titleFont(false);
-    p.setFont(f);
     p.setPen(fg);
-    if (!m_title.isEmpty()) p.drawText(L.titleRect, Qt::AlignCenter, fit(m_title, L.titleRect));
-    f = titleFont(true);
-    p.setFont(f);
+    if (!m_title.isEmpty()) drawTitle(m_title, titleFont(false), L.titleRect);
+    p.setFont(titleFont(true));
     const double s = scale();
     for (int i = 0; i < m_panels.size(); ++i) {
         const auto& panel = m_panels[i];
         p.setPen(fg);
-        p.drawText(L.panelTitle[i], Qt::AlignCenter, fit(panel.title, L.panelTitle[i]));
+        drawTitle(panel.title, titleFont(true), L.panelTitle[i]);
+        p.setFont(titleFont(true));
         const QRectF mr = L.matrix[i];
         const Mat& m = panel.matrix;
         if (m.size() == 0) {
@@ -124,7 +125,7 @@ void HeatmapWidget::paintImpl(QPainter& p, const QRectF& rect, bool exportMode) 
         p.setBrush(Qt::NoBrush);
         p.drawRect(mr);
         // Index labels when there is room.
-        QFont sf = f;
+        QFont sf = titleFont(true);
         sf.setPointSizeF(7);
         p.setFont(sf);
         if (ch >= 11 && m.rows() <= 40)
@@ -135,7 +136,7 @@ void HeatmapWidget::paintImpl(QPainter& p, const QRectF& rect, bool exportMode) 
             for (Index c = 0; c < m.cols(); ++c)
                 p.drawText(QRectF(mr.left() + c * cw, mr.bottom() + 1, cw, 11),
                            Qt::AlignHCenter | Qt::AlignTop, QString::number(c + 1));
-        p.setFont(f);
+        p.setFont(titleFont(true));
     }
     // Colour bar.
     const QRectF cb = L.colorBar;
@@ -210,11 +211,15 @@ double HeatmapWidget::titleWidth(int panel) const {
     return panel < L.panelTitle.size() ? L.panelTitle[panel].width() : 0.0;
 }
 
-QString HeatmapWidget::shownTitle(int panel) const {
+plotmath::FittedTitle HeatmapWidget::fittedTitle(int panel) const {
     const QString& t = panel < 0 ? m_title : m_panels.value(panel).title;
-    return QFontMetricsF(titleFont(panel >= 0), this)
-        .elidedText(t, Qt::ElideRight, titleWidth(panel));
+    return plotmath::fitAxisTitle(t, TitleText::Literal, titleFont(panel >= 0), titleWidth(panel),
+                                  this);
 }
+
+QString HeatmapWidget::shownTitle(int panel) const { return fittedTitle(panel).text; }
+
+QFont HeatmapWidget::shownTitleFont(int panel) const { return fittedTitle(panel).font; }
 
 QString HeatmapWidget::toolTipAt(const QPointF& pos) const {
     // The value under the cursor, not a generic hint while on a cell.

@@ -5,6 +5,7 @@
 #include "core/types.h"
 #include "ui/exporter.h"
 #include "ui/figure.h"
+#include "ui/plotmath.h"
 #include <QList>
 #include <QWidget>
 #include <optional>
@@ -40,12 +41,15 @@ public:
     /// The tooltip at a position: the cell's value, the full text of a shortened title, or a
     /// hint.
     QString toolTipAt(const QPointF& pos) const;
-    /// The title as drawn at the widget's current size (panel -1: the figure title): elided
-    /// with "…" when it does not fit its width, never clipped; the tooltip has it in full.
+    /// The title as drawn at the widget's current size (panel -1: the figure title): in a
+    /// smaller font (down to 3/4) when it does not fit its width, then elided with "…", never
+    /// clipped; the tooltip has it in full.
     QString shownTitle(int panel = -1) const;
+    /// The font shownTitle() is drawn in.
+    QFont shownTitleFont(int panel = -1) const;
     /// The width a title may take at the widget's current size (panel -1: the figure title).
     double titleWidth(int panel = -1) const;
-    /// The font titles are drawn in (panel titles: true).
+    /// The font titles are drawn in when they fit (panel titles: true).
     QFont titleFont(bool panel) const;
     QString exportTo(const QString& path, ExportFormat format, const QSize& pixelSize, int dpi,
                      const ExportMetadata& meta) const;
@@ -67,6 +71,7 @@ protected:
     void leaveEvent(QEvent* e) override;
 
 private:
+    plotmath::FittedTitle fittedTitle(int panel) const;
     struct Layout {
         QRectF titleRect, colorBar;
         QList<QRectF> panelTitle, matrix; ///< per panel

@@ -463,19 +463,23 @@ QString axisTitleHtml(const QString& title, TitleText kind) {
     return kind == TitleText::Typeset ? typesetSubscripts(title) : title.toHtmlEscaped();
 }
 
-FittedTitle fitAxisTitle(const QString& title, TitleText kind, const QFont& font, double room) {
-    FittedTitle out{axisTitleHtml(title, kind), font, false};
+FittedTitle fitAxisTitle(const QString& title, TitleText kind, const QFont& font, double room,
+                         const QPaintDevice* device) {
+    FittedTitle out{axisTitleHtml(title, kind), title, font, false};
     const double pt = font.pointSizeF() > 0 ? font.pointSizeF() : 9;
     const double minPt = std::min(pt, std::max(7.0, 0.75 * pt));
+    const auto metrics = [device](const QFont& f) {
+        return device ? QFontMetricsF(f, device) : QFontMetricsF(f);
+    };
     // The plain text is at least as wide as the typeset one (subscripts are smaller).
-    auto width = [&title](const QFont& f) { return QFontMetricsF(f).horizontalAdvance(title); };
+    auto width = [&](const QFont& f) { return metrics(f).horizontalAdvance(title); };
     if (title.isEmpty() || !(room > 0) || width(font) <= room) return out;
     out.font.setPointSizeF(std::max(minPt, pt * room / width(font)));
     while (width(out.font) > room && out.font.pointSizeF() > minPt + 1e-9)
         out.font.setPointSizeF(std::max(minPt, out.font.pointSizeF() - 0.25));
     if (width(out.font) <= room) return out;
-    const QString cut = QFontMetricsF(out.font).elidedText(title, Qt::ElideRight, room);
-    out.html = cut.toHtmlEscaped();
+    out.text = metrics(out.font).elidedText(title, Qt::ElideRight, room);
+    out.html = out.text.toHtmlEscaped();
     out.elided = true;
     return out;
 }

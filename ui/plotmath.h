@@ -5,6 +5,7 @@
 #include <QColor>
 #include <QFont>
 #include <QList>
+#include <QPaintDevice>
 #include <QPointF>
 #include <QRectF>
 #include <QSet>
@@ -174,16 +175,19 @@ QString typesetSubscripts(const QString& plain);
 /// An axis title as the HTML an axis shows: escaped, with subscripts only when Typeset.
 QString axisTitleHtml(const QString& title, TitleText kind);
 
-/// An axis title fitted into `room` pixels along its axis (a short plot at scale 2 cut
-/// "MSE · OOD" to "MSE · O…"): the font shrunk, down to 75 % of its size and not below 7 pt,
-/// until the title fits; else the title shortened with "…" at that size (`elided`: the full
-/// text belongs in a tooltip).
+/// A title fitted into `room` pixels (a short plot at scale 2 cut "MSE · OOD" to "MSE · O…"):
+/// the font shrunk, down to 75 % of its size and not below 7 pt, until the title fits; else the
+/// title shortened with "…" at that size (`elided`: the full text belongs in a tooltip). Axis
+/// titles, chart titles and heatmap titles; `device` (not null) measures as that paint device
+/// does (an export's resolution).
 struct FittedTitle {
-    QString html;
+    QString html; ///< rich text (axis and chart titles)
+    QString text; ///< the same as plain text (titles drawn with QPainter::drawText)
     QFont font;
     bool elided = false;
 };
-FittedTitle fitAxisTitle(const QString& title, TitleText kind, const QFont& font, double room);
+FittedTitle fitAxisTitle(const QString& title, TitleText kind, const QFont& font, double room,
+                         const QPaintDevice* device = nullptr);
 
 /// Plain text with "_x" subscripts in Unicode subscript letters where they exist ("λ_min" →
 /// "λₘᵢₙ", "σ_r" → "σᵣ"; a subscript with a letter that has none stays as it is): for text

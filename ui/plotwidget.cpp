@@ -35,6 +35,11 @@ namespace mhla::ui {
 
 namespace {
 
+/// The on-screen chart title's point size, and the width of the chart beside its title (the
+/// chart's margins and its layout's, left and right).
+constexpr double kScreenTitlePt = 11;
+constexpr int kChartSideMargins = 40;
+
 using namespace plotmath;
 
 /// Every axis label in full: never "…" (Qt elides labels that do not fit by default).
@@ -168,7 +173,7 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
     chart->setAnimationOptions(QChart::NoAnimation);
     QFont tf = chart->titleFont();
     tf.setBold(true);
-    tf.setPointSizeF(forExport ? 12 : 11);
+    tf.setPointSizeF(forExport ? 12 : kScreenTitlePt);
     chart->setTitleFont(tf);
     // On screen the title is in the plot's tool row; a paper's caption says what it shows.
     chart->setTitle(forExport && !paper ? st.title : QString());
@@ -553,7 +558,26 @@ void PlotWidget::placeTitle() {
     const bool inRow =
         room > 0 && m_titleLabel->fontMetrics().horizontalAdvance(m_state.title) <= room;
     m_titleLabel->setText(inRow ? m_state.title : QString());
-    m_chart->setTitle(inRow ? QString() : m_state.title);
+    // Above the chart the title gets the chart's width, and a smaller font (down to 3/4) before
+    // it is cut short; cut short, it is whole in the plot's tooltip.
+    QFont font = m_chart->titleFont();
+    font.setPointSizeF(kScreenTitlePt);
+    const FittedTitle fit = inRow ? FittedTitle{}
+                                  : fitAxisTitle(m_state.title, TitleText::Literal, font,
+                                                 m_view->width() - kChartSideMargins);
+    if (!inRow && m_chart->titleFont() != fit.font) m_chart->setTitleFont(fit.font);
+    m_chart->setTitle(inRow ? QString() : fit.html);
+    if (m_titleElided != fit.elided) {
+        m_titleElided = fit.elided;
+        updateViewTip();
+    }
+}
+
+void PlotWidget::updateViewTip() {
+    QStringList whole = m_elidedAxisTitles;
+    if (m_titleElided) whole.prepend(m_state.title);
+    m_view->setToolTip(whole.isEmpty() ? viewHelp()
+                                       : whole.join(u'\n') + QStringLiteral("\n\n") + viewHelp());
 }
 
 void PlotWidget::setHoverText(const QString& text) {
@@ -927,8 +951,8 @@ void PlotWidget::fitAxisTitles() {
         if (a->titleText() != f.html) a->setTitleText(f.html);
         if (f.elided) whole << title;
     }
-    m_view->setToolTip(whole.isEmpty() ? viewHelp()
-                                       : whole.join(u'\n') + QStringLiteral("\n\n") + viewHelp());
+    m_elidedAxisTitles = whole;
+    updateViewTip();
     m_fittingTitles = false;
 }
 
@@ -975,6 +999,13 @@ void PlotWidget::paintStyled(QPainter& painter, const QRectF& rect, const PaperS
     scene.addItem(chart);
     Ranges shown;
     populate(chart, m_state, false, true, &shown, paper);
+    if (!paper && !m_state.title.isEmpty()) {
+        // A small figure's title in a smaller font before it is shortened (as on screen).
+        const FittedTitle fit = fitAxisTitle(m_state.title, TitleText::Literal, chart->titleFont(),
+                                             rect.width() - kChartSideMargins);
+        chart->setTitleFont(fit.font);
+        chart->setTitle(fit.html);
+    }
     QList<LegendEntry> entries = plotmath::legendEntries(m_state, shown);
     if (paper) // no rich text in the legend: λ_min as λₘᵢₙ
         for (LegendEntry& e : entries) e.name = unicodeSubscripts(e.name);

@@ -120,7 +120,11 @@ private:
     QFont m_axisTitleFont; ///< the axes' title font before fitAxisTitles()
     bool m_fittingTitles = false;
     ElidedLabel* m_titleLabel = nullptr;
-    int m_titleRoom = 0; ///< the title label's width when last seen
+    int m_titleRoom = 0;            ///< the title label's width when last seen
+    bool m_titleElided = false;     ///< the title above the chart is cut short
+    QStringList m_elidedAxisTitles; ///< axis titles cut short (whole in the tooltip)
+    /// The chart view's tooltip: the titles cut short, whole, then how to zoom and pan.
+    void updateViewTip();
     QLabel* m_noteLabel = nullptr;
     QToolButton* m_logXButton = nullptr;
     QToolButton* m_logYButton = nullptr;
