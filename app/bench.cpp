@@ -323,7 +323,7 @@ void benchTrainerFractions(const std::vector<TrainerBenchRow>& rows, int repeats
                 limit * 1e-9);
     for (const TrainerBenchRow& row : rows) {
         if (row.label != "mhla" || row.layers != 1) continue;
-        const double d = row.d, H = row.heads, dOut = row.d;
+        const double d = row.d, H = row.heads, dOut = row.d; // the bench models have d_out = d
         const double flops = 2.0 * row.batch * (4 * H * d * d + 3 * dOut * H * d);
         const double rate = flops / (row.usPerStep * 1e-6);
         std::printf("    mhla d=%-2d H=%-2d %6.1f GFLOP/s  %.2f\n", row.d, row.heads, rate * 1e-9,

@@ -1,5 +1,6 @@
 #include "core/model.h"
 #include "core/certificate.h"
+#include "core/vectors.h"
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -37,8 +38,8 @@ inline double madd(double a, double b, double c) {
 #endif
 }
 
-using V4 = double __attribute__((vector_size(32)));
-using V8 = double __attribute__((vector_size(64)));
+using simd::V4;
+using simd::V8;
 template <int L> struct Lanes;
 template <> struct Lanes<4> { using V = V4; };
 template <> struct Lanes<8> { using V = V8; };

@@ -451,16 +451,16 @@ private Q_SLOTS:
         f.setPointSizeF(10);
         const QString t = QStringLiteral("MSE · OOD rel (validation)");
         const double full = QFontMetricsF(f).horizontalAdvance(t);
-        FittedTitle r = fitAxisTitle(t, TitleText::Literal, f, full + 10);
+        FittedTitle r = fitTitle(t, TitleText::Literal, f, full + 10);
         QCOMPARE(r.font.pointSizeF(), 10.0); // fits: as it is
         QCOMPARE(r.html, t);
         QVERIFY(!r.elided);
-        r = fitAxisTitle(t, TitleText::Literal, f, 0.85 * full);
+        r = fitTitle(t, TitleText::Literal, f, 0.85 * full);
         QVERIFY(r.font.pointSizeF() < 10 && r.font.pointSizeF() >= 7.5);
         QVERIFY(QFontMetricsF(r.font).horizontalAdvance(t) <= 0.85 * full);
         QCOMPARE(r.html, t);
         QVERIFY(!r.elided);
-        r = fitAxisTitle(t, TitleText::Literal, f, 0.3 * full); // too short even at 7.5 pt
+        r = fitTitle(t, TitleText::Literal, f, 0.3 * full); // too short even at 7.5 pt
         QCOMPARE(r.font.pointSizeF(), 7.5);
         QVERIFY(r.elided);
         QVERIFY(r.html.endsWith(QChar(0x2026)));

@@ -368,16 +368,13 @@ void ExperimentPanel::recognisePreset() {
     if (!m_valid) return;
     const auto& presets = builtinPresets();
     const QJsonObject sweep = m_fileSweep.toJson();
-    for (int i = 0; i < presets.size(); ++i) {
-        if (presets[i].sweep.toJson() != sweep) continue;
-        m_preset = i;
-        if (changedFromPreset().isEmpty()) {
+    for (int i = 0; i < presets.size(); ++i)
+        if (presets[i].sweep.toJson() == sweep && changedFrom(i).isEmpty()) {
+            m_preset = i;
             m_presetCombo->setCurrentIndex(i + 1);
             updatePresetMark();
             return;
         }
-    }
-    m_preset = -1;
 }
 
 void ExperimentPanel::setFileSweep(const SweepSpec& spec) {
@@ -553,12 +550,12 @@ void ExperimentPanel::updateVisibility() {
     }
 }
 
-QStringList ExperimentPanel::changedFromPreset() const {
+QStringList ExperimentPanel::changedFrom(int index) const {
     const auto& presets = builtinPresets();
-    if (m_preset < 0 || m_preset >= presets.size()) return {};
+    if (index < 0 || index >= presets.size()) return {};
     QJsonObject preset;
     try {
-        preset = experimentToJson(experimentFromJson(presets[m_preset].experiment));
+        preset = experimentToJson(experimentFromJson(presets[index].experiment));
     } catch (const ConfigError&) {
         return {};
     }

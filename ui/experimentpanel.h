@@ -99,7 +99,9 @@ private:
 public:
     /// Fields whose values differ from the loaded preset's, as "key=value" (empty: unmodified or
     /// no preset).
-    QStringList changedFromPreset() const;
+    QStringList changedFromPreset() const { return changedFrom(m_preset); }
+    /// The same against built-in preset `preset` (empty when there is no such preset).
+    QStringList changedFrom(int preset) const;
 
 private:
     QJsonValue fieldValue(const Field& f) const;

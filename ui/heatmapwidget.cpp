@@ -92,19 +92,21 @@ void HeatmapWidget::paintImpl(QPainter& p, const QRectF& rect, bool exportMode) 
     // tooltip), never clipped on both sides as centred text wider than its rectangle is.
     const auto drawTitle = [&p](const QString& t, const QFont& font, const QRectF& r) {
         const plotmath::FittedTitle fit =
-            plotmath::fitAxisTitle(t, TitleText::Literal, font, r.width(), p.device());
+            plotmath::fitTitle(t, TitleText::Literal, font, r.width(), p.device());
+        const QFont before = p.font();
         p.setFont(fit.font);
         p.drawText(r, Qt::AlignCenter, fit.text);
+        p.setFont(before);
     };
     p.setPen(fg);
     if (!m_title.isEmpty()) drawTitle(m_title, titleFont(false), L.titleRect);
-    p.setFont(titleFont(true));
+    const QFont panelFont = titleFont(true);
+    p.setFont(panelFont);
     const double s = scale();
     for (int i = 0; i < m_panels.size(); ++i) {
         const auto& panel = m_panels[i];
         p.setPen(fg);
-        drawTitle(panel.title, titleFont(true), L.panelTitle[i]);
-        p.setFont(titleFont(true));
+        drawTitle(panel.title, panelFont, L.panelTitle[i]);
         const QRectF mr = L.matrix[i];
         const Mat& m = panel.matrix;
         if (m.size() == 0) {
@@ -125,7 +127,7 @@ void HeatmapWidget::paintImpl(QPainter& p, const QRectF& rect, bool exportMode) 
         p.setBrush(Qt::NoBrush);
         p.drawRect(mr);
         // Index labels when there is room.
-        QFont sf = titleFont(true);
+        QFont sf = panelFont;
         sf.setPointSizeF(7);
         p.setFont(sf);
         if (ch >= 11 && m.rows() <= 40)
@@ -136,7 +138,7 @@ void HeatmapWidget::paintImpl(QPainter& p, const QRectF& rect, bool exportMode) 
             for (Index c = 0; c < m.cols(); ++c)
                 p.drawText(QRectF(mr.left() + c * cw, mr.bottom() + 1, cw, 11),
                            Qt::AlignHCenter | Qt::AlignTop, QString::number(c + 1));
-        p.setFont(titleFont(true));
+        p.setFont(panelFont);
     }
     // Colour bar.
     const QRectF cb = L.colorBar;
@@ -213,8 +215,8 @@ double HeatmapWidget::titleWidth(int panel) const {
 
 plotmath::FittedTitle HeatmapWidget::fittedTitle(int panel) const {
     const QString& t = panel < 0 ? m_title : m_panels.value(panel).title;
-    return plotmath::fitAxisTitle(t, TitleText::Literal, titleFont(panel >= 0), titleWidth(panel),
-                                  this);
+    return plotmath::fitTitle(t, TitleText::Literal, titleFont(panel >= 0), titleWidth(panel),
+                              this);
 }
 
 QString HeatmapWidget::shownTitle(int panel) const { return fittedTitle(panel).text; }

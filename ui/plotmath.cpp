@@ -463,8 +463,8 @@ QString axisTitleHtml(const QString& title, TitleText kind) {
     return kind == TitleText::Typeset ? typesetSubscripts(title) : title.toHtmlEscaped();
 }
 
-FittedTitle fitAxisTitle(const QString& title, TitleText kind, const QFont& font, double room,
-                         const QPaintDevice* device) {
+FittedTitle fitTitle(const QString& title, TitleText kind, const QFont& font, double room,
+                     const QPaintDevice* device) {
     FittedTitle out{axisTitleHtml(title, kind), title, font, false};
     const double pt = font.pointSizeF() > 0 ? font.pointSizeF() : 9;
     const double minPt = std::min(pt, std::max(7.0, 0.75 * pt));

@@ -186,8 +186,8 @@ struct FittedTitle {
     QFont font;
     bool elided = false;
 };
-FittedTitle fitAxisTitle(const QString& title, TitleText kind, const QFont& font, double room,
-                         const QPaintDevice* device = nullptr);
+FittedTitle fitTitle(const QString& title, TitleText kind, const QFont& font, double room,
+                     const QPaintDevice* device = nullptr);
 
 /// Plain text with "_x" subscripts in Unicode subscript letters where they exist ("λ_min" →
 /// "λₘᵢₙ", "σ_r" → "σᵣ"; a subscript with a letter that has none stays as it is): for text

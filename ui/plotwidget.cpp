@@ -563,8 +563,8 @@ void PlotWidget::placeTitle() {
     QFont font = m_chart->titleFont();
     font.setPointSizeF(kScreenTitlePt);
     const FittedTitle fit = inRow ? FittedTitle{}
-                                  : fitAxisTitle(m_state.title, TitleText::Literal, font,
-                                                 m_view->width() - kChartSideMargins);
+                                  : fitTitle(m_state.title, TitleText::Literal, font,
+                                             m_view->width() - kChartSideMargins);
     if (!inRow && m_chart->titleFont() != fit.font) m_chart->setTitleFont(fit.font);
     m_chart->setTitle(inRow ? QString() : fit.html);
     if (m_titleElided != fit.elided) {
@@ -945,8 +945,8 @@ void PlotWidget::fitAxisTitles() {
         QAbstractAxis* a = axes.first();
         const bool x = o == Qt::Horizontal;
         const QString& title = x ? m_state.xTitle : m_state.yTitle;
-        const FittedTitle f = fitAxisTitle(title, x ? m_state.xTitleText : m_state.yTitleText,
-                                           m_axisTitleFont, (x ? area.width() : area.height()) - 4);
+        const FittedTitle f = fitTitle(title, x ? m_state.xTitleText : m_state.yTitleText,
+                                       m_axisTitleFont, (x ? area.width() : area.height()) - 4);
         if (a->titleFont() != f.font) a->setTitleFont(f.font);
         if (a->titleText() != f.html) a->setTitleText(f.html);
         if (f.elided) whole << title;
@@ -1001,8 +1001,8 @@ void PlotWidget::paintStyled(QPainter& painter, const QRectF& rect, const PaperS
     populate(chart, m_state, false, true, &shown, paper);
     if (!paper && !m_state.title.isEmpty()) {
         // A small figure's title in a smaller font before it is shortened (as on screen).
-        const FittedTitle fit = fitAxisTitle(m_state.title, TitleText::Literal, chart->titleFont(),
-                                             rect.width() - kChartSideMargins);
+        const FittedTitle fit = fitTitle(m_state.title, TitleText::Literal, chart->titleFont(),
+                                         rect.width() - kChartSideMargins);
         chart->setTitleFont(fit.font);
         chart->setTitle(fit.html);
     }

@@ -101,7 +101,7 @@ private:
     void setHoverText(const QString& text);
     /// Puts the title in the tool row if it fits there whole, else above the chart.
     void placeTitle();
-    /// Fits the axis titles along the plot area (plotmath::fitAxisTitle); a shortened title is
+    /// Fits the axis titles along the plot area (plotmath::fitTitle); a shortened title is
     /// shown whole in the chart's tooltip.
     void fitAxisTitles();
     static QString viewHelp();

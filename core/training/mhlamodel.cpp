@@ -1,4 +1,5 @@
 #include "core/training/mhlamodel.h"
+#include "core/vectors.h"
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -34,17 +35,15 @@ template <int D> void fixedProduct(const double* S, const double* X, double* T, 
         Eigen::Map<const Fixed>(S).lazyProduct(Eigen::Map<const Cols>(X, D, H));
 }
 
-/// The same product for d = 4 and 8, where a column of S fits one vector (GCC vector
-/// extensions; split into what the target has): S's columns stay in registers and each column
-/// of T is d multiply-adds of whole vectors. Eigen's fixed-size lazy product took 2.5x as long
-/// (about a fifth of a d = 8, H = 8 Adam step).
-using V4 = double __attribute__((vector_size(32)));
-using V8 = double __attribute__((vector_size(64)));
+/// The same product for d = 4 and 8, where a column of S fits one vector: S's columns stay in
+/// registers and each column of T is d multiply-adds of whole vectors. Eigen's fixed-size lazy
+/// product took 2.5x as long (about a fifth of a d = 8, H = 8 Adam step).
+using simd::V4;
+using simd::V8;
 template <int D> void sweepProduct(const double* S, const double* X, double* T, Index H) {
-    // (A dependent vector_size would be dropped by GCC: the types are spelled out.) With AVX2
-    // but not AVX-512, d = 8 goes as two halves of 4 rows, so that S's columns fit the 16
-    // registers (a d = 8, H = 8 step 15 instead of 19 us); each entry's sum is the same. An SSE
-    // build ran whole columns faster (26 against 34 us).
+    // With AVX2 but not AVX-512, d = 8 goes as two halves of 4 rows, so that S's columns fit
+    // the 16 registers (a d = 8, H = 8 step 15 instead of 19 us); each entry's sum is the
+    // same. An SSE build ran whole columns faster (26 against 34 us).
 #if defined(__AVX__) && !defined(__AVX512F__)
     using V = V4;
 #else
