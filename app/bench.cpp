@@ -5,7 +5,7 @@
 #include "core/certificate.h"
 #include "core/features.h"
 #include "core/gemmkernel.h"
-#include "core/parallel.h"
+#include "core/base/parallel.h"
 #include "core/runner.h"
 #include "core/training/training.h"
 #include <QCoreApplication>

@@ -3,9 +3,9 @@
 #include "app/sweep.h"
 #include "core/config.h"
 #include "core/estimate.h"
-#include "core/fileio.h"
+#include "core/base/fileio.h"
 #include "core/loader.h"
-#include "core/parallel.h"
+#include "core/base/parallel.h"
 #include "core/runner.h"
 #include <QCommandLineParser>
 #include <QCoreApplication>

@@ -1,5 +1,5 @@
 #include "app/options.h"
-#include "core/parallel.h"
+#include "core/base/parallel.h"
 #include <QCommandLineParser>
 #include <algorithm>
 #include <vector>

@@ -1,6 +1,6 @@
 #include "core/certificate.h"
-#include "core/parallel.h"
-#include "core/rng.h"
+#include "core/base/parallel.h"
+#include "core/base/rng.h"
 #include <Spectra/SymEigsShiftSolver.h>
 #include <Spectra/SymEigsSolver.h>
 #include <algorithm>

@@ -2,7 +2,7 @@
 // The identifiability certificate (MATH.md §3): lambda_min and lambda_max of the second moment
 // Lambda, and the one place that decides how they are computed (dense eigenvalues or
 // Cholesky + Lanczos). The solve of P Lambda = C is in core/solver.h.
-#include "core/types.h"
+#include "core/base/types.h"
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <chrono>

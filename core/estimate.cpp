@@ -3,7 +3,7 @@
 #include "core/explorer.h"
 #include "core/features.h"
 #include "core/model.h"
-#include "core/types.h"
+#include "core/base/types.h"
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

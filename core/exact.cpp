@@ -1,7 +1,7 @@
 #include "core/exact.h"
 #include "core/features.h"
-#include "core/parallel.h"
-#include "core/stopwatch.h"
+#include "core/base/parallel.h"
+#include "core/base/stopwatch.h"
 #include <algorithm>
 #include <cmath>
 

@@ -4,7 +4,7 @@
 #include "core/certificate.h"
 #include "core/config.h"
 #include "core/tasks.h"
-#include "core/types.h"
+#include "core/base/types.h"
 #include <memory>
 #include <utility>
 #include <vector>

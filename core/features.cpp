@@ -1,6 +1,6 @@
 #include "core/features.h"
 #include "core/gemmkernel.h"
-#include "core/parallel.h"
+#include "core/base/parallel.h"
 #include <algorithm>
 #include <unistd.h>
 

@@ -3,7 +3,7 @@
 // uncentred second moment Lambda and the cross moment C (MATH.md §3-4).
 #include "core/gemmkernel.h"
 #include "core/model.h"
-#include "core/types.h"
+#include "core/base/types.h"
 #include <vector>
 
 namespace mhla {

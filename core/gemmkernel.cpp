@@ -1,5 +1,5 @@
 #include "core/gemmkernel.h"
-#include "core/types.h"
+#include "core/base/types.h"
 #include <cstdlib>
 #include <cstring>
 

@@ -2,8 +2,8 @@
 #include "core/certificate.h"
 #include "core/exact.h"
 #include "core/features.h"
-#include "core/parallel.h"
-#include "core/rng.h"
+#include "core/base/parallel.h"
+#include "core/base/rng.h"
 #include "core/tasks.h"
 #include <QJsonArray>
 #include <algorithm>

@@ -13,7 +13,7 @@
 // are documented next to each struct member as `json: name`. Non-finite numbers are written as
 // JSON null. Inputs of the wrong shape throw std::invalid_argument.
 #include "core/model.h"
-#include "core/types.h"
+#include "core/base/types.h"
 #include <QJsonObject>
 #include <cstdint>
 #include <limits>

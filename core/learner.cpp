@@ -2,7 +2,7 @@
 #include "core/exact.h"
 #include "core/explorer.h"
 #include "core/metrics.h"
-#include "core/stopwatch.h"
+#include "core/base/stopwatch.h"
 #include "core/training/training.h"
 #include <cmath>
 

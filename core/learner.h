@@ -5,7 +5,7 @@
 // one line in learnerFor().
 #include "core/result.h"
 #include "core/tasks.h"
-#include "core/types.h"
+#include "core/base/types.h"
 
 namespace mhla {
 

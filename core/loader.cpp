@@ -1,5 +1,5 @@
 #include "core/loader.h"
-#include "core/fileio.h"
+#include "core/base/fileio.h"
 
 namespace mhla {
 

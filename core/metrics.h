@@ -3,9 +3,9 @@
 // out-of-distribution error on generic prompts, and the distances to the teacher in folded
 // coefficient space. Every sum is a chunked sum reduced in a fixed order, so the numbers are
 // identical for any thread count; the trainers use the same routine.
-#include "core/parallel.h"
+#include "core/base/parallel.h"
 #include "core/result.h"
-#include "core/types.h"
+#include "core/base/types.h"
 #include <algorithm>
 #include <array>
 #include <functional>

@@ -1,6 +1,6 @@
 #include "core/model.h"
 #include "core/certificate.h"
-#include "core/vectors.h"
+#include "core/base/vectors.h"
 #include <algorithm>
 #include <cmath>
 #include <cstring>

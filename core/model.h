@@ -1,7 +1,7 @@
 #pragma once
 // Multi-head linear attention (MATH.md §1-2 and §4.3): the model, its folded coefficients P,
 // the unfolded W and the canonical heads from the SVD of unfold(P).
-#include "core/types.h"
+#include "core/base/types.h"
 #include <vector>
 
 namespace mhla {

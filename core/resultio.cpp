@@ -1,6 +1,6 @@
 #include "core/resultio.h"
 #include "core/explorer.h"
-#include "core/fileio.h"
+#include "core/base/fileio.h"
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>

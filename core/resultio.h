@@ -81,7 +81,7 @@ QStringList resultFileNames();
 /// `resultJson` is the text of result.json (the caller may have built a larger object).
 std::vector<std::pair<QString, QByteArray>> resultFiles(const ExperimentResult& r,
                                                         const QByteArray& resultJson);
-/// Writes files into dir, each atomically (core/fileio.h). Stops at the first failure and
+/// Writes files into dir, each atomically (core/base/fileio.h). Stops at the first failure and
 /// returns its message (naming the file and the OS reason); empty on success. `written`
 /// receives the paths written.
 QString writeFiles(const QString& dir, const std::vector<std::pair<QString, QByteArray>>& files,

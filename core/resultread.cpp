@@ -1,5 +1,5 @@
 #include "core/resultread.h"
-#include "core/fileio.h"
+#include "core/base/fileio.h"
 #include "core/model.h"
 #include "core/resultio.h"
 #include <QDir>

@@ -1,7 +1,7 @@
 #include "core/runner.h"
 #include "core/features.h"
 #include "core/learner.h"
-#include "core/stopwatch.h"
+#include "core/base/stopwatch.h"
 
 namespace mhla {
 

@@ -1,6 +1,6 @@
 #include "core/sweeprun.h"
-#include "core/fileio.h"
-#include "core/parallel.h"
+#include "core/base/fileio.h"
+#include "core/base/parallel.h"
 #include "core/resultio.h"
 #include "core/runner.h"
 #include <QDir>

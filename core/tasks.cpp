@@ -1,7 +1,7 @@
 #include "core/tasks.h"
 #include "core/causal.h"
 #include "core/features.h"
-#include "core/parallel.h"
+#include "core/base/parallel.h"
 #include <algorithm>
 #include <cmath>
 #include <numeric>

@@ -3,7 +3,7 @@
 // index): sample(Stream::Train, 17) is the same on every thread and every run.
 #include "core/config.h"
 #include "core/model.h"
-#include "core/rng.h"
+#include "core/base/rng.h"
 #include <memory>
 #include <vector>
 

@@ -9,7 +9,7 @@
 #include "core/certificate.h"
 #include "core/features.h"
 #include "core/model.h"
-#include "core/rng.h"
+#include "core/base/rng.h"
 #include "core/runner.h"
 #include "core/solver.h"
 #include <QTest>

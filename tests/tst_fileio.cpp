@@ -1,6 +1,6 @@
 // core/fileio: reads accept only bounded regular files; writes are atomic, never follow a
 // symbolic link, and a failed write (a full disk) leaves the old file and no temporary file.
-#include "core/fileio.h"
+#include "core/base/fileio.h"
 #include <QDir>
 #include <QFile>
 #include <QProcess>

@@ -2,7 +2,7 @@
 // leaves the form, the current file, the title and Open Recent as they were; saving over a file
 // that is not an experiment file, or that would lose content, needs confirmation.
 #include "core/config.h"
-#include "core/fileio.h"
+#include "core/base/fileio.h"
 #include "core/resultio.h"
 #include "core/resultread.h"
 #include "core/runner.h"

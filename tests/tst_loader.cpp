@@ -1,7 +1,7 @@
 // The one experiment loader and the structured errors of the key table: files that are not
 // regular files, repeated keys, overrides of keys the run does not read, every problem at
 // once with its key, and bounds that are always shown.
-#include "core/fileio.h"
+#include "core/base/fileio.h"
 #include "core/loader.h"
 #include <QFile>
 #include <QJsonDocument>

@@ -1,7 +1,7 @@
 // The one result writer: CSV cells round-trip at 17 digits, undefined values are empty,
 // text is quoted, schemas are fixed per file name, negative eigenvalues stay as they are (no
 // drawn floor), and files are written atomically without following symbolic links.
-#include "core/fileio.h"
+#include "core/base/fileio.h"
 #include "core/resultio.h"
 #include "core/runner.h"
 #include <QDir>

@@ -1,7 +1,7 @@
 // The results-folder reader: what `solve --out` and Export all write reads back bit for bit
 // (every task kind, every solver family), and a bad folder is an error that names the file
 // and the line or key, never a crash or a half-filled result.
-#include "core/fileio.h"
+#include "core/base/fileio.h"
 #include "core/model.h"
 #include "core/resultio.h"
 #include "core/resultread.h"

@@ -1,6 +1,6 @@
 #include "ui/experimentfile.h"
 #include "core/config.h"
-#include "core/fileio.h"
+#include "core/base/fileio.h"
 #include "core/loader.h"
 #include <QCoreApplication>
 #include <QFileInfo>

@@ -1,5 +1,5 @@
 #include "ui/exporter.h"
-#include "core/fileio.h"
+#include "core/base/fileio.h"
 #include "core/resultio.h"
 #include <QBuffer>
 #include <QClipboard>

@@ -1,6 +1,6 @@
 #include "ui/guimain.h"
 #include "core/config.h"
-#include "core/fileio.h"
+#include "core/base/fileio.h"
 #include "core/loader.h"
 #include "core/runner.h"
 #include "core/sweepfigure.h"

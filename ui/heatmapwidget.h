@@ -2,7 +2,7 @@
 // A group of heatmaps of signed matrices on one shared, zero-centred diverging colour scale,
 // with a colour bar and the value under the cursor. The same paint routine draws the widget
 // and every export.
-#include "core/types.h"
+#include "core/base/types.h"
 #include "ui/exporter.h"
 #include "ui/figure.h"
 #include "ui/plotmath.h"

@@ -1,5 +1,5 @@
 #include "ui/mainwindow.h"
-#include "core/fileio.h"
+#include "core/base/fileio.h"
 #include "core/resultread.h"
 #include "ui/automatonpanel.h"
 #include "ui/certificatepanel.h"

@@ -1,5 +1,5 @@
 #include "ui/session.h"
-#include "core/fileio.h"
+#include "core/base/fileio.h"
 #include "core/resultio.h"
 #include "core/resultread.h"
 #include <QDir>

@@ -1,5 +1,5 @@
 #include "ui/sweepfigures.h"
-#include "core/fileio.h"
+#include "core/base/fileio.h"
 #include "ui/colormap.h"
 #include "ui/plotwidget.h"
 #include "ui/theme.h"

@@ -1,5 +1,5 @@
 // `mhla-lab bench` part for the trainers: minibatch steps per second (MATH.md §8).
-#include "core/rng.h"
+#include "core/base/rng.h"
 #include "core/training/trainer.h"
 #include <algorithm>
 #include <chrono>

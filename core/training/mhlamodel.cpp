@@ -1,5 +1,5 @@
 #include "core/training/mhlamodel.h"
-#include "core/vectors.h"
+#include "core/base/vectors.h"
 #include <cmath>
 #include <cstring>
 #include <stdexcept>

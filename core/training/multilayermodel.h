@@ -1,6 +1,6 @@
 #pragma once
 // A stack of causal linear-attention layers with residual connections (MATH.md §1, §8).
-#include "core/rng.h"
+#include "core/base/rng.h"
 #include "core/training/trainablemodel.h"
 
 namespace mhla::training {

@@ -1,7 +1,7 @@
 #pragma once
 // Optimisers, learning-rate schedules and gradient clipping for the trainers (MATH.md §8).
 #include "core/config.h"
-#include "core/types.h"
+#include "core/base/types.h"
 
 namespace mhla::training {
 

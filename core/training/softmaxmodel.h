@@ -1,6 +1,6 @@
 #pragma once
 // One pre-LayerNorm softmax-attention Transformer block with a linear readout (MATH.md §8).
-#include "core/rng.h"
+#include "core/base/rng.h"
 #include "core/training/trainablemodel.h"
 
 namespace mhla::training {

@@ -1,5 +1,5 @@
 #include "core/training/trainablemodel.h"
-#include "core/parallel.h"
+#include "core/base/parallel.h"
 #include "core/training/mhlamodel.h"
 #include "core/training/multilayermodel.h"
 #include "core/training/softmaxmodel.h"

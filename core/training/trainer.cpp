@@ -1,5 +1,5 @@
 #include "core/training/trainer.h"
-#include "core/parallel.h"
+#include "core/base/parallel.h"
 #include "core/training/mhlamodel.h"
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "core/fileio.h"
+#include "core/base/fileio.h"
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>

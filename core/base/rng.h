@@ -2,7 +2,7 @@
 // Deterministic, portable random numbers. Every sample draws from its own generator seeded
 // by (experiment seed, stream, sample index), so data never depends on the thread count or
 // on the order in which samples are produced.
-#include "core/types.h"
+#include "core/base/types.h"
 #include <bit>
 #include <cmath>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "core/parallel.h"
+#include "core/base/parallel.h"
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>

@@ -1,4 +1,4 @@
-#include "core/rng.h"
+#include "core/base/rng.h"
 
 namespace mhla {
 
