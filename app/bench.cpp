@@ -4,7 +4,7 @@
 #include "app/options.h"
 #include "core/certificate.h"
 #include "core/features.h"
-#include "core/gemmkernel.h"
+#include "core/kernels/gemmkernel.h"
 #include "core/base/parallel.h"
 #include "core/runner.h"
 #include "core/training/training.h"
@@ -119,7 +119,7 @@ std::optional<std::pair<double, double>> runReference(const QString& script, con
 
 /// This machine's own limit: the aggregate double-precision GEMM rate (FLOP/s) of `threads`
 /// threads, each multiplying its own 768 x 768 matrices with Eigen's GEMM compiled for the same
-/// x86-64 level as the accumulation's kernel (core/gemmkernel.h). Median of
+/// x86-64 level as the accumulation's kernel (core/kernels/gemmkernel.h). Median of
 /// `repeats`.
 double measureDgemmRate(int threads, int repeats) {
     constexpr Index n = 768;

@@ -1,5 +1,5 @@
 #include "core/features.h"
-#include "core/gemmkernel.h"
+#include "core/kernels/gemmkernel.h"
 #include "core/base/parallel.h"
 #include <algorithm>
 #include <unistd.h>

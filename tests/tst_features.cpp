@@ -1,6 +1,6 @@
 // Streaming accumulation of Lambda and C (MATH.md §3-4) and determinism across thread counts.
 #include "core/features.h"
-#include "core/gemmkernel.h"
+#include "core/kernels/gemmkernel.h"
 #include "core/runner.h"
 #include "core/tasks.h"
 #include <QTest>
@@ -28,7 +28,7 @@ Data randomData(int d, int n, int dOut, int N, std::uint64_t seed) {
 class TestFeatures : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    // Every GEMM kernel this CPU can run (core/gemmkernel.h) computes C += A^T B on strided
+    // Every GEMM kernel this CPU can run (core/kernels/gemmkernel.h) computes C += A^T B on strided
     // sub-matrices: against a plain triple loop, error <= 4 k eps relative to |A|^T |B|
     // (the bound for a computed dot product of length k), and C's other entries untouched.
     void gemmKernelsAgreeWithTheDefinition() {
@@ -57,7 +57,7 @@ private Q_SLOTS:
                     kernels::accumulationGemm().name);
     }
 
-    // Every sum-of-outer-products kernel (core/gemmkernel.h, OuterSum) this CPU can run: against
+    // Every sum-of-outer-products kernel (core/kernels/gemmkernel.h, OuterSum) this CPU can run: against
     // a plain loop, error <= 4 k eps relative to the sum of |terms| (a dot product of length k);
     // the padding columns and C's other rows untouched; a scaled B gives the same bits as B
     // scaled beforehand (the accumulation uses both and counts on it); and for the x86-64 kernels

@@ -8,7 +8,7 @@
 // bit-identical for any thread count; between CPUs of different levels the last bits of a
 // result can differ (as they do between two native builds).
 
-#include "core/gemmchunk.h"
+#include "core/kernels/gemmchunk.h"
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "core/gemmkernel.h"
+#include "core/kernels/gemmkernel.h"
 #include "core/base/types.h"
 #include <cstdlib>
 #include <cstring>
