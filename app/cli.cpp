@@ -1,10 +1,10 @@
 #include "app/cli.h"
 #include "app/options.h"
 #include "app/sweep.h"
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include "core/estimate.h"
 #include "core/base/fileio.h"
-#include "core/loader.h"
+#include "core/experiment/loader.h"
 #include "core/base/parallel.h"
 #include "core/runner.h"
 #include <QCommandLineParser>

@@ -3,7 +3,7 @@
 // results and figures into ./mhla-results (a fresh folder, never overwriting an earlier run).
 #include "app/cli.h"
 #include "app/options.h"
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include <QByteArray>
 #include <QDir>
 #include <QFile>

@@ -2,7 +2,7 @@
 #include "app/cli.h"
 #include "app/options.h"
 #include "core/base/fileio.h"
-#include "core/loader.h"
+#include "core/experiment/loader.h"
 #include "core/base/parallel.h"
 #include "core/resultio.h"
 #include "core/runner.h"

@@ -2,7 +2,7 @@
 // Time and memory a run will take, before it starts (issue 12: refuse hours-long runs unless
 // the user confirms). Built from per-phase operation counts and rates measured on the
 // reference machine (see the constants in estimate.cpp and tests/tst_estimate.cpp).
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include <string>
 #include <utility>
 #include <vector>

@@ -2,7 +2,7 @@
 // The value a run returns: certificate, solution, heads, metrics and everything the GUI, the
 // CLI and the writers show. Plain data; filled by runExperiment() (core/runner.h).
 #include "core/certificate.h"
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include "core/identifiability.h"
 #include "core/model.h"
 #include "core/tasks.h"

@@ -1,5 +1,5 @@
 #include "core/sweep.h"
-#include "core/loader.h"
+#include "core/experiment/loader.h"
 #include "core/resultio.h"
 #include <QJsonDocument>
 #include <QRegularExpression>

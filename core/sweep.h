@@ -31,7 +31,7 @@
 // On the command line (--grid key=VALUES) VALUES is "a:b:step", "logspace(a,b,n)", a JSON array
 // "[...]" or a comma-separated list whose items are read as JSON, else as strings
 // (solver.heads=1,2,4,8; solver.optimizer=sgd,adam).
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QString>

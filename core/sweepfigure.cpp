@@ -1,5 +1,5 @@
 #include "core/sweepfigure.h"
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include "core/resultio.h"
 #include <QJsonArray>
 #include <QRegularExpression>

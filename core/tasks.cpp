@@ -357,7 +357,7 @@ const TaskKindInfo& taskKindInfo(TaskKind kind) {
 }
 
 std::unique_ptr<Task> makeTask(const TaskConfig& cfg) {
-    // task.causal applies to random_mhla only (its key's applicability in core/config.cpp).
+    // task.causal applies to random_mhla only (its key's applicability in core/experiment/config.cpp).
     if (cfg.causal && cfg.kind == TaskKind::RandomMhla)
         return makeCausalTask(taskKindInfo(cfg.kind).make(cfg), cfg);
     return taskKindInfo(cfg.kind).make(cfg);

@@ -1,7 +1,7 @@
 #pragma once
 // The synthetic tasks of MATH.md §7. A task is a deterministic function of (seed, stream,
 // index): sample(Stream::Train, 17) is the same on every thread and every run.
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include "core/model.h"
 #include "core/base/rng.h"
 #include <memory>
@@ -66,7 +66,7 @@ protected:
 };
 
 /// One entry of the task registry: everything the rest of the program needs to know about a
-/// task kind. Adding a task kind = its class in its own file, its keys in core/config.cpp's
+/// task kind. Adding a task kind = its class in its own file, its keys in core/experiment/config.cpp's
 /// key table (with their applicability) and one entry here.
 struct TaskKindInfo {
     TaskKind kind;

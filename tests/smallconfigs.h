@@ -2,7 +2,7 @@
 // for every test, large enough for the quantities they check. Each suite keeps its own numbers.
 #pragma once
 
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include <QJsonObject>
 
 namespace mhla::test {

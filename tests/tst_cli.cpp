@@ -1,5 +1,5 @@
 // The command-line tool, end to end: `mhla-lab solve` output, files and exit codes.
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>

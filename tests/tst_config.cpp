@@ -1,5 +1,5 @@
 // The experiment file: strict parsing, defaults, overrides and clear errors.
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include <QJsonDocument>
 #include <QTest>
 

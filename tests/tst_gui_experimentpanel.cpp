@@ -1,7 +1,7 @@
 // The experiment form is built from core's key table: every key has a field with core's label
 // and tooltip, shown exactly when the run reads the key, and invalid values are marked at the
 // field core's structured issues name, with the field's label.
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include "ui/appsettings.h"
 #include "ui/experimentpanel.h"
 #include <QCheckBox>

@@ -2,7 +2,7 @@
 // the "What is left free?" panel (null relations, the slider along a null direction, a
 // direction computed on a worker thread, the exported OOD-vs-t curve), the certificate marker
 // and structural message, and the four teaching presets.
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include "core/explorer.h"
 #include "core/runner.h"
 #include "smallconfigs.h"

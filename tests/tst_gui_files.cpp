@@ -1,7 +1,7 @@
 // Opening and saving experiment files never loses data (issue 9, "Data loss"): a failed Open
 // leaves the form, the current file, the title and Open Recent as they were; saving over a file
 // that is not an experiment file, or that would lose content, needs confirmation.
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include "core/base/fileio.h"
 #include "core/resultio.h"
 #include "core/resultread.h"

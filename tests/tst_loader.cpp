@@ -2,7 +2,7 @@
 // regular files, repeated keys, overrides of keys the run does not read, every problem at
 // once with its key, and bounds that are always shown.
 #include "core/base/fileio.h"
-#include "core/loader.h"
+#include "core/experiment/loader.h"
 #include <QFile>
 #include <QJsonDocument>
 #include <QTemporaryDir>

@@ -4,7 +4,7 @@
 // another sweep refused; and the direction of each paper claim on small fixed seeds, plus the
 // authors' orthogonal sampler (MATH.md §7).
 #include "app/sweep.h"
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include "core/runner.h"
 #include "core/sweep.h"
 #include "core/tasks.h"

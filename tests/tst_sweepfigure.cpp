@@ -3,7 +3,7 @@
 // (band centre and edges per x and group, categorical x, scatter colours and overlay, the
 // -log10 transform, learning curves over seeds of unequal length) computed on synthetic
 // result objects whose values are known.
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include "core/sweep.h"
 #include "core/sweepfigure.h"
 #include "core/sweeprun.h"

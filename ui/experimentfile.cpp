@@ -1,7 +1,7 @@
 #include "ui/experimentfile.h"
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include "core/base/fileio.h"
-#include "core/loader.h"
+#include "core/experiment/loader.h"
 #include <QCoreApplication>
 #include <QFileInfo>
 

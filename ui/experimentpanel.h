@@ -3,7 +3,7 @@
 // The experiment panel: presets, every task / solver / evaluation parameter with its range,
 // unit and meaning, validation through core (the field is marked with core's reason and Run
 // is disabled until it is fixed), and the Run / Stop / Reset buttons.
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include <QJsonObject>
 #include <QList>
 #include <QMap>

@@ -1,6 +1,6 @@
 #pragma once
 // Optimisers, learning-rate schedules and gradient clipping for the trainers (MATH.md §8).
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include "core/base/types.h"
 
 namespace mhla::training {

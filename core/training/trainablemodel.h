@@ -2,7 +2,7 @@
 // The trainable baselines of MATH.md §8 behind one interface: a flat parameter vector, the MSE
 // of a minibatch and its hand-written gradient. Exposed so that tests can check every gradient
 // against central finite differences and set initial parameters.
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include "core/training/training.h"
 #include <memory>
 #include <string>

@@ -2,8 +2,8 @@
 // it contains a NUL byte, the bytes after the first NUL are "section.key=value" overrides, one
 // per line (as --set). ConfigError is the parser's answer to bad input; any other exception,
 // a crash or a sanitizer report is a bug.
-#include "core/config.h"
-#include "core/loader.h"
+#include "core/experiment/config.h"
+#include "core/experiment/loader.h"
 #include <QByteArray>
 #include <QList>
 #include <QStringList>

@@ -1,4 +1,4 @@
-#include "core/loader.h"
+#include "core/experiment/loader.h"
 #include "core/base/fileio.h"
 
 namespace mhla {

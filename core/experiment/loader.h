@@ -1,7 +1,7 @@
 #pragma once
 // The one way to read an experiment: the GUI's Open, `solve`, `figures`, the presets and the
 // tests all call loadExperiment().
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>

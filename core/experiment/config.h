@@ -130,7 +130,7 @@ ExperimentConfig experimentFromJsonText(const QByteArray& text);
 /// Parses JSON text into an experiment object without interpreting the keys: malformed JSON,
 /// a non-object and repeated keys are errors. Throws ConfigError.
 QJsonObject experimentObjectFromJsonText(const QByteArray& text);
-/// Reads a file (see loadExperiment() in core/loader.h, which also returns the warnings).
+/// Reads a file (see loadExperiment() in core/experiment/loader.h, which also returns the warnings).
 /// Throws ConfigError (unreadable file, malformed JSON, invalid values).
 ExperimentConfig experimentFromFile(const QString& path);
 /// The resolved experiment with every key (defaults filled in).

@@ -1,4 +1,4 @@
-#include "core/config.h"
+#include "core/experiment/config.h"
 #include "core/features.h"
 #include "core/model.h"
 #include "core/tasks.h"
