@@ -2,8 +2,8 @@
 // Medians over repeats; the machine is noisy, so compare ratios measured in the same run.
 #include "app/cli.h"
 #include "app/options.h"
-#include "core/certificate.h"
-#include "core/features.h"
+#include "core/algebra/certificate.h"
+#include "core/algebra/features.h"
 #include "core/kernels/gemmkernel.h"
 #include "core/base/parallel.h"
 #include "core/runner.h"
@@ -186,7 +186,7 @@ void benchSolver(const std::vector<Size>& sizes, int repeats, int threads,
         const double tSolve = medianTime(repeats, [&] { sol = solveCertified(L, C, 0.0, opt); });
         HeadDecomposition hd;
         const double tHeads = medianTime(repeats, [&] { hd = headsFromP(sol.P, d); });
-        // Flops: executed = what the kernel does (core/features.cpp): the rows (p <= p') of
+        // Flops: executed = what the kernel does (core/algebra/features.cpp): the rows (p <= p') of
         // Lambda's distinct entries times the query pairs padded to 8, and C's P x (d d_out)
         // padded, 2 flops each per sample; equivalent = what a plain SYRK Phi^T Phi would need
         // (N D^2).

@@ -1,5 +1,5 @@
 #include "core/causal.h"
-#include "core/features.h"
+#include "core/algebra/features.h"
 #include <atomic>
 #include <cstdint>
 

@@ -1,8 +1,8 @@
 #include "core/estimate.h"
-#include "core/certificate.h"
+#include "core/algebra/certificate.h"
 #include "core/explorer.h"
-#include "core/features.h"
-#include "core/model.h"
+#include "core/algebra/features.h"
+#include "core/algebra/model.h"
 #include "core/base/types.h"
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 #include "core/exact.h"
-#include "core/features.h"
+#include "core/algebra/features.h"
 #include "core/base/parallel.h"
 #include "core/base/stopwatch.h"
 #include <algorithm>

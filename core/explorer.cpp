@@ -1,5 +1,5 @@
 #include "core/explorer.h"
-#include "core/features.h"
+#include "core/algebra/features.h"
 #include "core/metrics.h"
 #include <QJsonArray>
 #include <algorithm>

@@ -12,7 +12,7 @@
 // iterative loop (throws Cancelled) and returns a result struct with a toJson() whose field names
 // are documented next to each struct member as `json: name`. Non-finite numbers are written as
 // JSON null. Inputs of the wrong shape throw std::invalid_argument.
-#include "core/model.h"
+#include "core/algebra/model.h"
 #include "core/base/types.h"
 #include <QJsonObject>
 #include <cstdint>

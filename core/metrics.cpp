@@ -1,7 +1,7 @@
 #include "core/metrics.h"
 #include "core/exact.h"
-#include "core/features.h"
-#include "core/model.h"
+#include "core/algebra/features.h"
+#include "core/algebra/model.h"
 #include "core/tasks.h"
 #include <limits>
 

@@ -1,10 +1,10 @@
 #pragma once
 // The value a run returns: certificate, solution, heads, metrics and everything the GUI, the
 // CLI and the writers show. Plain data; filled by runExperiment() (core/runner.h).
-#include "core/certificate.h"
+#include "core/algebra/certificate.h"
 #include "core/experiment/config.h"
 #include "core/identifiability.h"
-#include "core/model.h"
+#include "core/algebra/model.h"
 #include "core/tasks.h"
 #include <limits>
 #include <optional>

@@ -1,6 +1,6 @@
 #include "core/resultread.h"
 #include "core/base/fileio.h"
-#include "core/model.h"
+#include "core/algebra/model.h"
 #include "core/resultio.h"
 #include <QDir>
 #include <QFileInfo>

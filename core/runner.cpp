@@ -1,5 +1,5 @@
 #include "core/runner.h"
-#include "core/features.h"
+#include "core/algebra/features.h"
 #include "core/learner.h"
 #include "core/base/stopwatch.h"
 

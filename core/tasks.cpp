@@ -1,6 +1,6 @@
 #include "core/tasks.h"
 #include "core/causal.h"
-#include "core/features.h"
+#include "core/algebra/features.h"
 #include "core/base/parallel.h"
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // The synthetic tasks of MATH.md §7. A task is a deterministic function of (seed, stream,
 // index): sample(Stream::Train, 17) is the same on every thread and every run.
 #include "core/experiment/config.h"
-#include "core/model.h"
+#include "core/algebra/model.h"
 #include "core/base/rng.h"
 #include <memory>
 #include <vector>

@@ -6,12 +6,12 @@
 //
 // Abandoned dense decompositions (see runAbandonable()) finish in the background: the sizes
 // here are kept small enough that they do so within seconds.
-#include "core/certificate.h"
-#include "core/features.h"
-#include "core/model.h"
+#include "core/algebra/certificate.h"
+#include "core/algebra/features.h"
+#include "core/algebra/model.h"
 #include "core/base/rng.h"
 #include "core/runner.h"
-#include "core/solver.h"
+#include "core/algebra/solver.h"
 #include <QTest>
 #include <algorithm>
 #include <atomic>

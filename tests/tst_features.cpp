@@ -1,5 +1,5 @@
 // Streaming accumulation of Lambda and C (MATH.md §3-4) and determinism across thread counts.
-#include "core/features.h"
+#include "core/algebra/features.h"
 #include "core/kernels/gemmkernel.h"
 #include "core/runner.h"
 #include "core/tasks.h"

@@ -1,8 +1,8 @@
 // The identifiability explorer (issue 11): min_heads, the H-head probe, the null relations,
 // certificate_samples and the noise predictions, against closed forms, constructions with a
 // known answer and Monte-Carlo over seeds.
-#include "core/certificate.h"
-#include "core/features.h"
+#include "core/algebra/certificate.h"
+#include "core/algebra/features.h"
 #include "core/identifiability.h"
 #include "core/tasks.h"
 #include <QJsonArray>

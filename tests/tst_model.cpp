@@ -1,6 +1,6 @@
 // The MHLA model and its folded/unfolded coefficients (MATH.md §1, §2, §4.3, §5).
-#include "core/features.h"
-#include "core/model.h"
+#include "core/algebra/features.h"
+#include "core/algebra/model.h"
 #include "core/base/rng.h"
 #include <QTest>
 #include <bit>

@@ -2,7 +2,7 @@
 // (every task kind, every solver family), and a bad folder is an error that names the file
 // and the line or key, never a crash or a half-filled result.
 #include "core/base/fileio.h"
-#include "core/model.h"
+#include "core/algebra/model.h"
 #include "core/resultio.h"
 #include "core/resultread.h"
 #include "core/runner.h"

@@ -1,6 +1,6 @@
 // The certificate and the exact solver (MATH.md §3, §4) on closed forms and on the tasks.
-#include "core/certificate.h"
-#include "core/features.h"
+#include "core/algebra/certificate.h"
+#include "core/algebra/features.h"
 #include "core/runner.h"
 #include "smallconfigs.h"
 #include <QTest>

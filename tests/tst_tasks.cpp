@@ -1,5 +1,5 @@
 // The task generators of MATH.md §7: shapes, closed-form labels, determinism, execution.
-#include "core/features.h"
+#include "core/algebra/features.h"
 #include "core/runner.h"
 #include "core/tasks.h"
 #include <QTest>

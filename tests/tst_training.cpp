@@ -1,7 +1,7 @@
 // The training loop: data sets, convergence near the teacher, determinism across thread
 // counts, cancellation within one minibatch, target-loss stop and divergence handling.
-#include "core/certificate.h"
-#include "core/features.h"
+#include "core/algebra/certificate.h"
+#include "core/algebra/features.h"
 #include "core/tasks.h"
 #include "core/training/mhlamodel.h"
 #include "core/training/trainer.h"

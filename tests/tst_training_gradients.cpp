@@ -1,6 +1,6 @@
 // Hand-written gradients of the trainers against central finite differences, the forward
 // passes against naive references, and the optimisers and schedules against closed forms.
-#include "core/model.h"
+#include "core/algebra/model.h"
 #include "core/base/rng.h"
 #include "core/training/mhlamodel.h"
 #include "core/training/multilayermodel.h"

@@ -1,5 +1,5 @@
 #include "ui/experimentpanel.h"
-#include "core/model.h"
+#include "core/algebra/model.h"
 #include "core/runner.h"
 #include "ui/presets.h"
 #include "ui/theme.h"

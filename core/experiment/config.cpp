@@ -1,6 +1,6 @@
 #include "core/experiment/config.h"
-#include "core/features.h"
-#include "core/model.h"
+#include "core/algebra/features.h"
+#include "core/algebra/model.h"
 #include "core/tasks.h"
 #include <QFile>
 #include <QJsonArray>

@@ -1,6 +1,6 @@
 #pragma once
 // One-layer multi-head linear attention trained by gradient descent (MATH.md §1, §8).
-#include "core/model.h"
+#include "core/algebra/model.h"
 #include "core/base/rng.h"
 #include "core/training/trainablemodel.h"
 

@@ -1,4 +1,4 @@
-#include "core/features.h"
+#include "core/algebra/features.h"
 #include "core/kernels/gemmkernel.h"
 #include "core/base/parallel.h"
 #include <algorithm>

@@ -1,7 +1,7 @@
 #pragma once
 // The identifiability certificate (MATH.md §3): lambda_min and lambda_max of the second moment
 // Lambda, and the one place that decides how they are computed (dense eigenvalues or
-// Cholesky + Lanczos). The solve of P Lambda = C is in core/solver.h.
+// Cholesky + Lanczos). The solve of P Lambda = C is in core/algebra/solver.h.
 #include "core/base/types.h"
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
@@ -171,5 +171,5 @@ auto runAbandonable(const RunContext& ctx, F work) -> std::invoke_result_t<F&> {
 
 } // namespace mhla
 
-// The solver used to be declared here; it lives in core/solver.h now.
-#include "core/solver.h"
+// The solver used to be declared here; it lives in core/algebra/solver.h now.
+#include "core/algebra/solver.h"

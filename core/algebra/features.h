@@ -2,7 +2,7 @@
 // The folded cubic feature map psi (MATH.md §2) and the streaming accumulation of the
 // uncentred second moment Lambda and the cross moment C (MATH.md §3-4).
 #include "core/kernels/gemmkernel.h"
-#include "core/model.h"
+#include "core/algebra/model.h"
 #include "core/base/types.h"
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "core/solver.h"
+#include "core/algebra/solver.h"
 #include <optional>
 
 namespace mhla {

@@ -1,4 +1,4 @@
-#include "core/certificate.h"
+#include "core/algebra/certificate.h"
 #include "core/base/parallel.h"
 #include "core/base/rng.h"
 #include <Spectra/SymEigsShiftSolver.h>

@@ -1,6 +1,6 @@
 #pragma once
 // The exact solver (MATH.md §4): P Lambda = C on a certified (or not) second moment.
-#include "core/certificate.h"
+#include "core/algebra/certificate.h"
 #include <memory>
 #include <string>
 
