@@ -3,7 +3,7 @@
 // blocks into Lambda and C, record lambda_min at checkpoints, then certify and solve.
 #include "core/algebra/certificate.h"
 #include "core/experiment/config.h"
-#include "core/tasks.h"
+#include "core/tasks/tasks.h"
 #include "core/base/types.h"
 #include <memory>
 #include <utility>

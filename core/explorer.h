@@ -4,7 +4,7 @@
 // what was identified. Each answer comes from core/identifiability.h; this file decides what
 // to compute for a run and collects it for result.json, the CLI and the GUI.
 #include "core/result.h"
-#include "core/tasks.h"
+#include "core/tasks/tasks.h"
 #include <QJsonObject>
 
 namespace mhla {

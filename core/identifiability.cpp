@@ -4,7 +4,7 @@
 #include "core/algebra/features.h"
 #include "core/base/parallel.h"
 #include "core/base/rng.h"
-#include "core/tasks.h"
+#include "core/tasks/tasks.h"
 #include <QJsonArray>
 #include <algorithm>
 #include <array>

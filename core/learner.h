@@ -4,7 +4,7 @@
 // Adding a solver kind = its choice in the key table (core/experiment/config.cpp), a Learner subclass and
 // one line in learnerFor().
 #include "core/result.h"
-#include "core/tasks.h"
+#include "core/tasks/tasks.h"
 #include "core/base/types.h"
 
 namespace mhla {

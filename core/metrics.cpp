@@ -2,7 +2,7 @@
 #include "core/exact.h"
 #include "core/algebra/features.h"
 #include "core/algebra/model.h"
-#include "core/tasks.h"
+#include "core/tasks/tasks.h"
 #include <limits>
 
 namespace mhla {

@@ -5,7 +5,7 @@
 #include "core/experiment/config.h"
 #include "core/identifiability.h"
 #include "core/algebra/model.h"
-#include "core/tasks.h"
+#include "core/tasks/tasks.h"
 #include <limits>
 #include <optional>
 #include <string>

@@ -1,6 +1,6 @@
 // The causal all-positions setup (MATH.md §1, the paper's Sec 4.1): causal prefix features,
 // the causal task, the exact solver and a trainer on it, and the token scale.
-#include "core/causal.h"
+#include "core/tasks/causal.h"
 #include "core/algebra/certificate.h"
 #include "core/algebra/features.h"
 #include "core/runner.h"

@@ -2,7 +2,7 @@
 #include "core/algebra/features.h"
 #include "core/kernels/gemmkernel.h"
 #include "core/runner.h"
-#include "core/tasks.h"
+#include "core/tasks/tasks.h"
 #include <QTest>
 #include <cstdio>
 #include <string>

@@ -4,7 +4,7 @@
 #include "core/algebra/certificate.h"
 #include "core/algebra/features.h"
 #include "core/identifiability.h"
-#include "core/tasks.h"
+#include "core/tasks/tasks.h"
 #include <QJsonArray>
 #include <QTest>
 

@@ -7,7 +7,7 @@
 #include "core/experiment/config.h"
 #include "core/runner.h"
 #include "core/sweep.h"
-#include "core/tasks.h"
+#include "core/tasks/tasks.h"
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>

@@ -1,7 +1,7 @@
 // The task generators of MATH.md §7: shapes, closed-form labels, determinism, execution.
 #include "core/algebra/features.h"
 #include "core/runner.h"
-#include "core/tasks.h"
+#include "core/tasks/tasks.h"
 #include <QTest>
 #include <algorithm>
 #include <bit>

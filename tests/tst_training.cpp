@@ -2,7 +2,7 @@
 // counts, cancellation within one minibatch, target-loss stop and divergence handling.
 #include "core/algebra/certificate.h"
 #include "core/algebra/features.h"
-#include "core/tasks.h"
+#include "core/tasks/tasks.h"
 #include "core/training/mhlamodel.h"
 #include "core/training/trainer.h"
 #include "core/training/training.h"

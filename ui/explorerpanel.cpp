@@ -1,6 +1,6 @@
 #include "ui/explorerpanel.h"
 #include "core/explorer.h"
-#include "core/tasks.h"
+#include "core/tasks/tasks.h"
 #include "ui/explanations.h"
 #include "ui/heatmapwidget.h"
 #include "ui/plotwidget.h"

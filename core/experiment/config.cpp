@@ -1,7 +1,7 @@
 #include "core/experiment/config.h"
 #include "core/algebra/features.h"
 #include "core/algebra/model.h"
-#include "core/tasks.h"
+#include "core/tasks/tasks.h"
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>

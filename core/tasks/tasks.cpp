@@ -1,5 +1,5 @@
-#include "core/tasks.h"
-#include "core/causal.h"
+#include "core/tasks/tasks.h"
+#include "core/tasks/causal.h"
 #include "core/algebra/features.h"
 #include "core/base/parallel.h"
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "core/causal.h"
+#include "core/tasks/causal.h"
 #include "core/algebra/features.h"
 #include <atomic>
 #include <cstdint>

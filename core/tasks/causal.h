@@ -1,7 +1,7 @@
 #pragma once
 // The causal all-positions setup of MATH.md §1 (the paper's Sec 4.1): position t of a prompt
 // sees S_t = sum_{s<=t} z_s z_s^T and the query z_t, and is a training target of its own.
-#include "core/tasks.h"
+#include "core/tasks/tasks.h"
 #include <memory>
 
 namespace mhla {
