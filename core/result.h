@@ -3,7 +3,7 @@
 // CLI and the writers show. Plain data; filled by runExperiment() (core/runner.h).
 #include "core/algebra/certificate.h"
 #include "core/experiment/config.h"
-#include "core/identifiability.h"
+#include "core/identifiability/identifiability.h"
 #include "core/algebra/model.h"
 #include "core/tasks/tasks.h"
 #include <limits>

@@ -3,7 +3,7 @@
 // known answer and Monte-Carlo over seeds.
 #include "core/algebra/certificate.h"
 #include "core/algebra/features.h"
-#include "core/identifiability.h"
+#include "core/identifiability/identifiability.h"
 #include "core/tasks/tasks.h"
 #include <QJsonArray>
 #include <QTest>

@@ -1,4 +1,4 @@
-#include "core/identifiability.h"
+#include "core/identifiability/identifiability.h"
 #include "core/algebra/certificate.h"
 #include "core/exact.h"
 #include "core/algebra/features.h"
