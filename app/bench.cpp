@@ -6,8 +6,8 @@
 #include "core/algebra/features.h"
 #include "core/kernels/gemmkernel.h"
 #include "core/base/parallel.h"
-#include "core/runner.h"
-#include "core/training/training.h"
+#include "core/run/runner.h"
+#include "core/run/training/training.h"
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QProcess>

@@ -2,11 +2,11 @@
 #include "app/options.h"
 #include "app/sweep.h"
 #include "core/experiment/config.h"
-#include "core/estimate.h"
+#include "core/run/estimate.h"
 #include "core/base/fileio.h"
 #include "core/experiment/loader.h"
 #include "core/base/parallel.h"
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>

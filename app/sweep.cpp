@@ -5,7 +5,7 @@
 #include "core/experiment/loader.h"
 #include "core/base/parallel.h"
 #include "core/resultio.h"
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include "core/sweep.h"
 #include "core/sweeprun.h"
 #include <QCommandLineParser>

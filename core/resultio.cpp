@@ -1,5 +1,5 @@
 #include "core/resultio.h"
-#include "core/explorer.h"
+#include "core/run/explorer.h"
 #include "core/base/fileio.h"
 #include <QDir>
 #include <QJsonArray>

@@ -4,7 +4,7 @@
 // significant digits (they read back to the same double), empty cells for undefined values,
 // text quoted when it needs to be, and data only (never a drawn position such as a log-axis
 // floor in place of a value).
-#include "core/result.h"
+#include "core/run/result.h"
 #include <QByteArray>
 #include <QJsonObject>
 #include <QString>

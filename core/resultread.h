@@ -6,7 +6,7 @@
 // the JSON). What is not written is not invented: the automaton's example word, the
 // identifiability report and the folded coefficients are not in the folder (P and P* are
 // rebuilt from heads.csv, see ResultFolder::notes).
-#include "core/result.h"
+#include "core/run/result.h"
 #include <QString>
 #include <QStringList>
 #include <optional>

@@ -2,7 +2,7 @@
 #include "core/base/fileio.h"
 #include "core/base/parallel.h"
 #include "core/resultio.h"
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonDocument>

@@ -10,7 +10,7 @@
 #include "core/algebra/features.h"
 #include "core/algebra/model.h"
 #include "core/base/rng.h"
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include "core/algebra/solver.h"
 #include <QTest>
 #include <algorithm>

@@ -3,7 +3,7 @@
 #include "core/tasks/causal.h"
 #include "core/algebra/certificate.h"
 #include "core/algebra/features.h"
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include "smallconfigs.h"
 #include <QTest>
 #include <cmath>

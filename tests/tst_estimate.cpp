@@ -2,8 +2,8 @@
 // configuration is printed next to the measured time per phase; the assertion is loose (a
 // factor of 8 either way) so that a loaded or sanitizer build cannot make it flaky. The target
 // (a factor of ~4) is read from the printed table.
-#include "core/estimate.h"
-#include "core/runner.h"
+#include "core/run/estimate.h"
+#include "core/run/runner.h"
 #include <QTest>
 #include <chrono>
 #include <cstdio>

@@ -1,9 +1,9 @@
 // The identifiability explorer as a run reports it (result.json "identifiability"): which runs
 // explore, and what it finds on the associative memory with Gaussian and orthonormal keys.
-#include "core/explorer.h"
-#include "core/metrics.h"
+#include "core/run/explorer.h"
+#include "core/run/metrics.h"
 #include "core/resultio.h"
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include "smallconfigs.h"
 #include <QJsonArray>
 #include <QTest>

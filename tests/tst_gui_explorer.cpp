@@ -3,8 +3,8 @@
 // direction computed on a worker thread, the exported OOD-vs-t curve), the certificate marker
 // and structural message, and the four teaching presets.
 #include "core/experiment/config.h"
-#include "core/explorer.h"
-#include "core/runner.h"
+#include "core/run/explorer.h"
+#include "core/run/runner.h"
 #include "smallconfigs.h"
 #include "ui/certificatepanel.h"
 #include "ui/explorerpanel.h"

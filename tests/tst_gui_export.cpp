@@ -1,7 +1,7 @@
 // Figure export: SVG / PDF / PNG / CSV files exist, parse, have the requested size and carry
 // the experiment, seeds and app version; "Export all" writes everything and never overwrites
 // silently; the headless `figures` command writes the same set and rejects invalid input.
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include "ui/appsettings.h"
 #include "ui/exporter.h"
 #include "ui/heatmapwidget.h"

@@ -5,7 +5,7 @@
 #include "core/base/fileio.h"
 #include "core/resultio.h"
 #include "core/resultread.h"
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include "ui/appsettings.h"
 #include "ui/experimentfile.h"
 #include "ui/experimentpanel.h"

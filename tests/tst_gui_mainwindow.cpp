@@ -1,7 +1,7 @@
 // The desktop app end to end on the offscreen platform: presets run on the worker thread and
 // the panels show exactly core's result; Stop leaves the window usable at once; invalid values
 // disable Run with core's reason at the field; saved experiments and Reset reproduce runs.
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include "guitestutil.h"
 #include "ui/appsettings.h"
 #include "ui/certificatepanel.h"

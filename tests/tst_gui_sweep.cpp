@@ -2,7 +2,7 @@
 // `mhla-lab sweep`, same runs.csv; draws each figure as SVG/PDF/PNG with its data CSV; resumes;
 // a bad "figures" block fails before any run), the Sweep tab drawing the visible runs as they
 // finish, the presets' sweeps parsed by core's parseSweep, and the automaton trace as a figure.
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include "core/sweep.h"
 #include "guitestutil.h"
 #include "ui/appsettings.h"

@@ -1,6 +1,6 @@
 // Issue 9, "Broken — fix first": live controls belong to the run they were applied to; the
 // window fits a 1280×720 projector in every state; axis ticks are always readable numbers.
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include "guitestutil.h"
 #include "ui/appsettings.h"
 #include "ui/certificatepanel.h"

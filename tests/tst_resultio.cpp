@@ -3,7 +3,7 @@
 // drawn floor), and files are written atomically without following symbolic links.
 #include "core/base/fileio.h"
 #include "core/resultio.h"
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>

@@ -5,7 +5,7 @@
 #include "core/algebra/model.h"
 #include "core/resultio.h"
 #include "core/resultread.h"
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>

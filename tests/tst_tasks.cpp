@@ -1,6 +1,6 @@
 // The task generators of MATH.md §7: shapes, closed-form labels, determinism, execution.
 #include "core/algebra/features.h"
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include "core/tasks/tasks.h"
 #include <QTest>
 #include <algorithm>

@@ -3,9 +3,9 @@
 #include "core/algebra/certificate.h"
 #include "core/algebra/features.h"
 #include "core/tasks/tasks.h"
-#include "core/training/mhlamodel.h"
-#include "core/training/trainer.h"
-#include "core/training/training.h"
+#include "core/run/training/mhlamodel.h"
+#include "core/run/training/trainer.h"
+#include "core/run/training/training.h"
 #include "smallconfigs.h"
 #include <QTest>
 #include <atomic>

@@ -2,11 +2,11 @@
 // passes against naive references, and the optimisers and schedules against closed forms.
 #include "core/algebra/model.h"
 #include "core/base/rng.h"
-#include "core/training/mhlamodel.h"
-#include "core/training/multilayermodel.h"
-#include "core/training/optimizer.h"
-#include "core/training/softmaxmodel.h"
-#include "core/training/trainablemodel.h"
+#include "core/run/training/mhlamodel.h"
+#include "core/run/training/multilayermodel.h"
+#include "core/run/training/optimizer.h"
+#include "core/run/training/softmaxmodel.h"
+#include "core/run/training/trainablemodel.h"
 #include <QTest>
 #include <cmath>
 #include <numbers>

@@ -1,6 +1,6 @@
 #include "ui/experimentpanel.h"
 #include "core/algebra/model.h"
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include "ui/presets.h"
 #include "ui/theme.h"
 #include <QCheckBox>

@@ -1,5 +1,5 @@
 #include "ui/explorerpanel.h"
-#include "core/explorer.h"
+#include "core/run/explorer.h"
 #include "core/tasks/tasks.h"
 #include "ui/explanations.h"
 #include "ui/heatmapwidget.h"

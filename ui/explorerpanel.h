@@ -3,9 +3,9 @@
 // null direction v and output row i, and a slider t that moves the fit along
 // P(t) = P + t ||P*|| e_i v^T. Every P(t) fits the training data as well as P; the panel shows
 // live what changes: the OOD error, the distance to the teacher and the heads. The path itself
-// is computed in core (nullPath, core/explorer.h): the run carries the default direction, other
+// is computed in core (nullPath, core/run/explorer.h): the run carries the default direction, other
 // directions are computed on a worker thread.
-#include "core/result.h"
+#include "core/run/result.h"
 #include "ui/resultpanel.h"
 #include "ui/runlist.h"
 #include <QWidget>

@@ -1,7 +1,7 @@
 #pragma once
 // Export of figures to SVG, PDF and PNG (with the data as CSV beside them) and "Export all".
 // Export functions return an error message (empty on success) and never show dialogs.
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include "ui/figure.h"
 #include "ui/resultpanel.h"
 #include <QImage>

@@ -2,7 +2,7 @@
 #include "core/experiment/config.h"
 #include "core/base/fileio.h"
 #include "core/experiment/loader.h"
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include "core/sweepfigure.h"
 #include "core/sweeprun.h"
 #include "ui/appsettings.h"

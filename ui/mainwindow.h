@@ -1,7 +1,7 @@
 #pragma once
 // The main window: experiment panel (left), result tabs (certificate, curves, heads,
 // automaton), run list and explanation (right), run control, files, export.
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include "ui/appsettings.h"
 #include "ui/figure.h"
 #include "ui/resultpanel.h"

@@ -2,7 +2,7 @@
 // The runs of a session: each has a name, an Okabe-Ito colour, a visibility, its config, the
 // live training data while it runs and its result when done. The widget shows, hides,
 // renames and removes them.
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include <QColor>
 #include <QWidget>
 #include <memory>

@@ -1,7 +1,7 @@
 #pragma once
 // Runs core's runExperiment on a worker thread. The worker is a QObject living on a QThread;
 // inputs are copied in, results are emitted by value, progress is batched to ~30 signals/s.
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include <QMetaType>
 #include <QObject>
 #include <memory>

@@ -3,7 +3,7 @@
 // that is itself a results folder (the one result writer of core/resultio.h, so it also opens
 // with File ▸ Open results… or `mhla-lab DIR`), and session.json keeps the order, the names,
 // the visibility and the colours. Functions return errors; they never show a dialog.
-#include "core/result.h"
+#include "core/run/result.h"
 #include <QColor>
 #include <QString>
 #include <QStringList>

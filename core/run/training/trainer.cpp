@@ -1,6 +1,6 @@
-#include "core/training/trainer.h"
+#include "core/run/training/trainer.h"
 #include "core/base/parallel.h"
-#include "core/training/mhlamodel.h"
+#include "core/run/training/mhlamodel.h"
 #include <algorithm>
 #include <chrono>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "core/training/softmaxmodel.h"
+#include "core/run/training/softmaxmodel.h"
 #include <cmath>
 #include <stdexcept>
 

@@ -1,6 +1,6 @@
-#include "core/runner.h"
+#include "core/run/runner.h"
 #include "core/algebra/features.h"
-#include "core/learner.h"
+#include "core/run/learner.h"
 #include "core/base/stopwatch.h"
 
 namespace mhla {

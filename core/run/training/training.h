@@ -1,6 +1,6 @@
 #pragma once
-// Gradient-trained baselines (MATH.md §8). Implemented in core/training/.
-#include "core/runner.h"
+// Gradient-trained baselines (MATH.md §8). Implemented in core/run/training/.
+#include "core/run/runner.h"
 
 namespace mhla {
 

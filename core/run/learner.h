@@ -3,7 +3,7 @@
 // baselines, behind one interface so that runExperiment() does not branch on solver kinds.
 // Adding a solver kind = its choice in the key table (core/experiment/config.cpp), a Learner subclass and
 // one line in learnerFor().
-#include "core/result.h"
+#include "core/run/result.h"
 #include "core/tasks/tasks.h"
 #include "core/base/types.h"
 

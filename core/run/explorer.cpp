@@ -1,6 +1,6 @@
-#include "core/explorer.h"
+#include "core/run/explorer.h"
 #include "core/algebra/features.h"
-#include "core/metrics.h"
+#include "core/run/metrics.h"
 #include <QJsonArray>
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "core/training/optimizer.h"
+#include "core/run/training/optimizer.h"
 #include <cmath>
 #include <numbers>
 

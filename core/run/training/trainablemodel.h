@@ -3,7 +3,7 @@
 // of a minibatch and its hand-written gradient. Exposed so that tests can check every gradient
 // against central finite differences and set initial parameters.
 #include "core/experiment/config.h"
-#include "core/training/training.h"
+#include "core/run/training/training.h"
 #include <memory>
 #include <string>
 #include <vector>

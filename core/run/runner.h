@@ -1,9 +1,9 @@
 #pragma once
 // The experiment runner: config in, result value out (MATH.md §4-§7). Thread-agnostic: the
 // GUI calls it on a worker thread, the command line on the main thread.
-#include "core/exact.h"
-#include "core/metrics.h"
-#include "core/result.h"
+#include "core/run/exact.h"
+#include "core/run/metrics.h"
+#include "core/run/result.h"
 #include "core/resultio.h"
 #include <QJsonObject>
 #include <optional>

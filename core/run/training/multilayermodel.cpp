@@ -1,4 +1,4 @@
-#include "core/training/multilayermodel.h"
+#include "core/run/training/multilayermodel.h"
 #include <cmath>
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "core/exact.h"
+#include "core/run/exact.h"
 #include "core/algebra/features.h"
 #include "core/base/parallel.h"
 #include "core/base/stopwatch.h"

@@ -4,7 +4,7 @@
 // coefficient space. Every sum is a chunked sum reduced in a fixed order, so the numbers are
 // identical for any thread count; the trainers use the same routine.
 #include "core/base/parallel.h"
-#include "core/result.h"
+#include "core/run/result.h"
 #include "core/base/types.h"
 #include <algorithm>
 #include <array>

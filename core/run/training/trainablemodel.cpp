@@ -1,8 +1,8 @@
-#include "core/training/trainablemodel.h"
+#include "core/run/training/trainablemodel.h"
 #include "core/base/parallel.h"
-#include "core/training/mhlamodel.h"
-#include "core/training/multilayermodel.h"
-#include "core/training/softmaxmodel.h"
+#include "core/run/training/mhlamodel.h"
+#include "core/run/training/multilayermodel.h"
+#include "core/run/training/softmaxmodel.h"
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>

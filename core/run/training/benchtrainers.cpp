@@ -1,6 +1,6 @@
 // `mhla-lab bench` part for the trainers: minibatch steps per second (MATH.md §8).
 #include "core/base/rng.h"
-#include "core/training/trainer.h"
+#include "core/run/training/trainer.h"
 #include <algorithm>
 #include <chrono>
 #include <cmath>

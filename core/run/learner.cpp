@@ -1,9 +1,9 @@
-#include "core/learner.h"
-#include "core/exact.h"
-#include "core/explorer.h"
-#include "core/metrics.h"
+#include "core/run/learner.h"
+#include "core/run/exact.h"
+#include "core/run/explorer.h"
+#include "core/run/metrics.h"
 #include "core/base/stopwatch.h"
-#include "core/training/training.h"
+#include "core/run/training/training.h"
 #include <cmath>
 
 namespace mhla {

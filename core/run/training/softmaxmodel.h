@@ -1,7 +1,7 @@
 #pragma once
 // One pre-LayerNorm softmax-attention Transformer block with a linear readout (MATH.md §8).
 #include "core/base/rng.h"
-#include "core/training/trainablemodel.h"
+#include "core/run/training/trainablemodel.h"
 
 namespace mhla::training {
 

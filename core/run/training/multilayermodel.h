@@ -1,7 +1,7 @@
 #pragma once
 // A stack of causal linear-attention layers with residual connections (MATH.md §1, §8).
 #include "core/base/rng.h"
-#include "core/training/trainablemodel.h"
+#include "core/run/training/trainablemodel.h"
 
 namespace mhla::training {
 

@@ -1,4 +1,4 @@
-#include "core/training/mhlamodel.h"
+#include "core/run/training/mhlamodel.h"
 #include "core/base/vectors.h"
 #include <cmath>
 #include <cstring>

@@ -1,6 +1,6 @@
 #pragma once
 // The value a run returns: certificate, solution, heads, metrics and everything the GUI, the
-// CLI and the writers show. Plain data; filled by runExperiment() (core/runner.h).
+// CLI and the writers show. Plain data; filled by runExperiment() (core/run/runner.h).
 #include "core/algebra/certificate.h"
 #include "core/experiment/config.h"
 #include "core/identifiability/identifiability.h"
@@ -25,7 +25,7 @@ struct ProbeReport {
     double oodRelMse = std::numeric_limits<double>::quiet_NaN(); ///< of P' (NaN when none found)
 };
 
-/// A straight path through the least-squares fits along a null direction (core/explorer.h).
+/// A straight path through the least-squares fits along a null direction (core/run/explorer.h).
 struct NullPath {
     Mat P;          ///< the fit at t = 0
     Mat step;       ///< ||P*||_F u v^T (d_out x D)
@@ -91,7 +91,7 @@ struct ExperimentResult {
     std::string stopReason;              ///< trainers: "epochs", "target_loss", "diverged"
     std::vector<std::string> warnings;   ///< things the user must know about these numbers
     std::vector<std::pair<std::string, double>> timingsMs; ///< per phase, then "total"
-    /// Poly runs with eval.identifiability (core/explorer.h): min heads, certificate samples,
+    /// Poly runs with eval.identifiability (core/run/explorer.h): min heads, certificate samples,
     /// null relations, H-head probes, noise prediction.
     std::optional<IdentifiabilityReport> identifiability;
 };

@@ -1,8 +1,8 @@
 #pragma once
 // The training loop behind trainBaseline() (MATH.md §8), exposed so that tests and the bench
 // can set initial parameters, cancel, and count steps.
-#include "core/training/optimizer.h"
-#include "core/training/trainablemodel.h"
+#include "core/run/training/optimizer.h"
+#include "core/run/training/trainablemodel.h"
 
 namespace mhla::training {
 

@@ -1,6 +1,6 @@
-#include "core/estimate.h"
+#include "core/run/estimate.h"
 #include "core/algebra/certificate.h"
-#include "core/explorer.h"
+#include "core/run/explorer.h"
 #include "core/algebra/features.h"
 #include "core/algebra/model.h"
 #include "core/base/types.h"

@@ -3,7 +3,7 @@
 // what the data leave free, how many samples the certificate needs, and how much noise blurs
 // what was identified. Each answer comes from core/identifiability/identifiability.h; this file decides what
 // to compute for a run and collects it for result.json, the CLI and the GUI.
-#include "core/result.h"
+#include "core/run/result.h"
 #include "core/tasks/tasks.h"
 #include <QJsonObject>
 

@@ -1,5 +1,5 @@
-#include "core/metrics.h"
-#include "core/exact.h"
+#include "core/run/metrics.h"
+#include "core/run/exact.h"
 #include "core/algebra/features.h"
 #include "core/algebra/model.h"
 #include "core/tasks/tasks.h"

@@ -2,7 +2,7 @@
 // One-layer multi-head linear attention trained by gradient descent (MATH.md §1, §8).
 #include "core/algebra/model.h"
 #include "core/base/rng.h"
-#include "core/training/trainablemodel.h"
+#include "core/run/training/trainablemodel.h"
 
 namespace mhla::training {
 
