@@ -4,7 +4,7 @@
 #include "core/base/fileio.h"
 #include "core/experiment/loader.h"
 #include "core/base/parallel.h"
-#include "core/resultio.h"
+#include "core/records/resultio.h"
 #include "core/run/runner.h"
 #include "core/sweep.h"
 #include "core/sweeprun.h"

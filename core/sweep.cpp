@@ -1,6 +1,6 @@
 #include "core/sweep.h"
 #include "core/experiment/loader.h"
-#include "core/resultio.h"
+#include "core/records/resultio.h"
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <algorithm>

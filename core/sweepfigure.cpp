@@ -1,6 +1,6 @@
 #include "core/sweepfigure.h"
 #include "core/experiment/config.h"
-#include "core/resultio.h"
+#include "core/records/resultio.h"
 #include <QJsonArray>
 #include <QRegularExpression>
 #include <algorithm>

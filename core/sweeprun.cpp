@@ -1,7 +1,7 @@
 #include "core/sweeprun.h"
 #include "core/base/fileio.h"
 #include "core/base/parallel.h"
-#include "core/resultio.h"
+#include "core/records/resultio.h"
 #include "core/run/runner.h"
 #include <QDir>
 #include <QFileInfo>

@@ -2,7 +2,7 @@
 // explore, and what it finds on the associative memory with Gaussian and orthonormal keys.
 #include "core/run/explorer.h"
 #include "core/run/metrics.h"
-#include "core/resultio.h"
+#include "core/records/resultio.h"
 #include "core/run/runner.h"
 #include "smallconfigs.h"
 #include <QJsonArray>

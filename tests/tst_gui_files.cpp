@@ -3,8 +3,8 @@
 // that is not an experiment file, or that would lose content, needs confirmation.
 #include "core/experiment/config.h"
 #include "core/base/fileio.h"
-#include "core/resultio.h"
-#include "core/resultread.h"
+#include "core/records/resultio.h"
+#include "core/records/resultread.h"
 #include "core/run/runner.h"
 #include "ui/appsettings.h"
 #include "ui/experimentfile.h"

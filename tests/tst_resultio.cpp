@@ -2,7 +2,7 @@
 // text is quoted, schemas are fixed per file name, negative eigenvalues stay as they are (no
 // drawn floor), and files are written atomically without following symbolic links.
 #include "core/base/fileio.h"
-#include "core/resultio.h"
+#include "core/records/resultio.h"
 #include "core/run/runner.h"
 #include <QDir>
 #include <QFile>

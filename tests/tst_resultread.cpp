@@ -3,8 +3,8 @@
 // and the line or key, never a crash or a half-filled result.
 #include "core/base/fileio.h"
 #include "core/algebra/model.h"
-#include "core/resultio.h"
-#include "core/resultread.h"
+#include "core/records/resultio.h"
+#include "core/records/resultread.h"
 #include "core/run/runner.h"
 #include <QDir>
 #include <QFile>

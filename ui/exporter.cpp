@@ -1,6 +1,6 @@
 #include "ui/exporter.h"
 #include "core/base/fileio.h"
-#include "core/resultio.h"
+#include "core/records/resultio.h"
 #include <QBuffer>
 #include <QClipboard>
 #include <QDir>

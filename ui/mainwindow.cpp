@@ -1,6 +1,6 @@
 #include "ui/mainwindow.h"
 #include "core/base/fileio.h"
-#include "core/resultread.h"
+#include "core/records/resultread.h"
 #include "ui/automatonpanel.h"
 #include "ui/certificatepanel.h"
 #include "ui/curvespanel.h"

@@ -1,7 +1,7 @@
 #include "ui/session.h"
 #include "core/base/fileio.h"
-#include "core/resultio.h"
-#include "core/resultread.h"
+#include "core/records/resultio.h"
+#include "core/records/resultread.h"
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>

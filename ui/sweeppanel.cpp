@@ -1,5 +1,5 @@
 #include "ui/sweeppanel.h"
-#include "core/resultio.h"
+#include "core/records/resultio.h"
 #include "ui/plotwidget.h"
 #include "ui/runlist.h"
 #include "ui/sweepfigures.h"

@@ -4,7 +4,7 @@
 #include "core/run/exact.h"
 #include "core/run/metrics.h"
 #include "core/run/result.h"
-#include "core/resultio.h"
+#include "core/records/resultio.h"
 #include <QJsonObject>
 #include <optional>
 #include <utility>

@@ -1,6 +1,6 @@
 #pragma once
 // The reader of a results folder, as written by `mhla-lab solve --out DIR` and the GUI's
-// "Export all" (core/resultio.h): result.json with its embedded experiment, spectrum.csv,
+// "Export all" (core/records/resultio.h): result.json with its embedded experiment, spectrum.csv,
 // heads.csv, lambda_trace.csv and, for trainers, history.csv. Every number that is written
 // reads back to the same double (17 significant digits in the CSVs, shortest round-trip form in
 // the JSON). What is not written is not invented: the automaton's example word, the

@@ -1,7 +1,7 @@
-#include "core/resultread.h"
+#include "core/records/resultread.h"
 #include "core/base/fileio.h"
 #include "core/algebra/model.h"
-#include "core/resultio.h"
+#include "core/records/resultio.h"
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>

@@ -1,4 +1,4 @@
-#include "core/resultio.h"
+#include "core/records/resultio.h"
 #include "core/run/explorer.h"
 #include "core/base/fileio.h"
 #include <QDir>
