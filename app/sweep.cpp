@@ -6,8 +6,8 @@
 #include "core/base/parallel.h"
 #include "core/records/resultio.h"
 #include "core/run/runner.h"
-#include "core/sweep.h"
-#include "core/sweeprun.h"
+#include "core/sweep/sweep.h"
+#include "core/sweep/sweeprun.h"
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
@@ -66,7 +66,7 @@ slurm: writes DIR/sweep.sbatch (a job array, one task per shard, each running th
        with --shard $SLURM_ARRAY_TASK_ID/n --jobs C) and DIR/merge.sbatch (afterok on the
        array); --submit runs sbatch for both and prints the job ids.
 
-Grammar of VALUES, product/zip and seeds: see core/sweep.h and docs/paper.md.
+Grammar of VALUES, product/zip and seeds: see core/sweep/sweep.h and docs/paper.md.
 Exit codes: 0 success, 1 a run failed or runs are missing, 2 invalid input, 130 cancelled.
 )";
 

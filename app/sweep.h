@@ -1,5 +1,5 @@
 #pragma once
-// `mhla-lab sweep`: run a grid of experiments times seeds (core/sweep.h), resume, shard, merge
+// `mhla-lab sweep`: run a grid of experiments times seeds (core/sweep/sweep.h), resume, shard, merge
 // shard folders, and write Slurm job-array scripts.
 #include <QString>
 #include <QStringList>

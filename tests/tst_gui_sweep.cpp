@@ -3,7 +3,7 @@
 // a bad "figures" block fails before any run), the Sweep tab drawing the visible runs as they
 // finish, the presets' sweeps parsed by core's parseSweep, and the automaton trace as a figure.
 #include "core/run/runner.h"
-#include "core/sweep.h"
+#include "core/sweep/sweep.h"
 #include "guitestutil.h"
 #include "ui/appsettings.h"
 #include "ui/automatonpanel.h"

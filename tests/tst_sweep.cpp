@@ -1,4 +1,4 @@
-// Sweeps (core/sweep.h, `mhla-lab sweep`): the VALUES grammar, product and zip, strict parsing,
+// Sweeps (core/sweep/sweep.h, `mhla-lab sweep`): the VALUES grammar, product and zip, strict parsing,
 // per-point validation, the option struct; then through the binary: results identical for
 // --jobs 1 and 2, resume does nothing the second time, shards merged = unsharded bit for bit,
 // another sweep refused; and the direction of each paper claim on small fixed seeds, plus the
@@ -6,7 +6,7 @@
 #include "app/sweep.h"
 #include "core/experiment/config.h"
 #include "core/run/runner.h"
-#include "core/sweep.h"
+#include "core/sweep/sweep.h"
 #include "core/tasks/tasks.h"
 #include <QDir>
 #include <QFile>

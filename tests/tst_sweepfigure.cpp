@@ -1,12 +1,12 @@
-// Sweep figures (core/sweepfigure.h): the "figures" block is validated with errors that name
+// Sweep figures (core/sweep/sweepfigure.h): the "figures" block is validated with errors that name
 // the member and what is allowed; defaults follow the grid; the reduction of runs to series
 // (band centre and edges per x and group, categorical x, scatter colours and overlay, the
 // -log10 transform, learning curves over seeds of unequal length) computed on synthetic
 // result objects whose values are known.
 #include "core/experiment/config.h"
-#include "core/sweep.h"
-#include "core/sweepfigure.h"
-#include "core/sweeprun.h"
+#include "core/sweep/sweep.h"
+#include "core/sweep/sweepfigure.h"
+#include "core/sweep/sweeprun.h"
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -2,7 +2,7 @@
 // Opening and saving experiment files from the window without losing data: what Open may put
 // into the form, and why saving over a file needs the user's confirmation. No widgets here, so
 // the decisions are testable; the window asks the questions.
-#include "core/sweep.h"
+#include "core/sweep/sweep.h"
 #include <QByteArray>
 #include <QJsonObject>
 #include <QString>

@@ -1,5 +1,5 @@
 #pragma once
-#include "core/sweep.h"
+#include "core/sweep/sweep.h"
 // The experiment panel: presets, every task / solver / evaluation parameter with its range,
 // unit and meaning, validation through core (the field is marked with core's reason and Run
 // is disabled until it is fixed), and the Run / Stop / Reset buttons.

@@ -2,7 +2,7 @@
 // The built-in presets (resources/presets/index.json in the qrc): experiment files that run
 // instantly, with a title, an explanation and optionally a sweep of one key (several runs
 // overlaid).
-#include "core/sweep.h"
+#include "core/sweep/sweep.h"
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QList>

@@ -1,8 +1,8 @@
 #pragma once
-// Sweep figures drawn with the app's plot (core/sweepfigure.h reduces the runs; this file only
+// Sweep figures drawn with the app's plot (core/sweep/sweepfigure.h reduces the runs; this file only
 // turns the reduced series into plot series and files): used by `mhla-lab figures` on a sweep
 // file and by the Sweep tab.
-#include "core/sweepfigure.h"
+#include "core/sweep/sweepfigure.h"
 #include "ui/exporter.h"
 #include "ui/plotmath.h"
 #include <QJsonObject>

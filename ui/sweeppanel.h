@@ -2,8 +2,8 @@
 // The Sweep tab: the visible runs as a sweep (the keys in which they differ are the swept
 // keys, their seeds the seeds), drawn as the headless `figures` draws a sweep: a metric against
 // a swept key with a band over seeds, or the trainers' learning curves. It redraws as each run
-// of a preset's sweep finishes. The reduction is core's (core/sweepfigure.h).
-#include "core/sweepfigure.h"
+// of a preset's sweep finishes. The reduction is core's (core/sweep/sweepfigure.h).
+#include "core/sweep/sweepfigure.h"
 #include "ui/resultpanel.h"
 #include <QHash>
 #include <QJsonObject>

@@ -1,4 +1,4 @@
-#include "core/sweep.h"
+#include "core/sweep/sweep.h"
 #include "core/experiment/loader.h"
 #include "core/records/resultio.h"
 #include <QJsonDocument>

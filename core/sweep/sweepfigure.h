@@ -32,7 +32,7 @@
 // Without "figures" a sweep gets defaults (defaultSweepFigures): a band of the headline metric
 // (lambda_min for the exact solver, val_mse for trainers) against the first numeric swept key,
 // and the trainers' val_mse curves.
-#include "core/sweep.h"
+#include "core/sweep/sweep.h"
 #include <QByteArray>
 #include <QJsonObject>
 #include <QJsonValue>

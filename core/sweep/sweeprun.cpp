@@ -1,4 +1,4 @@
-#include "core/sweeprun.h"
+#include "core/sweep/sweeprun.h"
 #include "core/base/fileio.h"
 #include "core/base/parallel.h"
 #include "core/records/resultio.h"

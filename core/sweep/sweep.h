@@ -64,7 +64,7 @@ struct SweepFile {
     SweepSpec spec;   ///< empty axes and seeds 1 when the file has no "sweep"
     bool hasSweep = false;
     /// The file's "figures" value (what `mhla-lab figures` draws for a sweep; see
-    /// core/sweepfigure.h), removed from base; undefined when absent. Not part of the runs.
+    /// core/sweep/sweepfigure.h), removed from base; undefined when absent. Not part of the runs.
     QJsonValue figures;
 };
 

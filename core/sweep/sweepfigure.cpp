@@ -1,4 +1,4 @@
-#include "core/sweepfigure.h"
+#include "core/sweep/sweepfigure.h"
 #include "core/experiment/config.h"
 #include "core/records/resultio.h"
 #include <QJsonArray>
