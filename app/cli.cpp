@@ -2,10 +2,12 @@
 #include "app/options.h"
 #include "app/sweep.h"
 #include "core/experiment/config.h"
+#include "core/run/admission.h"
 #include "core/run/estimate.h"
 #include "core/base/fileio.h"
 #include "core/experiment/loader.h"
 #include "core/base/parallel.h"
+#include "core/records/resultio.h"
 #include "core/run/runner.h"
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -155,6 +157,7 @@ int solve(int argc, char** argv) {
         const LoadedExperiment loaded = loadExperiment(opt.config, opt.sets);
         for (const QString& w : loaded.warnings) err(q("mhla-lab solve: warning: ") + w);
         cfg = loaded.config;
+        admit(cfg);
         variants = seedVariants(cfg, opt.seeds);
     } catch (const ConfigError& e) {
         err(q("mhla-lab solve: ") + QString::fromStdString(e.what()));

@@ -1,5 +1,6 @@
 // Streaming accumulation of Lambda and C (MATH.md §3-4) and determinism across thread counts.
 #include "core/algebra/features.h"
+#include "core/base/machine.h"
 #include "core/kernels/gemmkernel.h"
 #include "core/run/runner.h"
 #include "core/tasks/tasks.h"

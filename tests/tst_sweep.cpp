@@ -5,6 +5,7 @@
 // authors' orthogonal sampler (MATH.md §7).
 #include "app/sweep.h"
 #include "core/experiment/config.h"
+#include "core/records/resultio.h"
 #include "core/run/runner.h"
 #include "core/sweep/sweep.h"
 #include "core/tasks/tasks.h"

@@ -1,5 +1,7 @@
 #include "ui/experimentpanel.h"
 #include "core/algebra/model.h"
+#include "core/records/resultio.h"
+#include "core/run/admission.h"
 #include "core/run/runner.h"
 #include "ui/presets.h"
 #include "ui/theme.h"
@@ -433,6 +435,7 @@ QList<ExperimentPanel::NamedConfig> ExperimentPanel::baseJobs() const {
             try {
                 const ExperimentConfig cfg = experimentFromJson(o);
                 validate(cfg);
+                admit(cfg);
                 out << NamedConfig{parts.isEmpty() ? name
                                                    : QStringLiteral("%1 · %2").arg(
                                                          name, parts.join(QStringLiteral(", "))),
@@ -505,7 +508,9 @@ void ExperimentPanel::revalidate() {
     }
     // Every problem at once, each with the key it is about (core's structured issues).
     QStringList general;
-    for (const ConfigIssue& issue : validateAll(experimentJson())) {
+    std::vector<ConfigIssue> issues = validateAll(experimentJson());
+    if (issues.empty()) issues = admissionIssues(experimentFromJson(experimentJson()));
+    for (const ConfigIssue& issue : issues) {
         Field* f = fieldForKey(issue.key);
         if (f && !m_errors.contains(f->key)) {
             const QString text = messageForField(*f, issue.message);

@@ -72,7 +72,5 @@ double trainRowCacheBytes(int d, int dOut, long long samples);
 /// Bytes the accumulation and the solve of feature dimension D need (with a block of B samples,
 /// and the cached rows of `samples` training samples when they are cached).
 double estimateSolveBytes(int d, int dOut, int block, long long samples = 0);
-/// Physical memory of this machine in bytes (0 if unknown).
-double physicalMemoryBytes();
 
 } // namespace mhla

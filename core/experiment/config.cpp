@@ -1,7 +1,4 @@
 #include "core/experiment/config.h"
-#include "core/algebra/features.h"
-#include "core/algebra/model.h"
-#include "core/tasks/tasks.h"
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -594,9 +591,20 @@ const std::vector<KeyInfo>& experimentKeys() {
     return keys;
 }
 
-int ExperimentConfig::promptDim() const { return taskKindInfo(task.kind).dims(task).d; }
-int ExperimentConfig::tokenCount() const { return taskKindInfo(task.kind).dims(task).n; }
-int ExperimentConfig::outputDim() const { return taskKindInfo(task.kind).dims(task).dOut; }
+TaskDims taskDims(const TaskConfig& task) {
+    switch (task.kind) {
+    case TaskKind::RandomMhla: return {task.d, task.tokens, task.dOut};
+    case TaskKind::AssociativeMemory: return {2 * task.pairs, task.pairs + 1, task.pairs};
+    case TaskKind::Automaton:
+        return {task.states * task.alphabet + task.states, automatonListedPairs(task) + 1,
+                task.states};
+    }
+    return {};
+}
+
+int ExperimentConfig::promptDim() const { return taskDims(task).d; }
+int ExperimentConfig::tokenCount() const { return taskDims(task).n; }
+int ExperimentConfig::outputDim() const { return taskDims(task).dOut; }
 
 int automatonListedPairs(const TaskConfig& task) {
     const int total = task.states * task.alphabet;
@@ -607,7 +615,7 @@ int automatonListedPairs(const TaskConfig& task) {
 
 namespace {
 
-/// Cross-key constraints and the memory estimate of a parsed configuration.
+/// Cross-key constraints of a parsed configuration (what any machine would refuse).
 std::vector<ConfigIssue> crossKeyIssues(const ExperimentConfig& cfg) {
     std::vector<ConfigIssue> out;
     const auto issue = [&out](const char* keyPath, const QString& msg) {
@@ -638,51 +646,6 @@ std::vector<ConfigIssue> crossKeyIssues(const ExperimentConfig& cfg) {
         issue("solver.heads", QString::number(cfg.solver.heads) +
                                   q(" heads do not fit a softmax block of width d = ") +
                                   QString::number(d) + q("; expected an integer in [1, d]"));
-    // Memory: the exact solve needs O(D^2); trainers keep their data, parameters, optimizer
-    // state and history. Refuse what this machine cannot hold, with the estimate.
-    const double ram = physicalMemoryBytes();
-    const bool needsExact = !trainer || cfg.solver.compareExact;
-    double bytes = needsExact ? estimateSolveBytes(d, dOut, static_cast<int>(kAccumulationBlock),
-                                                   cfg.task.samples)
-                              : 0.0;
-    if (trainer) {
-        bytes += 8.0 * static_cast<double>(cfg.task.samples + cfg.eval.valSamples) *
-                 (static_cast<double>(d) * cfg.tokenCount() + dOut);
-        const double H = cfg.solver.heads,
-                     L = cfg.solver.kind == SolverKind::Multilayer ? cfg.solver.layers : 1;
-        const double params = cfg.solver.kind == SolverKind::Softmax
-                                  ? 4.0 * H * d * d + 4.0 * d * d + 1.0 * dOut * d
-                                  : L * H * d * (1.0 * d + d) + 1.0 * dOut * d;
-        // theta, gradient, two optimizer moments, a gradient and a workspace per thread
-        bytes += 8.0 * params * 8.0 + 8.0 * H * L * d * cfg.tokenCount() * 4.0;
-        bytes += 400.0 * static_cast<double>(
-                             std::min<long long>(cfg.solver.epochs / cfg.solver.logEvery + 2,
-                                                 static_cast<long long>(kMaxHistoryPoints)));
-    }
-    if (ram > 0 && bytes > 0.8 * ram) {
-        const double gib = 1024.0 * 1024.0 * 1024.0;
-        const char* keyPath = cfg.task.kind == TaskKind::AssociativeMemory ? "task.pairs"
-                              : cfg.task.kind == TaskKind::Automaton       ? "task.states"
-                                                                           : "task.d";
-        if (trainer && !needsExact) keyPath = "solver.heads";
-        QString what = q("d = ") + QString::number(d) + q(" (feature dimension D = ") +
-                       QString::number(featureDim(d)) + q(")");
-        if (cfg.task.kind == TaskKind::AssociativeMemory)
-            what = q("task.pairs = ") + QString::number(cfg.task.pairs) + q(", ") + what;
-        if (cfg.task.kind == TaskKind::Automaton)
-            what = q("task.states = ") + QString::number(cfg.task.states) +
-                   q(", task.alphabet = ") + QString::number(cfg.task.alphabet) + q(", ") + what;
-        if (trainer)
-            what +=
-                q(", ") + QString::number(cfg.solver.heads) + q(" heads x ") +
-                QString::number(cfg.solver.kind == SolverKind::Multilayer ? cfg.solver.layers : 1) +
-                q(" layers, ") + QString::number(cfg.task.samples) + q(" samples");
-        out.push_back(
-            {q(keyPath), what + q(" needs about ") + QString::number(bytes / gib, 'f', 1) +
-                             q(" GiB of memory; this machine has ") +
-                             QString::number(ram / gib, 'f', 1) +
-                             q(" GiB. Allowed: sizes whose estimate fits in 80% of RAM.")});
-    }
     return out;
 }
 

@@ -112,6 +112,14 @@ struct EvalConfig {
 /// at least 1 (the queried pair is always listed).
 int automatonListedPairs(const TaskConfig& task);
 
+/// Prompt dimension d, tokens per prompt n (query included) and output dimension d_out.
+struct TaskDims {
+    int d = 0, n = 0, dOut = 0;
+};
+/// The dimensions a task configuration implies (MATH.md §7): a pure function of its keys, so
+/// that the experiment room needs no task to know them.
+[[nodiscard]] TaskDims taskDims(const TaskConfig& task);
+
 struct ExperimentConfig {
     TaskConfig task;
     SolverConfig solver;
@@ -138,11 +146,11 @@ QJsonObject experimentToJson(const ExperimentConfig& cfg);
 /// Applies "dotted.key=value" to an experiment object (value parsed as JSON, else as a string).
 /// Throws ConfigError for a malformed assignment; the key itself is checked when parsing.
 void applyOverride(QJsonObject& obj, const QString& assignment);
-/// Validates the whole configuration (cross-key constraints, memory). Throws ConfigError for
-/// the first problem, with its key.
+/// Validates the whole configuration (cross-key constraints; not whether this machine can run
+/// it: that is admission, core/run/admission.h). Throws ConfigError for the first problem.
 void validate(const ExperimentConfig& cfg);
 /// Every problem of an experiment object at once (types, ranges, unknown keys, cross-key
-/// constraints, memory), each with its key: what the GUI marks at the fields. Empty = valid.
+/// constraints; not memory, see core/run/admission.h), each with its key: what the GUI marks at the fields. Empty = valid.
 std::vector<ConfigIssue> validateAll(const QJsonObject& obj);
 /// Keys present in obj that the run it describes does not read (e.g. task.d with the
 /// associative memory), as dotted paths. The parser accepts them; callers warn.

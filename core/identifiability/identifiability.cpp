@@ -1,6 +1,6 @@
 #include "core/identifiability/identifiability.h"
 #include "core/algebra/certificate.h"
-#include "core/run/exact.h"
+#include "core/tasks/samplerows.h"
 #include "core/algebra/features.h"
 #include "core/base/parallel.h"
 #include "core/base/rng.h"

@@ -3,6 +3,7 @@
 // blocks into Lambda and C, record lambda_min at checkpoints, then certify and solve.
 #include "core/algebra/certificate.h"
 #include "core/experiment/config.h"
+#include "core/tasks/samplerows.h"
 #include "core/tasks/tasks.h"
 #include "core/base/types.h"
 #include <memory>
@@ -10,17 +11,6 @@
 #include <vector>
 
 namespace mhla {
-
-/// Fills rows of U (vech S), Qz (z_q) and Y (labels) with samples [first, first + count) of a
-/// stream: the input of MomentAccumulator::addBlock. Deterministic for any thread count.
-/// Polls `cancel` per sample and throws Cancelled when it is set.
-void fillSampleBlock(const Task& task, Stream stream, long long first, long long count, Mat& U,
-                     Mat& Qz, Mat& Y, int threads, const CancelToken* cancel = nullptr);
-
-/// The rows of a set of samples as fillSampleBlock writes them: U (vech S), Qz (z_q), Y.
-struct SampleRows {
-    Mat U, Qz, Y;
-};
 
 /// What the exact solver's pass over the training data produces.
 struct ExactOutput {

@@ -1,5 +1,6 @@
 #include "core/run/runner.h"
 #include "core/algebra/features.h"
+#include "core/run/admission.h"
 #include "core/run/learner.h"
 #include "core/base/stopwatch.h"
 
@@ -7,6 +8,7 @@ namespace mhla {
 
 ExperimentResult runExperiment(const ExperimentConfig& cfg, const RunContext& ctx) {
     validate(cfg);
+    admit(cfg);
     const auto tStart = Clock::now();
     ExperimentResult r;
     r.config = cfg;

@@ -4,7 +4,6 @@
 #include "core/run/exact.h"
 #include "core/run/metrics.h"
 #include "core/run/result.h"
-#include "core/records/resultio.h"
 #include <QJsonObject>
 #include <optional>
 #include <utility>

@@ -1,4 +1,5 @@
 #include "core/sweep/sweep.h"
+#include "core/run/admission.h"
 #include "core/experiment/loader.h"
 #include "core/records/resultio.h"
 #include <QJsonDocument>
@@ -312,6 +313,7 @@ SweepPlan planSweep(const QJsonObject& base, const SweepSpec& spec, const QStrin
         ExperimentConfig cfg;
         try {
             cfg = loadExperimentObject(plan.base, p.overrides()).config;
+            admit(cfg);
         } catch (const ConfigError& e) {
             fail(q("sweep point ") + QString::number(p.index) + q(" (") + p.label() + q("): ") +
                      QString::fromUtf8(e.what()),

@@ -77,9 +77,8 @@ Heads lookupTeacher(int keyDim, int valueDim) {
 
 class RandomMhlaTask : public Task {
 public:
-    static TaskDims dims(const TaskConfig& cfg) { return {cfg.d, cfg.tokens, cfg.dOut}; }
     explicit RandomMhlaTask(const TaskConfig& cfg)
-        : Task(cfg.seed, dims(cfg)), m_noise(cfg.noise),
+        : Task(cfg.seed, taskDims(cfg)), m_noise(cfg.noise),
           m_tokenSd(cfg.tokenScale == TokenScale::Unit
                         ? 1.0
                         : 1.0 / std::sqrt(static_cast<double>(cfg.tokens))) {
@@ -115,11 +114,8 @@ private:
 
 class AssociativeMemoryTask : public Task {
 public:
-    static TaskDims dims(const TaskConfig& cfg) {
-        return {2 * cfg.pairs, cfg.pairs + 1, cfg.pairs};
-    }
     explicit AssociativeMemoryTask(const TaskConfig& cfg)
-        : Task(cfg.seed, dims(cfg)), m_m(cfg.pairs), m_p(cfg.orthogonalProb),
+        : Task(cfg.seed, taskDims(cfg)), m_m(cfg.pairs), m_p(cfg.orthogonalProb),
           m_sampler(cfg.orthogonalSampler) {
         setTeacher(lookupTeacher(m_m, m_m));
     }
@@ -170,11 +166,7 @@ private:
 
 } // namespace
 
-TaskDims AutomatonTask::dims(const TaskConfig& cfg) {
-    return {cfg.states * cfg.alphabet + cfg.states, automatonListedPairs(cfg) + 1, cfg.states};
-}
-
-AutomatonTask::AutomatonTask(const TaskConfig& cfg) : Task(cfg.seed, dims(cfg)), m_cfg(cfg) {
+AutomatonTask::AutomatonTask(const TaskConfig& cfg) : Task(cfg.seed, taskDims(cfg)), m_cfg(cfg) {
     setTeacher(lookupTeacher(keyDim(), valueDim()));
 }
 
@@ -343,9 +335,9 @@ template <typename T> std::unique_ptr<Task> make(const TaskConfig& cfg) {
 
 const std::vector<TaskKindInfo>& taskRegistry() {
     static const std::vector<TaskKindInfo> registry{
-        {TaskKind::RandomMhla, &make<RandomMhlaTask>, &RandomMhlaTask::dims},
-        {TaskKind::AssociativeMemory, &make<AssociativeMemoryTask>, &AssociativeMemoryTask::dims},
-        {TaskKind::Automaton, &make<AutomatonTask>, &AutomatonTask::dims},
+        {TaskKind::RandomMhla, &make<RandomMhlaTask>},
+        {TaskKind::AssociativeMemory, &make<AssociativeMemoryTask>},
+        {TaskKind::Automaton, &make<AutomatonTask>},
     };
     return registry;
 }

@@ -9,11 +9,6 @@
 
 namespace mhla {
 
-/// Prompt dimension d, tokens per prompt n (query included) and output dimension d_out.
-struct TaskDims {
-    int d = 0, n = 0, dOut = 0;
-};
-
 struct Sample {
     Mat Z; ///< d x n prompt, query token last
     Vec y; ///< d_out label
@@ -66,12 +61,11 @@ protected:
 };
 
 /// One entry of the task registry: everything the rest of the program needs to know about a
-/// task kind. Adding a task kind = its class in its own file, its keys in core/experiment/config.cpp's
-/// key table (with their applicability) and one entry here.
+/// task kind. Adding a task kind = its class, its keys in core/experiment/config.cpp's key table
+/// (with their applicability), its dimensions in taskDims() there, and one entry here.
 struct TaskKindInfo {
     TaskKind kind;
     std::unique_ptr<Task> (*make)(const TaskConfig&);
-    TaskDims (*dims)(const TaskConfig&);
 };
 
 /// The registry, in TaskKind order.
@@ -99,7 +93,6 @@ struct AutomatonCodes {
 
 class AutomatonTask : public Task {
 public:
-    static TaskDims dims(const TaskConfig& cfg);
     explicit AutomatonTask(const TaskConfig& cfg);
     Sample sample(Stream stream, long long index) const override;
     int keyDim() const { return m_cfg.states * m_cfg.alphabet; }

@@ -1,6 +1,7 @@
 #pragma once
 // Gradient-trained baselines (MATH.md §8). Implemented in core/run/training/.
-#include "core/run/runner.h"
+#include "core/run/result.h"
+#include "core/tasks/tasks.h"
 
 namespace mhla {
 
