@@ -3,7 +3,6 @@
 // Export functions return an error message (empty on success) and never show dialogs.
 #include "core/run/runner.h"
 #include "ui/figure.h"
-#include "ui/resultpanel.h"
 #include <QImage>
 #include <QJsonObject>
 #include <QList>

@@ -26,4 +26,11 @@ public:
     virtual bool hasData() const = 0;
 };
 
+/// A table a panel can export as CSV (e.g. the automaton's execution trace).
+struct ExportTable {
+    QString fileName; ///< base name, e.g. "automaton_trace"
+    QString title;    ///< for the metadata
+    QString csv;      ///< header line first; empty when there is nothing to export
+};
+
 } // namespace mhla::ui

@@ -4,6 +4,7 @@
 // export. The main window builds its tabs, the View menu, "Export figure" and "Export all" from
 // the one list in createResultPanels(); the headless `figures` command uses the same list
 // without a window. Adding a panel touches the panel and that list.
+#include "ui/figure.h"
 #include <QList>
 #include <QString>
 #include <functional>
@@ -12,15 +13,7 @@ class QWidget;
 
 namespace mhla::ui {
 
-class Figure;
 struct RunRecord;
-
-/// A table a panel can export as CSV (e.g. the automaton's execution trace).
-struct ExportTable {
-    QString fileName; ///< base name, e.g. "automaton_trace"
-    QString title;    ///< for the metadata
-    QString csv;      ///< header line first; empty when there is nothing to export
-};
 
 class ResultPanel {
 public:
