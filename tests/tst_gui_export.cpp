@@ -3,7 +3,7 @@
 // silently; the headless `figures` command writes the same set and rejects invalid input.
 #include "core/run/runner.h"
 #include "ui/appsettings.h"
-#include "ui/exporter.h"
+#include "ui/export/exporter.h"
 #include "ui/heatmapwidget.h"
 #include "ui/mainwindow.h"
 #include "ui/plotwidget.h"

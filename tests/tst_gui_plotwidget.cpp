@@ -2,7 +2,7 @@
 // wraps; a click hides or shows a run), the mouse zooms (wheel, box), pans (Shift+drag) and
 // fits again (double-click), and smoothing draws the raw curve faint behind the smoothed one.
 #include "ui/curvespanel.h"
-#include "ui/exporter.h"
+#include "ui/export/exporter.h"
 #include "ui/heatmapwidget.h"
 #include "ui/plotlegend.h"
 #include "ui/plotwidget.h"

@@ -1,5 +1,5 @@
 #include "ui/exportdialog.h"
-#include "ui/exporter.h"
+#include "ui/export/exporter.h"
 #include "ui/theme.h"
 #include <QComboBox>
 #include <QDialogButtonBox>

@@ -7,7 +7,7 @@
 #include "core/sweep/sweeprun.h"
 #include "ui/appsettings.h"
 #include "ui/colormap.h"
-#include "ui/exporter.h"
+#include "ui/export/exporter.h"
 #include "ui/guioptions.h"
 #include "ui/headspanel.h"
 #include "ui/mainwindow.h"

@@ -3,8 +3,8 @@
 // with a colour bar and the value under the cursor. The same paint routine draws the widget
 // and every export.
 #include "core/base/types.h"
-#include "ui/exporter.h"
-#include "ui/figure.h"
+#include "ui/export/exporter.h"
+#include "ui/export/figure.h"
 #include "ui/plotmath.h"
 #include <QList>
 #include <QWidget>

@@ -9,7 +9,7 @@
 #include "ui/experimentpanel.h"
 #include "ui/explanations.h"
 #include "ui/exportdialog.h"
-#include "ui/exporter.h"
+#include "ui/export/exporter.h"
 #include "ui/headspanel.h"
 #include "ui/heatmapwidget.h"
 #include "ui/plotwidget.h"

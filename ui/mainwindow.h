@@ -3,7 +3,7 @@
 // automaton), run list and explanation (right), run control, files, export.
 #include "core/run/runner.h"
 #include "ui/appsettings.h"
-#include "ui/figure.h"
+#include "ui/export/figure.h"
 #include "ui/resultpanel.h"
 #include <QMainWindow>
 

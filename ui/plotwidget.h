@@ -2,8 +2,8 @@
 // A small chart facade over Qt Charts: series in, plot out. QChart stays private; callers see
 // setSeries / setLogX / setLogY / exportTo. Log axes never drop points silently: points that
 // cannot go on a log axis are counted in a note under the plot.
-#include "ui/exporter.h"
-#include "ui/figure.h"
+#include "ui/export/exporter.h"
+#include "ui/export/figure.h"
 #include "ui/plotmath.h"
 #include <QColor>
 #include <QList>

@@ -4,7 +4,7 @@
 // export. The main window builds its tabs, the View menu, "Export figure" and "Export all" from
 // the one list in createResultPanels(); the headless `figures` command uses the same list
 // without a window. Adding a panel touches the panel and that list.
-#include "ui/figure.h"
+#include "ui/export/figure.h"
 #include <QList>
 #include <QString>
 #include <functional>

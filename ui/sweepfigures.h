@@ -3,7 +3,7 @@
 // turns the reduced series into plot series and files): used by `mhla-lab figures` on a sweep
 // file and by the Sweep tab.
 #include "core/sweep/sweepfigure.h"
-#include "ui/exporter.h"
+#include "ui/export/exporter.h"
 #include "ui/plotmath.h"
 #include <QJsonObject>
 #include <QList>

@@ -1,4 +1,4 @@
-#include "ui/exporter.h"
+#include "ui/export/exporter.h"
 #include "core/base/fileio.h"
 #include "core/records/resultio.h"
 #include <QBuffer>

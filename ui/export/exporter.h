@@ -2,7 +2,7 @@
 // Export of figures to SVG, PDF and PNG (with the data as CSV beside them) and "Export all".
 // Export functions return an error message (empty on success) and never show dialogs.
 #include "core/run/runner.h"
-#include "ui/figure.h"
+#include "ui/export/figure.h"
 #include <QImage>
 #include <QJsonObject>
 #include <QList>
