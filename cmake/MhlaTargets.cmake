@@ -3,7 +3,7 @@
 # Each layer's headers are reachable as "<layer>/x.h" only through that layer's own include
 # root, ${CMAKE_BINARY_DIR}/include/<layer>, which holds a single symlink <layer> ->
 # ${CMAKE_SOURCE_DIR}/<layer>. The source root itself is never an include directory, so a
-# target sees ui/ headers only if it links mhla_ui: `#include "ui/plotwidget.h"` in core/ does
+# target sees ui/ headers only if it links mhla_ui: `#include "ui/plot/plotwidget.h"` in core/ does
 # not compile.
 function(mhla_include_root target layer)
   set(root ${CMAKE_BINARY_DIR}/include/${layer})

@@ -1,7 +1,7 @@
 // The diverging colour map and the run palette are pure functions: reference values from the
 // ColorBrewer RdBu table and the Okabe-Ito definition.
-#include "ui/colormap.h"
-#include "ui/theme.h"
+#include "ui/plot/colormap.h"
+#include "ui/plot/theme.h"
 #include <QSet>
 #include <QTest>
 #include <cmath>

@@ -9,8 +9,8 @@
 #include "ui/certificatepanel.h"
 #include "ui/explorerpanel.h"
 #include "ui/headspanel.h"
-#include "ui/heatmapwidget.h"
-#include "ui/plotwidget.h"
+#include "ui/plot/heatmapwidget.h"
+#include "ui/plot/plotwidget.h"
 #include "ui/presets.h"
 #include <QElapsedTimer>
 #include <QSignalSpy>

@@ -4,9 +4,9 @@
 #include "core/run/runner.h"
 #include "ui/appsettings.h"
 #include "ui/export/exporter.h"
-#include "ui/heatmapwidget.h"
+#include "ui/plot/heatmapwidget.h"
 #include "ui/mainwindow.h"
-#include "ui/plotwidget.h"
+#include "ui/plot/plotwidget.h"
 #include "ui/presets.h"
 #include <QFile>
 #include <QImage>

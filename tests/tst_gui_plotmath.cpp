@@ -1,6 +1,6 @@
 // The plot maths alone (no widgets): nice ticks, linear padding, log decades, the log floor,
 // empty data and manual ranges; tick labels are readable numbers that tell ticks apart.
-#include "ui/plotmath.h"
+#include "ui/plot/plotmath.h"
 #include <QFontMetricsF>
 #include <QTest>
 #include <cmath>

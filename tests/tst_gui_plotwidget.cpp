@@ -3,9 +3,9 @@
 // fits again (double-click), and smoothing draws the raw curve faint behind the smoothed one.
 #include "ui/curvespanel.h"
 #include "ui/export/exporter.h"
-#include "ui/heatmapwidget.h"
-#include "ui/plotlegend.h"
-#include "ui/plotwidget.h"
+#include "ui/plot/heatmapwidget.h"
+#include "ui/plot/plotlegend.h"
+#include "ui/plot/plotwidget.h"
 #include "ui/sweepfigures.h"
 #include <QApplication>
 #include <QCategoryAxis>

@@ -9,7 +9,7 @@
 #include "ui/automatonpanel.h"
 #include "ui/experimentfile.h"
 #include "ui/experimentpanel.h"
-#include "ui/plotwidget.h"
+#include "ui/plot/plotwidget.h"
 #include "ui/presets.h"
 #include "ui/runlist.h"
 #include "ui/sweeppanel.h"

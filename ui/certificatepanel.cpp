@@ -1,8 +1,8 @@
 #include "ui/certificatepanel.h"
-#include "ui/colormap.h"
+#include "ui/plot/colormap.h"
 #include "ui/explanations.h"
-#include "ui/plotwidget.h"
-#include "ui/theme.h"
+#include "ui/plot/plotwidget.h"
+#include "ui/plot/theme.h"
 #include <QCheckBox>
 #include <QLabel>
 #include <QSplitter>

@@ -1,7 +1,7 @@
 #include "ui/curvespanel.h"
 #include "ui/explanations.h"
-#include "ui/plotwidget.h"
-#include "ui/theme.h"
+#include "ui/plot/plotwidget.h"
+#include "ui/plot/theme.h"
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QJsonDocument>

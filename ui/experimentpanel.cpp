@@ -4,7 +4,7 @@
 #include "core/run/admission.h"
 #include "core/run/runner.h"
 #include "ui/presets.h"
-#include "ui/theme.h"
+#include "ui/plot/theme.h"
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>

@@ -2,9 +2,9 @@
 #include "core/run/explorer.h"
 #include "core/tasks/tasks.h"
 #include "ui/explanations.h"
-#include "ui/heatmapwidget.h"
-#include "ui/plotwidget.h"
-#include "ui/theme.h"
+#include "ui/plot/heatmapwidget.h"
+#include "ui/plot/plotwidget.h"
+#include "ui/plot/theme.h"
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>

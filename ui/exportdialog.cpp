@@ -1,6 +1,6 @@
 #include "ui/exportdialog.h"
 #include "ui/export/exporter.h"
-#include "ui/theme.h"
+#include "ui/plot/theme.h"
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>

@@ -1,7 +1,7 @@
 #pragma once
 // Asks where and how to export one figure: file (format from its suffix), size in pixels and
 // resolution. The caller does the export (and asks before overwriting).
-#include "ui/plotmath.h"
+#include "ui/plot/plotmath.h"
 #include <QDialog>
 #include <QSize>
 #include <optional>

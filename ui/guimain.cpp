@@ -6,7 +6,7 @@
 #include "core/sweep/sweepfigure.h"
 #include "core/sweep/sweeprun.h"
 #include "ui/appsettings.h"
-#include "ui/colormap.h"
+#include "ui/plot/colormap.h"
 #include "ui/export/exporter.h"
 #include "ui/guioptions.h"
 #include "ui/headspanel.h"

@@ -1,8 +1,8 @@
 #include "ui/headspanel.h"
 #include "ui/explanations.h"
-#include "ui/heatmapwidget.h"
-#include "ui/plotwidget.h"
-#include "ui/theme.h"
+#include "ui/plot/heatmapwidget.h"
+#include "ui/plot/plotwidget.h"
+#include "ui/plot/theme.h"
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>

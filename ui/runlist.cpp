@@ -1,5 +1,5 @@
 #include "ui/runlist.h"
-#include "ui/colormap.h"
+#include "ui/plot/colormap.h"
 #include <QDateTime>
 #include <QDir>
 #include <QHBoxLayout>

@@ -1,8 +1,8 @@
 #include "ui/sweepfigures.h"
 #include "core/base/fileio.h"
-#include "ui/colormap.h"
-#include "ui/plotwidget.h"
-#include "ui/theme.h"
+#include "ui/plot/colormap.h"
+#include "ui/plot/plotwidget.h"
+#include "ui/plot/theme.h"
 #include <QDir>
 #include <QJsonDocument>
 #include <algorithm>

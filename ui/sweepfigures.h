@@ -4,7 +4,7 @@
 // file and by the Sweep tab.
 #include "core/sweep/sweepfigure.h"
 #include "ui/export/exporter.h"
-#include "ui/plotmath.h"
+#include "ui/plot/plotmath.h"
 #include <QJsonObject>
 #include <QList>
 #include <QSize>

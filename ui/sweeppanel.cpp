@@ -1,6 +1,6 @@
 #include "ui/sweeppanel.h"
 #include "core/records/resultio.h"
-#include "ui/plotwidget.h"
+#include "ui/plot/plotwidget.h"
 #include "ui/runlist.h"
 #include "ui/sweepfigures.h"
 #include <QComboBox>

@@ -4,7 +4,7 @@
 // in full; line, dashed, dotted and marker glyphs say how each series is drawn; hidden and
 // off-scale entries are drawn faded. One layout and one paint routine serve the widget and
 // every export.
-#include "ui/plotmath.h"
+#include "ui/plot/plotmath.h"
 #include <QFont>
 #include <QList>
 #include <QRectF>

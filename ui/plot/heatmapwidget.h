@@ -5,7 +5,7 @@
 #include "core/base/types.h"
 #include "ui/export/exporter.h"
 #include "ui/export/figure.h"
-#include "ui/plotmath.h"
+#include "ui/plot/plotmath.h"
 #include <QList>
 #include <QWidget>
 #include <optional>

@@ -1,8 +1,8 @@
-#include "ui/plotwidget.h"
-#include "ui/axisdialog.h"
-#include "ui/elidedlabel.h"
-#include "ui/plotlegend.h"
-#include "ui/theme.h"
+#include "ui/plot/plotwidget.h"
+#include "ui/plot/axisdialog.h"
+#include "ui/plot/elidedlabel.h"
+#include "ui/plot/plotlegend.h"
+#include "ui/plot/theme.h"
 #include <QApplication>
 #include <QAreaSeries>
 #include <QCategoryAxis>

@@ -1,4 +1,4 @@
-#include "ui/theme.h"
+#include "ui/plot/theme.h"
 
 namespace mhla::ui {
 

@@ -1,5 +1,5 @@
-#include "ui/colormap.h"
-#include "ui/theme.h"
+#include "ui/plot/colormap.h"
+#include "ui/plot/theme.h"
 #include <algorithm>
 #include <array>
 #include <cmath>

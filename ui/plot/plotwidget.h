@@ -4,7 +4,7 @@
 // cannot go on a log axis are counted in a note under the plot.
 #include "ui/export/exporter.h"
 #include "ui/export/figure.h"
-#include "ui/plotmath.h"
+#include "ui/plot/plotmath.h"
 #include <QColor>
 #include <QList>
 #include <QPointF>

@@ -1,4 +1,4 @@
-#include "ui/plotlegend.h"
+#include "ui/plot/plotlegend.h"
 #include <QCoreApplication>
 #include <QFontMetricsF>
 #include <QPainter>

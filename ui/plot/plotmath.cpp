@@ -1,4 +1,4 @@
-#include "ui/plotmath.h"
+#include "ui/plot/plotmath.h"
 #include <QFontMetricsF>
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
-#include "ui/heatmapwidget.h"
-#include "ui/colormap.h"
+#include "ui/plot/heatmapwidget.h"
+#include "ui/plot/colormap.h"
 #include <QFontMetricsF>
 #include <QHelpEvent>
 #include <QLinearGradient>

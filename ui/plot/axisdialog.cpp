@@ -1,6 +1,6 @@
-#include "ui/axisdialog.h"
-#include "ui/plotmath.h"
-#include "ui/theme.h"
+#include "ui/plot/axisdialog.h"
+#include "ui/plot/plotmath.h"
+#include "ui/plot/theme.h"
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
