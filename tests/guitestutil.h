@@ -3,7 +3,7 @@
 
 #include "ui/appsettings.h"
 #include "ui/mainwindow.h"
-#include "ui/runcontroller.h"
+#include "ui/run/runcontroller.h"
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QStandardPaths>

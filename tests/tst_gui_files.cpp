@@ -14,8 +14,8 @@
 #include "ui/export/figure.h"
 #include "ui/mainwindow.h"
 #include "ui/presets.h"
-#include "ui/runcontroller.h"
-#include "ui/runlist.h"
+#include "ui/run/runcontroller.h"
+#include "ui/run/runlist.h"
 #include "ui/session.h"
 #include <QApplication>
 #include <QComboBox>

@@ -12,8 +12,8 @@
 #include "ui/mainwindow.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/presets.h"
-#include "ui/runcontroller.h"
-#include "ui/runlist.h"
+#include "ui/run/runcontroller.h"
+#include "ui/run/runlist.h"
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>

@@ -11,7 +11,7 @@
 #include "ui/experimentpanel.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/presets.h"
-#include "ui/runlist.h"
+#include "ui/run/runlist.h"
 #include "ui/sweeppanel.h"
 #include <QCheckBox>
 #include <QDir>

@@ -10,8 +10,8 @@
 #include "ui/mainwindow.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/presets.h"
-#include "ui/runcontroller.h"
-#include "ui/runlist.h"
+#include "ui/run/runcontroller.h"
+#include "ui/run/runlist.h"
 #include <QAbstractAxis>
 #include <QAction>
 #include <QCategoryAxis>

@@ -2,7 +2,7 @@
 // The automaton of the example: its transition table, the word, and the true vs predicted
 // state traces (errors highlighted), with step and word accuracy.
 #include "ui/resultpanel.h"
-#include "ui/runlist.h"
+#include "ui/run/runlist.h"
 #include <QWidget>
 
 class QLabel;

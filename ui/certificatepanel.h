@@ -4,7 +4,7 @@
 // explicitly at the floor) and lambda_min vs samples seen (live while accumulating).
 #include "ui/plot/plotmath.h"
 #include "ui/resultpanel.h"
-#include "ui/runlist.h"
+#include "ui/run/runlist.h"
 #include <QWidget>
 
 class QCheckBox;

@@ -3,7 +3,7 @@
 // run): train / val / OOD loss vs epochs and the distance to the teacher, with the exact
 // solver's values as horizontal reference lines.
 #include "ui/resultpanel.h"
-#include "ui/runlist.h"
+#include "ui/run/runlist.h"
 #include <QWidget>
 #include <optional>
 

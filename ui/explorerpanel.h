@@ -7,7 +7,7 @@
 // directions are computed on a worker thread.
 #include "core/run/result.h"
 #include "ui/resultpanel.h"
-#include "ui/runlist.h"
+#include "ui/run/runlist.h"
 #include <QWidget>
 #include <memory>
 #include <optional>

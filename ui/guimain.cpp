@@ -13,8 +13,8 @@
 #include "ui/mainwindow.h"
 #include "ui/presets.h"
 #include "ui/resultpanel.h"
-#include "ui/runcontroller.h"
-#include "ui/runlist.h"
+#include "ui/run/runcontroller.h"
+#include "ui/run/runlist.h"
 #include "ui/sweepfigures.h"
 #include <QApplication>
 #include <QCheckBox>

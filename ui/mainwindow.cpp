@@ -14,8 +14,8 @@
 #include "ui/plot/heatmapwidget.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/presets.h"
-#include "ui/runcontroller.h"
-#include "ui/runlist.h"
+#include "ui/run/runcontroller.h"
+#include "ui/run/runlist.h"
 #include "ui/session.h"
 #include "ui/plot/theme.h"
 #include <QAction>

@@ -1,7 +1,7 @@
 #include "ui/sweeppanel.h"
 #include "core/records/resultio.h"
 #include "ui/plot/plotwidget.h"
-#include "ui/runlist.h"
+#include "ui/run/runlist.h"
 #include "ui/sweepfigures.h"
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -1,4 +1,4 @@
-#include "ui/runworker.h"
+#include "ui/run/runworker.h"
 #include <QElapsedTimer>
 #include <cmath>
 #include <exception>

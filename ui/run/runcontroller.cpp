@@ -1,4 +1,4 @@
-#include "ui/runcontroller.h"
+#include "ui/run/runcontroller.h"
 
 namespace mhla::ui {
 

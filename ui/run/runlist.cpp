@@ -1,4 +1,4 @@
-#include "ui/runlist.h"
+#include "ui/run/runlist.h"
 #include "ui/plot/colormap.h"
 #include <QDateTime>
 #include <QDir>

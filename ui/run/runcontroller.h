@@ -2,7 +2,7 @@
 // Owns the worker thread and a queue of runs. Each dispatched run gets a generation number;
 // anything a superseded run emits later is dropped. Stop cancels at once (the UI is told
 // immediately; the worker unwinds at its next cancellation check).
-#include "ui/runworker.h"
+#include "ui/run/runworker.h"
 #include <QList>
 #include <QObject>
 #include <QThread>
