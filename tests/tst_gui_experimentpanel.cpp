@@ -3,7 +3,7 @@
 // field core's structured issues name, with the field's label.
 #include "core/experiment/config.h"
 #include "ui/appsettings.h"
-#include "ui/experimentpanel.h"
+#include "ui/experiment/experimentpanel.h"
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>

@@ -11,7 +11,7 @@
 #include "ui/headspanel.h"
 #include "ui/plot/heatmapwidget.h"
 #include "ui/plot/plotwidget.h"
-#include "ui/presets.h"
+#include "ui/experiment/presets.h"
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>

@@ -7,7 +7,7 @@
 #include "ui/plot/heatmapwidget.h"
 #include "ui/mainwindow.h"
 #include "ui/plot/plotwidget.h"
-#include "ui/presets.h"
+#include "ui/experiment/presets.h"
 #include <QFile>
 #include <QImage>
 #include <QJsonDocument>

@@ -7,10 +7,10 @@
 #include "guitestutil.h"
 #include "ui/appsettings.h"
 #include "ui/automatonpanel.h"
-#include "ui/experimentfile.h"
-#include "ui/experimentpanel.h"
+#include "ui/experiment/experimentfile.h"
+#include "ui/experiment/experimentpanel.h"
 #include "ui/plot/plotwidget.h"
-#include "ui/presets.h"
+#include "ui/experiment/presets.h"
 #include "ui/run/runlist.h"
 #include "ui/sweeppanel.h"
 #include <QCheckBox>

@@ -6,10 +6,10 @@
 #include "ui/certificatepanel.h"
 #include "ui/curvespanel.h"
 #include "ui/plot/elidedlabel.h"
-#include "ui/experimentpanel.h"
+#include "ui/experiment/experimentpanel.h"
 #include "ui/mainwindow.h"
 #include "ui/plot/plotwidget.h"
-#include "ui/presets.h"
+#include "ui/experiment/presets.h"
 #include "ui/run/runcontroller.h"
 #include "ui/run/runlist.h"
 #include <QAbstractAxis>

@@ -11,7 +11,7 @@
 #include "ui/guioptions.h"
 #include "ui/headspanel.h"
 #include "ui/mainwindow.h"
-#include "ui/presets.h"
+#include "ui/experiment/presets.h"
 #include "ui/resultpanel.h"
 #include "ui/run/runcontroller.h"
 #include "ui/run/runlist.h"

@@ -63,7 +63,7 @@ public:
     /// What File ▸ Open recent, a drop and `mhla-lab PATH` do: a folder holding result.json
     /// loads as a run (openResults), anything else opens as an experiment (openExperiment).
     QString openPath(const QString& path);
-    /// Writes every finished run into a session folder (ui/session.h); returns the error.
+    /// Writes every finished run into a session folder (ui/experiment/session.h); returns the error.
     /// The caller asks first when sessionFolderRisk(dir) says something would be replaced.
     QString saveSession(const QString& dir);
     /// Restores the runs of a session folder, after the runs there are (replace = false) or in

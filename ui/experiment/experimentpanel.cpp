@@ -1,9 +1,9 @@
-#include "ui/experimentpanel.h"
+#include "ui/experiment/experimentpanel.h"
 #include "core/algebra/model.h"
 #include "core/records/resultio.h"
 #include "core/run/admission.h"
 #include "core/run/runner.h"
-#include "ui/presets.h"
+#include "ui/experiment/presets.h"
 #include "ui/plot/theme.h"
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,4 +1,4 @@
-#include "ui/presets.h"
+#include "ui/experiment/presets.h"
 #include <QFile>
 #include <QJsonDocument>
 

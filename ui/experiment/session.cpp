@@ -1,4 +1,4 @@
-#include "ui/session.h"
+#include "ui/experiment/session.h"
 #include "core/base/fileio.h"
 #include "core/records/resultio.h"
 #include "core/records/resultread.h"

@@ -1,4 +1,4 @@
-#include "ui/experimentfile.h"
+#include "ui/experiment/experimentfile.h"
 #include "core/experiment/config.h"
 #include "core/base/fileio.h"
 #include "core/experiment/loader.h"
