@@ -6,13 +6,13 @@
 #include "core/sweep/sweep.h"
 #include "guitestutil.h"
 #include "ui/appsettings.h"
-#include "ui/automatonpanel.h"
+#include "ui/panels/automatonpanel.h"
 #include "ui/experiment/experimentfile.h"
 #include "ui/experiment/experimentpanel.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/experiment/presets.h"
 #include "ui/run/runlist.h"
-#include "ui/sweeppanel.h"
+#include "ui/panels/sweeppanel.h"
 #include <QCheckBox>
 #include <QDir>
 #include <QFile>

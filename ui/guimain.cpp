@@ -9,13 +9,13 @@
 #include "ui/plot/colormap.h"
 #include "ui/export/exporter.h"
 #include "ui/guioptions.h"
-#include "ui/headspanel.h"
+#include "ui/panels/headspanel.h"
 #include "ui/mainwindow.h"
 #include "ui/experiment/presets.h"
-#include "ui/resultpanel.h"
+#include "ui/panels/resultpanel.h"
 #include "ui/run/runcontroller.h"
 #include "ui/run/runlist.h"
-#include "ui/sweepfigures.h"
+#include "ui/panels/sweepfigures.h"
 #include <QApplication>
 #include <QCheckBox>
 #include <QDir>

@@ -4,7 +4,7 @@
 #include "core/run/runner.h"
 #include "ui/appsettings.h"
 #include "ui/export/figure.h"
-#include "ui/resultpanel.h"
+#include "ui/panels/resultpanel.h"
 #include <QMainWindow>
 
 class QAction;

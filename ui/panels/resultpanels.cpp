@@ -1,10 +1,10 @@
-#include "ui/automatonpanel.h"
-#include "ui/certificatepanel.h"
-#include "ui/curvespanel.h"
-#include "ui/explorerpanel.h"
-#include "ui/headspanel.h"
-#include "ui/resultpanel.h"
-#include "ui/sweeppanel.h"
+#include "ui/panels/automatonpanel.h"
+#include "ui/panels/certificatepanel.h"
+#include "ui/panels/curvespanel.h"
+#include "ui/panels/explorerpanel.h"
+#include "ui/panels/headspanel.h"
+#include "ui/panels/resultpanel.h"
+#include "ui/panels/sweeppanel.h"
 
 namespace mhla::ui {
 

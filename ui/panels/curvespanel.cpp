@@ -1,5 +1,5 @@
-#include "ui/curvespanel.h"
-#include "ui/explanations.h"
+#include "ui/panels/curvespanel.h"
+#include "ui/panels/explanations.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/plot/theme.h"
 #include <QCheckBox>

@@ -1,7 +1,7 @@
 #pragma once
 // Teacher and learned heads side by side in canonical SVD form, their difference, P and P*,
 // and the singular values of unfold(P); or the minimal heads (min_heads) beside the teacher's.
-#include "ui/resultpanel.h"
+#include "ui/panels/resultpanel.h"
 #include "ui/run/runlist.h"
 #include <QWidget>
 

@@ -1,4 +1,4 @@
-#include "ui/explanations.h"
+#include "ui/panels/explanations.h"
 #include <QLabel>
 #include <QToolButton>
 #include <QVBoxLayout>

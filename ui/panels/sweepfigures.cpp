@@ -1,4 +1,4 @@
-#include "ui/sweepfigures.h"
+#include "ui/panels/sweepfigures.h"
 #include "core/base/fileio.h"
 #include "ui/plot/colormap.h"
 #include "ui/plot/plotwidget.h"

@@ -4,7 +4,7 @@
 // a swept key with a band over seeds, or the trainers' learning curves. It redraws as each run
 // of a preset's sweep finishes. The reduction is core's (core/sweep/sweepfigure.h).
 #include "core/sweep/sweepfigure.h"
-#include "ui/resultpanel.h"
+#include "ui/panels/resultpanel.h"
 #include <QHash>
 #include <QJsonObject>
 #include <QWidget>

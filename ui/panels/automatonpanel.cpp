@@ -1,5 +1,5 @@
-#include "ui/automatonpanel.h"
-#include "ui/explanations.h"
+#include "ui/panels/automatonpanel.h"
+#include "ui/panels/explanations.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/plot/theme.h"
 #include <QHeaderView>

@@ -3,7 +3,7 @@
 // condition / null dimension, the spectrum of Lambda (log axis, non-positive eigenvalues drawn
 // explicitly at the floor) and lambda_min vs samples seen (live while accumulating).
 #include "ui/plot/plotmath.h"
-#include "ui/resultpanel.h"
+#include "ui/panels/resultpanel.h"
 #include "ui/run/runlist.h"
 #include <QWidget>
 

@@ -2,7 +2,7 @@
 // Training curves of the visible runs overlaid (by default those comparable with the selected
 // run): train / val / OOD loss vs epochs and the distance to the teacher, with the exact
 // solver's values as horizontal reference lines.
-#include "ui/resultpanel.h"
+#include "ui/panels/resultpanel.h"
 #include "ui/run/runlist.h"
 #include <QWidget>
 #include <optional>

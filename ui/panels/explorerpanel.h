@@ -6,7 +6,7 @@
 // is computed in core (nullPath, core/run/explorer.h): the run carries the default direction, other
 // directions are computed on a worker thread.
 #include "core/run/result.h"
-#include "ui/resultpanel.h"
+#include "ui/panels/resultpanel.h"
 #include "ui/run/runlist.h"
 #include <QWidget>
 #include <memory>

@@ -1,7 +1,7 @@
 #pragma once
 // The automaton of the example: its transition table, the word, and the true vs predicted
 // state traces (errors highlighted), with step and word accuracy.
-#include "ui/resultpanel.h"
+#include "ui/panels/resultpanel.h"
 #include "ui/run/runlist.h"
 #include <QWidget>
 

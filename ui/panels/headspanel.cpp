@@ -1,5 +1,5 @@
-#include "ui/headspanel.h"
-#include "ui/explanations.h"
+#include "ui/panels/headspanel.h"
+#include "ui/panels/explanations.h"
 #include "ui/plot/heatmapwidget.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/plot/theme.h"
