@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 #ifdef MHLA_HAVE_GUI
-#include "ui/guimain.h"
-#include "ui/guioptions.h"
+#include "ui/shell/guimain.h"
+#include "ui/shell/guioptions.h"
 #endif
 
 namespace {

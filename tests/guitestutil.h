@@ -1,8 +1,8 @@
 // Helpers shared by the tst_gui_* suites that drive a MainWindow on the offscreen platform.
 #pragma once
 
-#include "ui/appsettings.h"
-#include "ui/mainwindow.h"
+#include "ui/shell/appsettings.h"
+#include "ui/shell/mainwindow.h"
 #include "ui/run/runcontroller.h"
 #include <QElapsedTimer>
 #include <QSignalSpy>

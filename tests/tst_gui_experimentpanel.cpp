@@ -2,7 +2,7 @@
 // and tooltip, shown exactly when the run reads the key, and invalid values are marked at the
 // field core's structured issues name, with the field's label.
 #include "core/experiment/config.h"
-#include "ui/appsettings.h"
+#include "ui/shell/appsettings.h"
 #include "ui/experiment/experimentpanel.h"
 #include <QCheckBox>
 #include <QComboBox>

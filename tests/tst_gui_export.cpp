@@ -2,10 +2,10 @@
 // the experiment, seeds and app version; "Export all" writes everything and never overwrites
 // silently; the headless `figures` command writes the same set and rejects invalid input.
 #include "core/run/runner.h"
-#include "ui/appsettings.h"
+#include "ui/shell/appsettings.h"
 #include "ui/export/exporter.h"
 #include "ui/plot/heatmapwidget.h"
-#include "ui/mainwindow.h"
+#include "ui/shell/mainwindow.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/experiment/presets.h"
 #include <QFile>

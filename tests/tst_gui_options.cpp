@@ -1,6 +1,6 @@
 // The command lines of `mhla-lab figures` and of the desktop app parse into option structs;
 // junk is an error that names the option (no atoi).
-#include "ui/guioptions.h"
+#include "ui/shell/guioptions.h"
 #include <QTest>
 
 using namespace mhla::ui;

@@ -5,7 +5,7 @@
 #include "core/run/runner.h"
 #include "core/sweep/sweep.h"
 #include "guitestutil.h"
-#include "ui/appsettings.h"
+#include "ui/shell/appsettings.h"
 #include "ui/panels/automatonpanel.h"
 #include "ui/experiment/experimentfile.h"
 #include "ui/experiment/experimentpanel.h"

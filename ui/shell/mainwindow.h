@@ -2,7 +2,7 @@
 // The main window: experiment panel (left), result tabs (certificate, curves, heads,
 // automaton), run list and explanation (right), run control, files, export.
 #include "core/run/runner.h"
-#include "ui/appsettings.h"
+#include "ui/shell/appsettings.h"
 #include "ui/export/figure.h"
 #include "ui/panels/resultpanel.h"
 #include <QMainWindow>

@@ -1,4 +1,4 @@
-#include "ui/appsettings.h"
+#include "ui/shell/appsettings.h"
 #include <QDir>
 #include <QSettings>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "ui/guioptions.h"
+#include "ui/shell/guioptions.h"
 #include <QCommandLineParser>
 
 namespace mhla::ui {

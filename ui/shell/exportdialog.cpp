@@ -1,4 +1,4 @@
-#include "ui/exportdialog.h"
+#include "ui/shell/exportdialog.h"
 #include "ui/export/exporter.h"
 #include "ui/plot/theme.h"
 #include <QComboBox>
