@@ -143,14 +143,6 @@ private Q_SLOTS:
             << QByteArray(
                    R"({"task": {"samples": 10}, "solver": {"kind": "mhla", "heads": 1, "batch": 64}})")
             << none << QStringList{s("solver.batch"), s("64"), s("task.samples = 10")};
-        QTest::newRow("memory d=64")
-            << QByteArray(R"({"task": {"kind": "random_mhla", "d": 64}})") << none
-            << QStringList{s("d = 64"), s("GiB"), s("this machine has")};
-        QTest::newRow("memory pairs=32") << QByteArray(R"({"task": {"pairs": 32}})") << none
-                                         << QStringList{s("task.pairs = 32"), s("GiB")};
-        QTest::newRow("memory automaton")
-            << QByteArray(R"({"task": {"kind": "automaton", "states": 32, "alphabet": 32}})")
-            << none << QStringList{s("task.states = 32"), s("GiB")};
     }
     void badInputIsRefused() {
         QFETCH(QByteArray, json);

@@ -1,5 +1,6 @@
 #include "core/run/training/trainer.h"
 #include "core/base/parallel.h"
+#include "core/run/metrics.h"
 #include "core/run/training/mhlamodel.h"
 #include <algorithm>
 #include <chrono>
