@@ -72,7 +72,7 @@ QString runParser(QCommandLineParser& p, const QStringList& args, const char* co
 } // namespace
 
 QStringList topLevelWords() {
-    return {q("solve"), q("figures"), q("bench"), q("--help"), q("--version"), q("-h")};
+    return {q("solve"), q("sweep"), q("figures"), q("bench"), q("--help"), q("--version"), q("-h")};
 }
 
 QString parseSolveOptions(const QStringList& args, SolveOptions* out) {

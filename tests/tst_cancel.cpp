@@ -101,6 +101,14 @@ void record(const std::string& phase, const std::vector<CancelSample>& samples) 
                 phase.c_str(), r.worst, r.hits, r.tries);
     std::fflush(stdout);
     g_rows.push_back(r);
+    // A row in which every cancel came after the work had ended measured nothing: it fails,
+    // instead of passing with "(no cancel landed)".
+    if (r.hits == 0)
+        QTest::qFail(("no cancel landed in '" + phase +
+                      "': every cancel came after the work ended, so no latency was measured; "
+                      "cancel earlier or give the phase more work")
+                         .c_str(),
+                     __FILE__, __LINE__);
 }
 
 constexpr double kGenerousBoundMs = 1000.0;

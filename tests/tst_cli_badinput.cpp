@@ -200,6 +200,11 @@ private Q_SLOTS:
                                           s("2"),
                                           {s("did you mean --version")},
                                           {s("platform plugin")}});
+        add("swep (a misspelt sweep)", {{s("swep")},
+                                        {s("env-nodisplay")},
+                                        s("2"),
+                                        {s("did you mean sweep")},
+                                        {s("platform plugin")}});
         add("layers 64 heads 1048576",
             {{s("solve"), s("--set"), s("task.kind=random_mhla"), s("--set"),
               s("solver.kind=multilayer"), s("--set"), s("solver.layers=64"), s("--set"),

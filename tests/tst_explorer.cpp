@@ -7,6 +7,7 @@
 #include "smallconfigs.h"
 #include <QJsonArray>
 #include <QTest>
+#include <cmath>
 
 using namespace mhla;
 
@@ -17,6 +18,41 @@ ExperimentConfig small(double p) { return test::smallAutomatonConfig(p); }
 class TestExplorer : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // The progress contract (core/base/types.h): the whole run's fraction never goes back and
+    // ends at 1, and only the accumulation reports the certificate trace (the explorer's own
+    // checkpoints are not a live lambda_min). Before the explorer had a slice of the run, `solve
+    // --progress` printed 90% -> 0% -> 50% -> 1.6% -> 100%.
+    void progressNeverGoesBack_data() {
+        QTest::addColumn<double>("p");
+        QTest::newRow("certified (p = 0)") << 0.0;
+        QTest::newRow("not certified (p = 1): every explorer step runs") << 1.0;
+    }
+    void progressNeverGoesBack() {
+        QFETCH(double, p);
+        std::vector<ProgressEvent> events;
+        RunContext ctx;
+        ctx.progress = [&events](const ProgressEvent& e) { events.push_back(e); };
+        const ExperimentResult r = runExperiment(small(p), ctx);
+        QVERIFY(r.identifiability.has_value());
+        QVERIFY(events.size() > 3);
+        bool explored = false;
+        for (size_t i = 0; i < events.size(); ++i) {
+            const ProgressEvent& e = events[i];
+            QVERIFY2(e.fraction >= 0.0 && e.fraction <= 1.0, e.phase.c_str());
+            if (i > 0)
+                QVERIFY2(e.fraction >= events[i - 1].fraction,
+                         qPrintable(QString::fromStdString(events[i - 1].phase + " -> " + e.phase) +
+                                    QStringLiteral(": %1 -> %2")
+                                        .arg(events[i - 1].fraction)
+                                        .arg(e.fraction)));
+            if (std::isfinite(e.lambdaMinSoFar))
+                QCOMPARE(QString::fromStdString(e.phase), QStringLiteral("generate+accumulate"));
+            explored = explored || e.phase.rfind("min_heads", 0) == 0;
+        }
+        QVERIFY(explored); // the explorer's events reach the run's progress
+        QCOMPARE(events.back().fraction, 1.0);
+    }
+
     void certifiedAssociativeMemory() {
         const ExperimentResult r = runExperiment(small(0.0));
         QVERIFY(r.certificate.certified);

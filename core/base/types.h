@@ -1,8 +1,11 @@
 #pragma once
 // Basic value types shared by the whole core.
 #include <Eigen/Dense>
+#include <algorithm>
 #include <atomic>
 #include <functional>
+#include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -62,7 +65,9 @@ struct HistoryPoint {
     double distanceExactRel = std::numeric_limits<double>::quiet_NaN();
 };
 
-/// What a running computation reports. `fraction` is in [0,1] for the current phase.
+/// What a running computation reports. The progress contract: `fraction` is the progress of
+/// the whole run in [0, 1] and never decreases. A callee that reports its own 0..1 is handed a
+/// slice of its caller's context (RunContext::slice), which maps it into the caller's range.
 struct ProgressEvent {
     std::string phase;   ///< "generate+accumulate", "certificate+solve", "evaluate", "generate",
                          ///< "train", "paused", "execute" or "done"
@@ -86,6 +91,27 @@ struct RunContext {
     }
     void checkCancel() const {
         if (cancel) cancel->check();
+    }
+    /// This context for a callee whose fractions [0, 1] stand for [start, end] of this one's.
+    /// The slice's fractions never go back (an event below the slice's last is reported at
+    /// the last). Without `keepTrace` the slice drops lambdaMinSoFar and samplesSeen: a callee's
+    /// own checkpoints (the explorer's probes) are not the run's certificate trace.
+    [[nodiscard]] RunContext slice(double start, double end, bool keepTrace = true) const {
+        RunContext out = *this;
+        if (!progress) return out;
+        auto last = std::make_shared<double>(start);
+        out.progress = [parent = progress, start, end, keepTrace, last](const ProgressEvent& e) {
+            ProgressEvent scaled = e;
+            const double f = std::clamp(e.fraction, 0.0, 1.0);
+            *last = std::max(*last, start + (end - start) * f);
+            scaled.fraction = *last;
+            if (!keepTrace) {
+                scaled.lambdaMinSoFar = std::numeric_limits<double>::quiet_NaN();
+                scaled.samplesSeen = -1;
+            }
+            parent(scaled);
+        };
+        return out;
     }
 };
 

@@ -85,6 +85,13 @@ public:
         m_k.tooltip = QString::fromUtf16(tooltip);
         return *this;
     }
+    /// The same with help and tooltip built at run time (e.g. naming a constant's value).
+    K& text(const char16_t* label, const QString& help, const QString& tooltip) {
+        m_k.label = QString::fromUtf16(label);
+        m_k.help = help;
+        m_k.tooltip = tooltip;
+        return *this;
+    }
     operator KeyInfo() { return std::move(m_k); }
 
 private:
@@ -431,19 +438,23 @@ std::vector<KeyInfo> buildKeys() {
             .exactOnly()
             .text(
                 u"Spectrum of Λ",
-                "Eigenvalues of Lambda: auto = all when D <= 1024, full = always, none = only "
-                "lambda_min and lambda_max.",
-                u"Eigenvalues of Λ to compute: auto (all when D ≤ 1024), full, none (λ<sub>min</sub> "
-                u"and λ<sub>max</sub> only)."));
+                q("Eigenvalues of Lambda: auto = all when D <= %1, full = always, none = only "
+                  "lambda_min and lambda_max.")
+                    .arg(kAutoSpectrumMaxFeatureDim),
+                QString::fromUtf16(u"Eigenvalues of Λ to compute: auto (all when D ≤ %1), full, "
+                                   u"none (λ<sub>min</sub> and λ<sub>max</sub> only).")
+                    .arg(kAutoSpectrumMaxFeatureDim)));
     add(K("eval", "lambda_trace", T::Integer, evalField(&EvalConfig::lambdaTrace))
             .range(0, 100)
             .exactOnly()
             .text(
                 u"λ_min checkpoints",
-                "Checkpoints of lambda_min against samples seen (0 = off; skipped when D > 600).",
-                u"Checkpoints of λ<sub>min</sub>(Λ) over the first k samples, showing the certificate "
-                u"appear (0 = off; skipped when D &gt; 600, where each checkpoint is a large "
-                u"eigenproblem)."));
+                q("Checkpoints of lambda_min against samples seen (0 = off; skipped when D > %1).")
+                    .arg(kLambdaTraceMaxFeatureDim),
+                QString::fromUtf16(u"Checkpoints of λ<sub>min</sub>(Λ) over the first k samples, "
+                                   u"showing the certificate appear (0 = off; skipped when D &gt; "
+                                   u"%1, where each checkpoint is a large eigenproblem).")
+                    .arg(kLambdaTraceMaxFeatureDim)));
     add(K("eval", "identifiability", T::Choice, evalField(&EvalConfig::identifiability))
             .choices(spectra)
             .solvers(kPoly)

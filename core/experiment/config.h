@@ -102,11 +102,23 @@ struct EvalConfig {
     long long valSamples = 4096;
     long long oodSamples = 4096;
     int words = 200;
-    SpectrumMode spectrum = SpectrumMode::Auto; ///< auto: full spectrum when D <= 1024
+    SpectrumMode spectrum = SpectrumMode::Auto; ///< auto: full spectrum when D <= kAutoSpectrumMaxFeatureDim
     int lambdaTrace = 12; ///< checkpoints of lambda_min vs samples seen (0 = off)
     /// Identifiability explorer (poly): auto = when D <= 300, full = always, none = off.
     ExploreMode identifiability = ExploreMode::Auto;
 };
+
+/// Feature dimensions D up to which the lambda_min-vs-samples trace is recorded (each checkpoint
+/// is a dense eigenproblem of size D), and up to which eval.spectrum = auto computes every
+/// eigenvalue of Lambda. The one home of both cut-offs: the exact pass, the run-time estimate
+/// and the keys' help read them.
+constexpr long long kLambdaTraceMaxFeatureDim = 600;
+constexpr long long kAutoSpectrumMaxFeatureDim = 1024;
+/// Whether a run with eval.spectrum = `mode` computes Lambda's whole spectrum at dimension D.
+[[nodiscard]] inline bool computesFullSpectrum(SpectrumMode mode, long long featureDim) {
+    return mode == SpectrumMode::Full ||
+           (mode == SpectrumMode::Auto && featureDim <= kAutoSpectrumMaxFeatureDim);
+}
 
 /// Automaton: transition-table pairs listed in a training prompt, ceil(coverage * s * k),
 /// at least 1 (the queried pair is always listed).

@@ -115,13 +115,12 @@ RunEstimate estimateRun(const ExperimentConfig& cfg) {
     if (exact) {
         e.phases.emplace_back("accumulate",
                               N * D * D / 2 / kAccumulateFlopsPerSec + sampleSeconds(gen, N));
-        // lambda_min trace (dense eigenvalues at each checkpoint, only for D <= 600).
-        if (cfg.eval.lambdaTrace > 0 && D <= 600)
+        // lambda_min trace (dense eigenvalues at each checkpoint, only for small D).
+        if (cfg.eval.lambdaTrace > 0 && D <= kLambdaTraceMaxFeatureDim)
             e.phases.emplace_back("lambda_trace", (cfg.eval.lambdaTrace + 1) * 4.0 / 3.0 * cube(D) /
                                                       kEigenvaluesFlopsPerSec);
         CertifyOptions opt;
-        opt.fullSpectrum = cfg.eval.spectrum == SpectrumMode::Full ||
-                           (cfg.eval.spectrum == SpectrumMode::Auto && D <= 1024);
+        opt.fullSpectrum = computesFullSpectrum(cfg.eval.spectrum, static_cast<long long>(D));
         double solve = cube(D) / 3 / kCholeskyFlopsPerSec + 2 * dOut * D * D / kMatVecFlopsPerSec;
         if (cfg.solver.ridge > 0 ||
             chooseCertifyPath(static_cast<Index>(D), opt) == CertifyPath::Dense)

@@ -10,7 +10,7 @@ namespace mhla {
 /// Sample counts at which lambda_min is recorded (geometric from D/2 to N).
 std::vector<long long> traceCheckpoints(long long D, long long N, int count) {
     std::vector<long long> out;
-    if (count <= 0 || D > 600) return out;
+    if (count <= 0 || D > kLambdaTraceMaxFeatureDim) return out;
     const double lo = std::max(1.0, static_cast<double>(D) / 2.0), hi = static_cast<double>(N);
     for (int i = 0; i < count; ++i) {
         const double t = count == 1 ? 1.0 : static_cast<double>(i) / (count - 1);
@@ -73,8 +73,7 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
     ctx.report(ProgressEvent{"certificate+solve", fractionEnd * 0.8, seen});
     CertifyOptions opt;
     opt.toleranceRel = cfg.solver.tolerance;
-    opt.fullSpectrum = cfg.eval.spectrum == SpectrumMode::Full ||
-                       (cfg.eval.spectrum == SpectrumMode::Auto && D <= 1024);
+    opt.fullSpectrum = computesFullSpectrum(cfg.eval.spectrum, D);
     out.lambda = std::make_shared<const Mat>(acc.lambda());
     out.solution = solveCertified(out.lambda, acc.crossMoment(), cfg.solver.ridge, opt, ctx);
     out.solveMs = msSince(t1);

@@ -25,7 +25,8 @@ struct ExactOutput {
 };
 
 /// Sample counts at which lambda_min is recorded: geometric from D/2 to N, `count` of them
-/// (none when count = 0 or D > 600, where each checkpoint is a large eigenproblem).
+/// (none when count = 0 or D > kLambdaTraceMaxFeatureDim, where each checkpoint is a large
+/// eigenproblem).
 std::vector<long long> traceCheckpoints(long long D, long long N, int count);
 
 /// Streams the training samples into Lambda and C, then certifies and solves. Progress runs

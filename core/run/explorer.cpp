@@ -25,7 +25,7 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
     const int d = task.d();
     MinHeadsOptions mh;
     mh.rankTol = cfg.solver.rankTolerance;
-    out.minHeads = minHeads(P, d, mh, ctx);
+    out.minHeads = minHeads(P, d, mh, ctx.slice(0.0, 0.2));
     out.fitP = P;
     {
         const Heads& t = task.teacher();
@@ -35,7 +35,7 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
 
     CertificateSamplesOptions cs;
     cs.toleranceRel = cfg.solver.tolerance;
-    out.certificateSamples = certificateSamples(task, cs, ctx);
+    out.certificateSamples = certificateSamples(task, cs, ctx.slice(0.2, 0.5));
 
     if (!r.certificate.certified) {
         NullRelationsOptions nr;
@@ -43,16 +43,20 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
         out.nullRelations = nullRelations(lambda, d, nr);
         if (!out.nullRelations->relations.empty())
             out.nullPath =
-                nullPath(task, cfg, P, out.nullRelations->relations.front().vector, 0, ctx);
+                nullPath(task, cfg, P, out.nullRelations->relations.front().vector, 0,
+                         ctx.slice(0.5, 0.6));
         if (out.nullPath && cfg.task.kind == TaskKind::Automaton)
             out.oodExecution = automatonOodExecution(static_cast<const AutomatonTask&>(task), P,
                                                      nullPathP(*out.nullPath, 1.0), cfg.eval.words,
-                                                     cfg.task.seed, ctx);
+                                                     cfg.task.seed, ctx.slice(0.6, 0.65));
         ProbeOptions po;
         po.toleranceRel = cfg.solver.tolerance;
-        for (int H : {1, 2, 4}) {
+        const int probeHeads[] = {1, 2, 4};
+        for (int i = 0; i < 3; ++i) {
+            const int H = probeHeads[i];
+            const RunContext probeCtx = ctx.slice(0.65 + 0.1 * i, 0.75 + 0.1 * i);
             ProbeReport rep;
-            rep.probe = probeAlternativeFit(lambda, P, d, H, po, ctx);
+            rep.probe = probeAlternativeFit(lambda, P, d, H, po, probeCtx);
             if (rep.probe.found && rep.probe.alternativeP.size() > 0) {
                 const Mat alt = rep.probe.alternativeP;
                 const long long D = featureDim(d);
@@ -63,7 +67,7 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
                         featureVectorInto(Z, psi.data());
                         return Vec(alt * psi);
                     },
-                    cfg.eval.oodSamples, ctx);
+                    cfg.eval.oodSamples, probeCtx);
             }
             out.probes.push_back(std::move(rep));
         }
@@ -79,7 +83,7 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
     in.measuredOodRelMse = fit.oodRelMse;
     NoiseOptions no;
     no.toleranceRel = cfg.solver.tolerance;
-    out.noise = noiseAnalysis(lambda, in, no, ctx);
+    out.noise = noiseAnalysis(lambda, in, no, ctx.slice(0.95, 1.0));
     return out;
 }
 

@@ -10,18 +10,6 @@ namespace mhla {
 
 namespace {
 
-/// Scales a callee's progress fractions [0, 1] into [start, end] of the whole run.
-RunContext scaledContext(const RunContext& ctx, double start, double end) {
-    RunContext out = ctx;
-    if (ctx.progress)
-        out.progress = [&ctx, start, end](const ProgressEvent& e) {
-            ProgressEvent scaled = e;
-            scaled.fraction = start + (end - start) * e.fraction;
-            ctx.report(scaled);
-        };
-    return out;
-}
-
 /// The polynomial-time algorithm (MATH.md §4): exact least squares on the cubic features,
 /// certificate, heads by SVD, and a null witness when not certified.
 class PolyLearner final : public Learner {
@@ -58,7 +46,9 @@ public:
             ctx.report(ProgressEvent{"explore", 0.9 * fractionEnd});
             const auto t2 = Clock::now();
             const Metrics& fit = r.untruncatedMetrics ? *r.untruncatedMetrics : r.metrics;
-            r.identifiability = exploreIdentifiability(task, cfg, *exact.lambda, fitP, fit, r, ctx);
+            r.identifiability = exploreIdentifiability(task, cfg, *exact.lambda, fitP, fit, r,
+                                                       ctx.slice(0.9 * fractionEnd, fractionEnd,
+                                                                 /*keepTrace=*/false));
             if (!r.identifiability->noise.warning.empty())
                 r.warnings.push_back(r.identifiability->noise.warning);
             r.timingsMs.emplace_back("explore", msSince(t2));
@@ -89,7 +79,7 @@ public:
         const Dataset train = makeDataset(task, Stream::Train, cfg.task.samples, ctx);
         const Dataset val = makeDataset(task, Stream::Validation, cfg.eval.valSamples, ctx);
         trainBaseline(cfg, task, train, val, exactP, r,
-                      scaledContext(ctx, start, 0.95 * fractionEnd));
+                      ctx.slice(start, 0.95 * fractionEnd));
         if (r.stopReason == "diverged") {
             const int epoch = r.history.empty() ? 0 : r.history.back().epoch;
             r.warnings.push_back("training diverged (the loss became NaN or infinite); the model "
