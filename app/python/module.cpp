@@ -48,7 +48,9 @@ Doubles floatArray(const py::handle& obj, const char* name) {
     if (dt.kind() != 'f' || (dt.itemsize() != 8 && dt.itemsize() != 4))
         throw py::value_error(std::string(name) + ": dtype " + dt.attr("name").cast<std::string>() +
                               " is not allowed; allowed: float64 or float32");
-    return Doubles::ensure(a);
+    Doubles d = Doubles::ensure(a);
+    if (!d) throw py::value_error(std::string(name) + ": cannot be read as float64");
+    return d;
 }
 
 /// The prompts as N x n x d float64 (sample, token, coordinate; the last token is the query).

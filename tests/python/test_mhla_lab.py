@@ -310,6 +310,32 @@ class Errors(unittest.TestCase):
 
 
 class Cancel(unittest.TestCase):
+    def test_gil_is_released_while_core_runs(self):
+        ticks = []
+        stop = threading.Event()
+
+        def tick():
+            while not stop.is_set():
+                ticks.append(time.perf_counter())
+                time.sleep(0.002)
+
+        e = {"task": {"kind": "random_mhla", "d": 8, "samples": 200000, "seed": 3},
+             "eval": {"identifiability": "none"}}
+        ticker = threading.Thread(target=tick)
+        ticker.start()
+        time.sleep(0.01)
+        t0 = time.perf_counter()
+        mhla_lab.solve(e, threads=1)
+        t1 = time.perf_counter()
+        stop.set()
+        ticker.join()
+        during = [t for t in ticks if t0 < t < t1]
+        # A Python thread runs while the core works: no gap between its ticks near the run's
+        # length (with the GIL held it would not tick at all).
+        gaps = np.diff([t0] + during + [t1])
+        self.assertGreater(t1 - t0, 0.2)
+        self.assertLess(gaps.max(), 0.5 * (t1 - t0), f"longest gap {gaps.max():.3f} s")
+
     def test_ctrl_c_cancels_a_d16_solve(self):
         # d = 16 (D = 2176), N = 40000: tens of seconds of accumulation, certificate and
         # evaluation; SIGINT (what Ctrl+C sends) at several moments of the run.
