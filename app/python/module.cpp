@@ -16,6 +16,7 @@
 #include <new>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <stdexcept>
 #include <string>
 
 namespace py = pybind11;
@@ -158,13 +159,17 @@ py::array_t<double> vectorArray(const Vec& v) {
     return a;
 }
 
-/// H matrices of one shape as an H x rows x cols array.
+/// H matrices of one shape as an H x rows x cols array (rows x cols: the shape when H = 0).
 py::array_t<double> stackArray(const std::vector<Mat>& ms, Index rows, Index cols) {
+    if (!ms.empty()) rows = ms.front().rows(), cols = ms.front().cols();
     py::array_t<double> a({static_cast<Index>(ms.size()), rows, cols});
     double* out = a.mutable_data();
-    for (const Mat& m : ms)
+    for (const Mat& m : ms) {
+        if (m.rows() != rows || m.cols() != cols)
+            throw std::logic_error("heads of different shapes cannot be stacked");
         for (Index i = 0; i < rows; ++i)
             for (Index j = 0; j < cols; ++j) *out++ = m(i, j);
+    }
     return a;
 }
 

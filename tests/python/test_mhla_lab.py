@@ -240,14 +240,22 @@ class Solve(unittest.TestCase):
         self.assertFalse(r["certified"])
         self.assertGreater(r["null_dim"], 0)
 
-    def test_trainer_matches_cli(self):
-        e = small_experiment(samples=256)
-        e["solver"] = {"kind": "mhla", "epochs": 3, "batch": 32, "heads": 2}
-        r = self.compare_with_cli(e)
-        self.assertEqual(r["history"].dtype.names[:4], ("epoch", "step", "lr", "train_mse"))
-        self.assertGreater(len(r["history"]), 0)
+    def test_trainers_match_cli(self):
+        for kind in ("mhla", "multilayer", "softmax"):
+            with self.subTest(kind=kind):
+                e = small_experiment(samples=256)
+                e["solver"] = {"kind": kind, "epochs": 3, "batch": 32, "heads": 2}
+                r = self.compare_with_cli(e)
+                self.assertEqual(r["history"].dtype.names[:4],
+                                 ("epoch", "step", "lr", "train_mse"))
+                # The starting point, then one point per epoch (solver.log_every = 1).
+                self.assertEqual(r["history"]["epoch"].tolist(), [0, 1, 2, 3])
 
-    def test_numpy_scalars_and_tuples(self):
+    def test_cli_warnings_are_python_warnings(self):
+        with self.assertWarnsRegex(UserWarning, "task.d is set but not read"):
+            mhla_lab.solve({"task": {"kind": "associative_memory", "d": 2, "samples": 200}})
+
+    def test_numpy_scalars(self):
         e = small_experiment(d=np.int64(3), samples=np.int32(600))
         e["solver"]["tolerance"] = np.float32(1e-10).item()
         r = mhla_lab.solve(e)
