@@ -361,12 +361,14 @@ class Cancel(unittest.TestCase):
             timer.start()
             try:
                 mhla_lab.solve(e, threads=2)
-                finished = True
+                timer.cancel()  # a fast machine finished first: no cancel to time
             except KeyboardInterrupt:
-                finished = False
                 latencies.append((time.perf_counter() - sent[0]) * 1000.0)
-            timer.join()
-            self.assertFalse(finished, f"the run ended before the interrupt at {delay} s")
+            try:
+                timer.join()
+            except KeyboardInterrupt:
+                pass  # the signal came just after the run ended
+        self.assertGreaterEqual(len(latencies), 2, "the runs ended before the interrupts")
         worst = max(latencies)
         print(f"\ncancel latency of a d = 16 solve (SIGINT to KeyboardInterrupt): "
               + ", ".join(f"{x:.1f}" for x in latencies)
