@@ -1,0 +1,302 @@
+// The Python module mhla_lab (docs/python.md): solve() runs an experiment as `mhla-lab solve`
+// does and returns its result.json as Python objects with the matrices as NumPy arrays;
+// features() and predict() apply core's feature map to prompts held in NumPy arrays.
+#include "app/python/interrupt.h"
+#include "app/python/pyjson.h"
+#include "core/algebra/features.h"
+#include "core/algebra/model.h"
+#include "core/base/parallel.h"
+#include "core/experiment/loader.h"
+#include "core/records/resultio.h"
+#include "core/run/admission.h"
+#include "core/run/runner.h"
+#include <QJsonObject>
+#include <algorithm>
+#include <cstring>
+#include <new>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <stdexcept>
+#include <string>
+
+namespace py = pybind11;
+
+namespace mhla::python {
+
+namespace {
+
+/// float64, C order: what core reads in place; anything else is converted once.
+using Doubles = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+/// Largest token dimension features() and predict() accept: D = d^2(d+1)/2 features per
+/// prompt (d = 1024: 5.4e8, 4 GiB a prompt) must stay countable.
+constexpr long long kMaxPromptDim = 1024;
+/// Prompts per work item of features() and predict(): the grain at which they poll the cancel
+/// token (d = 16: ~1 ms).
+constexpr long long kPromptPiece = 256;
+
+std::string shapeText(const py::array& a) {
+    std::string s = "(";
+    for (py::ssize_t i = 0; i < a.ndim(); ++i)
+        s += (i ? ", " : "") + std::to_string(a.shape(i)) + (a.ndim() == 1 ? "," : "");
+    return s + ")";
+}
+
+/// `obj` as a float64 array (float32 converted once); refuses other dtypes.
+Doubles floatArray(const py::handle& obj, const char* name) {
+    const py::array a = py::module_::import("numpy").attr("asarray")(obj);
+    const py::dtype dt = a.dtype();
+    if (dt.kind() != 'f' || (dt.itemsize() != 8 && dt.itemsize() != 4))
+        throw py::value_error(std::string(name) + ": dtype " + dt.attr("name").cast<std::string>() +
+                              " is not allowed; allowed: float64 or float32");
+    Doubles d = Doubles::ensure(a);
+    if (!d) throw py::value_error(std::string(name) + ": cannot be read as float64");
+    return d;
+}
+
+/// The prompts as N x n x d float64 (sample, token, coordinate; the last token is the query).
+Doubles promptArray(const py::handle& obj) {
+    Doubles z = floatArray(obj, "prompts");
+    if (z.ndim() != 3 || z.shape(1) < 1 || z.shape(2) < 1 || z.shape(2) > kMaxPromptDim)
+        throw py::value_error(
+            "prompts: shape " + shapeText(z) +
+            " is not allowed; allowed: N x n x d (sample, token, coordinate; tokens as rows, the "
+            "last token the query) with n >= 1 and 1 <= d <= " +
+            std::to_string(kMaxPromptDim) + " (one prompt Z: prompts[None])");
+    return z;
+}
+
+int threadCount(const py::object& threads) {
+    if (threads.is_none()) return 0;
+    const std::string allowed =
+        "; allowed: None (every core) or an integer in [1, " + std::to_string(kMaxThreads) + "]";
+    if (!py::isinstance<py::int_>(threads) || py::isinstance<py::bool_>(threads))
+        throw ConfigError("threads: " + py::repr(threads).cast<std::string>() + " is not allowed" +
+                              allowed,
+                          QStringLiteral("threads"));
+    const long long t = threads.cast<long long>();
+    if (t < 1 || t > kMaxThreads)
+        throw ConfigError("threads: " + std::to_string(t) + " is not allowed" + allowed,
+                          QStringLiteral("threads"));
+    return static_cast<int>(t);
+}
+
+/// Calls body(s, Z) for every prompt s, Z its d x n matrix (tokens as columns, MATH.md §1):
+/// the n x d row-major block of the array is that matrix in Eigen's column-major order.
+/// Prompts are independent, so nothing depends on the thread count.
+template <typename Body>
+void forEachPrompt(const double* z, Index N, Index n, Index d, int threads,
+                   const CancelToken& cancel, Body body) {
+    parallelFor((N + kPromptPiece - 1) / kPromptPiece, threads, [&](long long piece) {
+        if (cancel.isCancelled()) return;
+        Mat Z(d, n);
+        const Index end = std::min<Index>(N, (piece + 1) * kPromptPiece);
+        for (Index s = piece * kPromptPiece; s < end; ++s) {
+            std::memcpy(Z.data(), z + s * n * d, sizeof(double) * static_cast<size_t>(n * d));
+            body(s, Z);
+        }
+    });
+    cancel.check();
+}
+
+py::array_t<double> features(const py::handle& prompts, const py::object& threads) {
+    const int t = threadCount(threads);
+    const Doubles z = promptArray(prompts);
+    const Index N = z.shape(0), n = z.shape(1), d = z.shape(2);
+    const Index D = featureDim(static_cast<int>(d));
+    py::array_t<double> out({N, D});
+    const double* src = z.data();
+    double* dst = out.mutable_data();
+    runInterruptibly([&](const CancelToken& cancel) {
+        forEachPrompt(src, N, n, d, t, cancel,
+                      [&](Index s, const Mat& Z) { featureVectorInto(Z, dst + s * D); });
+    });
+    return out;
+}
+
+py::array_t<double> predict(const py::handle& P, const py::handle& prompts,
+                            const py::object& threads) {
+    const int t = threadCount(threads);
+    const Doubles z = promptArray(prompts);
+    const Index N = z.shape(0), n = z.shape(1), d = z.shape(2);
+    const Index D = featureDim(static_cast<int>(d));
+    const Doubles p = floatArray(P, "P");
+    if (p.ndim() != 2 || p.shape(0) < 1 || p.shape(1) != D)
+        throw py::value_error("P: shape " + shapeText(p) +
+                              " is not allowed; allowed: d_out x D "
+                              "with d_out >= 1 and D = d^2(d+1)/2 = " +
+                              std::to_string(D) + " for the prompts' d = " + std::to_string(d));
+    const Index dOut = p.shape(0);
+    py::array_t<double> out({N, dOut});
+    const double* src = z.data();
+    const double* coef = p.data();
+    double* dst = out.mutable_data();
+    runInterruptibly([&](const CancelToken& cancel) {
+        forEachPrompt(src, N, n, d, t, cancel, [&](Index s, const Mat& Z) {
+            thread_local Vec psi;
+            if (psi.size() != D) psi.resize(D);
+            featureVectorInto(Z, psi.data());
+            for (Index i = 0; i < dOut; ++i)
+                dst[s * dOut + i] = Eigen::Map<const Vec>(coef + i * D, D).dot(psi);
+        });
+    });
+    return out;
+}
+
+/// A matrix as a C-ordered array (rows x cols); None when it is empty (undefined).
+py::object matrixArray(const Mat& m) {
+    if (m.size() == 0) return py::none();
+    py::array_t<double> a({m.rows(), m.cols()});
+    double* out = a.mutable_data();
+    for (Index i = 0; i < m.rows(); ++i)
+        for (Index j = 0; j < m.cols(); ++j) out[i * m.cols() + j] = m(i, j);
+    return a;
+}
+
+py::array_t<double> vectorArray(const Vec& v) {
+    py::array_t<double> a(v.size());
+    std::copy(v.data(), v.data() + v.size(), a.mutable_data());
+    return a;
+}
+
+/// H matrices of one shape as an H x rows x cols array (rows x cols: the shape when H = 0).
+py::array_t<double> stackArray(const std::vector<Mat>& ms, Index rows, Index cols) {
+    if (!ms.empty()) rows = ms.front().rows(), cols = ms.front().cols();
+    py::array_t<double> a({static_cast<Index>(ms.size()), rows, cols});
+    double* out = a.mutable_data();
+    for (const Mat& m : ms) {
+        if (m.rows() != rows || m.cols() != cols)
+            throw std::logic_error("heads of different shapes cannot be stacked");
+        for (Index i = 0; i < rows; ++i)
+            for (Index j = 0; j < cols; ++j) *out++ = m(i, j);
+    }
+    return a;
+}
+
+/// One field of a structured array: its name, NumPy dtype and values.
+struct Field {
+    const char* name;
+    const char* dtype;
+    std::vector<double> values;
+};
+
+/// A structured array with one record per row (all fields have `rows` values).
+py::array recordArray(size_t rows, const std::vector<Field>& fields) {
+    py::list spec;
+    for (const Field& f : fields) spec.append(py::make_tuple(f.name, f.dtype));
+    py::array a = py::module_::import("numpy").attr("zeros")(rows, py::dtype::from_args(spec));
+    for (const Field& f : fields)
+        a[py::str(f.name)] = py::array_t<double>(static_cast<py::ssize_t>(rows), f.values.data());
+    return a;
+}
+
+void warn(const std::string& text) {
+    if (PyErr_WarnEx(PyExc_UserWarning, text.c_str(), 1) != 0) throw py::error_already_set();
+}
+
+py::dict solve(const py::handle& experiment, const py::object& threads) {
+    const int t = threadCount(threads);
+    const LoadedExperiment loaded = loadExperimentObject(jsonObjectFromPython(experiment));
+    for (const QString& w : loaded.warnings) warn(w.toStdString());
+    const ExperimentConfig& cfg = loaded.config;
+    admit(cfg);
+    ExperimentResult r;
+    runInterruptibly([&](const CancelToken& cancel) {
+        RunContext ctx;
+        ctx.cancel = &cancel;
+        ctx.threads = t;
+        r = runExperiment(cfg, ctx);
+    });
+    for (const std::string& w : r.warnings) warn(w);
+
+    py::dict out = pythonFromJson(resultToJson(r)).cast<py::dict>();
+    // What result.json holds as lists (and the CSV files beside it), as arrays.
+    out["P"] = matrixArray(r.P);
+    out["teacher_P"] = matrixArray(r.teacherP);
+    out["heads_V"] = stackArray(r.heads.heads.V, r.dOut, r.d);
+    out["heads_Q"] = stackArray(r.heads.heads.Q, r.d, r.d);
+    out["teacher_heads_V"] = stackArray(r.teacherHeads.heads.V, r.dOut, r.d);
+    out["teacher_heads_Q"] = stackArray(r.teacherHeads.heads.Q, r.d, r.d);
+    out["spectrum"] = vectorArray(r.certificate.spectrum);
+    out["singular_values"] = vectorArray(r.heads.singularValues);
+    std::vector<double> samples, lambdaMin;
+    for (const auto& [n, l] : r.lambdaTrace) {
+        samples.push_back(static_cast<double>(n));
+        lambdaMin.push_back(l);
+    }
+    out["lambda_trace"] = recordArray(
+        r.lambdaTrace.size(), {{"samples", "i8", samples}, {"lambda_min", "f8", lambdaMin}});
+    if (out.contains("history")) {
+        std::vector<Field> fields{{"epoch", "i8", {}},
+                                  {"step", "i8", {}},
+                                  {"lr", "f8", {}},
+                                  {"train_mse", "f8", {}},
+                                  {"val_mse", "f8", {}},
+                                  {"ood_rel_mse", "f8", {}},
+                                  {"distance_p", "f8", {}},
+                                  {"distance_p_rel", "f8", {}},
+                                  {"distance_exact_rel", "f8", {}}};
+        for (const HistoryPoint& h : r.history) {
+            const double row[] = {static_cast<double>(h.epoch),
+                                  static_cast<double>(h.step),
+                                  h.lr,
+                                  h.trainMse,
+                                  h.valMse,
+                                  h.oodRelMse,
+                                  h.distanceP,
+                                  h.distancePRel,
+                                  h.distanceExactRel};
+            for (size_t k = 0; k < fields.size(); ++k) fields[k].values.push_back(row[k]);
+        }
+        out["history"] = recordArray(r.history.size(), fields);
+    }
+    return out;
+}
+
+} // namespace
+
+} // namespace mhla::python
+
+PYBIND11_MODULE(mhla_lab, m) {
+    using namespace mhla::python;
+    m.doc() = "MHLA Lab from Python: solve experiments, and the folded cubic feature map psi "
+              "(MATH.md) on NumPy arrays. See docs/python.md.";
+    m.attr("__version__") = MHLA_VERSION;
+
+    // ConfigError (a ValueError): the key at fault (`key`, "" for the whole experiment) and the
+    // message `mhla-lab solve` prints for the same input (`message`, also str(e)).
+    static py::exception<mhla::ConfigError> configError(m, "ConfigError", PyExc_ValueError);
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const mhla::ConfigError& e) {
+            py::object err = py::handle(configError.ptr())(std::string(e.what()));
+            err.attr("key") = e.key().toStdString();
+            err.attr("message") = std::string(e.what());
+            PyErr_SetObject(configError.ptr(), err.ptr());
+        } catch (const mhla::Cancelled&) {
+            PyErr_SetString(PyExc_KeyboardInterrupt, "cancelled");
+        }
+    });
+
+    m.def("solve", &solve, py::arg("experiment"), py::arg("threads") = py::none(),
+          R"(Runs an experiment as `mhla-lab solve` does and returns its result.
+
+experiment: a dict with the sections of an experiment file (task, solver, eval; every key of
+  `mhla-lab solve --help`), missing keys at their defaults.
+threads: None (every core) or 1..256; the numbers never depend on it.
+
+Returns result.json as a dict, with P, teacher_P (d_out x D), heads_V / heads_Q and
+teacher_heads_V / teacher_heads_Q (H x d_out x d, H x d x d), spectrum, singular_values
+(1-D), lambda_trace and history (structured arrays) as NumPy arrays. Undefined matrices are
+None. Raises mhla_lab.ConfigError (a ValueError with .key and .message) for invalid input and
+KeyboardInterrupt when Ctrl+C cancels the run.)");
+    m.def("features", &features, py::arg("prompts"), py::kw_only(), py::arg("threads") = py::none(),
+          R"(psi of each prompt: an N x D array, D = d^2(d+1)/2.
+
+prompts: N x n x d (sample, token, coordinate; tokens as rows, the last token the query),
+  float64 (float32 is converted once). psi[s, pair(a,b)*d + c] = S_ab z_q,c with S = Z Z^T.)");
+    m.def("predict", &predict, py::arg("P"), py::arg("prompts"), py::kw_only(),
+          py::arg("threads") = py::none(),
+          R"(P psi(Z) for each prompt: an N x d_out array (P is d_out x D).)");
+}
