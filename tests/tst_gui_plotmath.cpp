@@ -147,6 +147,40 @@ private Q_SLOTS:
         QCOMPARE(shownY(1e-30, false), 1e-30); // only log axes have a floor
     }
 
+    void valuesBelowTheFloorAreMarkedInTheFigure_data() {
+        QTest::addColumn<bool>("logY");
+        QTest::addColumn<bool>("hidden");
+        QTest::addColumn<int>("marks");
+        QTest::newRow("log") << true << false << 2;
+        QTest::newRow("linear: no floor") << false << false << 0;
+        QTest::newRow("hidden by a legend click") << true << true << 0;
+    }
+    void valuesBelowTheFloorAreMarkedInTheFigure() {
+        // An exact solver's 2e-31 and 1e-25 are drawn at 1e-20: marked there (hollow diamonds
+        // with a legend entry of their own, so a paper figure without notes says so too), not
+        // the 1e-3 above the floor nor the 0 a log axis drops.
+        QFETCH(bool, logY);
+        QFETCH(bool, hidden);
+        QFETCH(int, marks);
+        PlotState st = withPoints({{1, 2e-31}, {2, 1e-25}, {3, 1e-3}, {4, 0.0}}, false, logY);
+        if (hidden) st.hidden.insert(belowFloorName());
+        const PlotSeries f = belowFloorSeries(st);
+        QCOMPARE(f.style, PlotSeries::Style::Floor);
+        QCOMPARE(static_cast<int>(f.points.size()), marks);
+        for (const QPointF& pt : f.points) QCOMPARE(pt.y(), kLogFloor);
+        const QList<PlotSeries> shown = displayedSeries(st);
+        QCOMPARE(static_cast<int>(shown.size()), 1 + (marks > 0 ? 1 : 0));
+        const QList<LegendEntry> legend = legendEntries(st, computeRanges(st));
+        bool entry = false;
+        for (const LegendEntry& e : legend)
+            if (e.name == belowFloorName()) {
+                entry = true;
+                QCOMPARE(e.hidden, hidden);
+            }
+        QCOMPARE(entry, logY); // a hidden entry stays, a click shows it again
+        QCOMPARE(belowFloorName(), QStringLiteral("below 1e-20, drawn at 1e-20"));
+    }
+
     void linearAxisDoesNotRunFarPastTheData() {
         QList<QPointF> pts;
         for (int e = 1; e <= 40; ++e) pts << QPointF(e, 1.0 / e);

@@ -289,6 +289,28 @@ QList<QPointF> emaSmooth(const QList<QPointF>& points, double weight, bool logY)
     return out;
 }
 
+QString belowFloorName() {
+    return QStringLiteral("below %1, drawn at %1").arg(logTickLabel(kLogFloor));
+}
+
+PlotSeries belowFloorSeries(const PlotState& st) {
+    PlotSeries f;
+    f.name = belowFloorName();
+    f.style = PlotSeries::Style::Floor;
+    f.color = QColor(Qt::black);
+    if (!st.logY || st.hidden.contains(f.name)) return f;
+    for (const auto& s : st.series) {
+        if (st.hidden.contains(s.groupName()) || s.style == PlotSeries::Style::Band ||
+            s.style == PlotSeries::Style::HLine || s.style == PlotSeries::Style::Bars ||
+            s.style == PlotSeries::Style::Floor)
+            continue;
+        for (const auto& p : s.points)
+            if (usable(p, st.logX, st.logY) && p.y() < kLogFloor)
+                f.points << QPointF(p.x(), kLogFloor);
+    }
+    return f;
+}
+
 QList<PlotSeries> displayedSeries(const PlotState& st) {
     QList<PlotSeries> out;
     for (const auto& s : st.series) {
@@ -308,6 +330,7 @@ QList<PlotSeries> displayedSeries(const PlotState& st) {
         smooth.smoothable = false;
         out << raw << smooth;
     }
+    if (PlotSeries f = belowFloorSeries(st); !f.points.isEmpty()) out << f;
     return out;
 }
 
@@ -351,6 +374,16 @@ QList<LegendEntry> legendEntries(const PlotState& st, const Ranges& r) {
         if (s.points.isEmpty() || inside(s)) inView[at] = true;
     }
     for (int i = 0; i < out.size(); ++i) out[i].offScale = !out[i].hidden && !inView[i];
+    PlotState unhidden = st; // the entry stays when the user hides it (a click shows it again)
+    unhidden.hidden.remove(belowFloorName());
+    if (const PlotSeries f = belowFloorSeries(unhidden); !f.points.isEmpty()) {
+        LegendEntry e;
+        e.name = e.group = f.name;
+        e.color = f.color;
+        e.style = f.style;
+        e.hidden = st.hidden.contains(f.name);
+        out << e;
+    }
     return out;
 }
 

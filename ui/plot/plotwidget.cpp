@@ -268,6 +268,18 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
             h = sc;
             break;
         }
+        case PlotSeries::Style::Floor: {
+            auto* sc = new QScatterSeries;
+            sc->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+            sc->setMarkerSize(10 * (paper ? 0.7 : 1.0));
+            sc->setColor(dark ? QColor(Qt::black) : QColor(Qt::white));
+            sc->setBorderColor(color);
+            QPen border(color, 1.5 * (paper ? paper->lineScale : 1.0));
+            sc->setPen(border);
+            sc->replace(pts);
+            h = sc;
+            break;
+        }
         case PlotSeries::Style::Band: {
             auto* up = new QLineSeries;
             auto* lo = new QLineSeries;
@@ -661,7 +673,7 @@ QString PlotWidget::fullNote() const {
             nullptr, r.droppedLogY);
     if (r.raisedLogY > 0)
         parts
-            << tr("%n value(s) below %1 (zero up to round-off) are drawn at %1, the floor of the log axis; the CSV has "
+            << tr("%n value(s) below %1 (zero up to round-off) are drawn at %1, the floor of the log axis, marked with hollow diamonds; the CSV has "
                   "the exact values.",
                   nullptr, r.raisedLogY)
                    .arg(logTickLabel(kLogFloor));
