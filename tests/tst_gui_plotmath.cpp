@@ -181,6 +181,39 @@ private Q_SLOTS:
         QCOMPARE(belowFloorName(), QStringLiteral("below 1e-20, drawn at 1e-20"));
     }
 
+    void markersAtTheEndsAreNotCutByTheFrame_data() {
+        QTest::addColumn<int>("style");
+        QTest::addColumn<bool>("logX");
+        QTest::addColumn<bool>("padded");
+        QTest::newRow("markers") << static_cast<int>(PlotSeries::Style::Markers) << false << true;
+        QTest::newRow("triangles, log x")
+            << static_cast<int>(PlotSeries::Style::Triangles) << true << true;
+        QTest::newRow("line markers")
+            << static_cast<int>(PlotSeries::Style::LineMarkers) << false << true;
+        QTest::newRow("a line ends at the data")
+            << static_cast<int>(PlotSeries::Style::Line) << false << false;
+    }
+    void markersAtTheEndsAreNotCutByTheFrame() {
+        // A sweep's p = 1 runs sat on the right frame, half cut: markers get 3 % of the span
+        // (log: of the decades) on each side; lines still end at the data.
+        QFETCH(int, style);
+        QFETCH(bool, logX);
+        QFETCH(bool, padded);
+        PlotState st = withPoints({{1, 1}, {10, 2}, {100, 3}}, logX);
+        st.series[0].style = static_cast<PlotSeries::Style>(style);
+        const Ranges r = computeRanges(st);
+        if (!padded) {
+            QCOMPARE(r.x0, 1.0);
+            QCOMPARE(r.x1, 100.0);
+        } else if (logX) { // 2 decades: 0.06 decades on each side
+            QVERIFY(std::abs(std::log10(r.x0) + 0.06) < 1e-12);
+            QVERIFY(std::abs(std::log10(r.x1) - 2.06) < 1e-12);
+        } else { // span 99: 2.97 on each side
+            QVERIFY(std::abs(r.x0 - (1 - 2.97)) < 1e-12);
+            QVERIFY(std::abs(r.x1 - (100 + 2.97)) < 1e-12);
+        }
+    }
+
     void linearAxisDoesNotRunFarPastTheData() {
         QList<QPointF> pts;
         for (int e = 1; e <= 40; ++e) pts << QPointF(e, 1.0 / e);
