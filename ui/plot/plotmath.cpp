@@ -248,8 +248,10 @@ Ranges computeRanges(const PlotState& st) {
     // space).
     if (st.logX) padLog(x0, x1, 0);
     else if (!bars && !(x1 - x0 > 1e-9 * std::max(std::abs(x0), std::abs(x1)))) padLinear(x0, x1);
-    // Markers at an end of x would be cut in half by the frame (the p = 1 runs of a sweep,
-    // the last category): a margin of kMarkerMargin of the span (log: in log space) then.
+    // Markers at an end of a log x axis would be cut in half by the frame: a margin of
+    // kMarkerMargin of its decades then (its ticks are labels at the decades, so the axis ends
+    // where it is told). Not on a linear axis: its ticks widen the range to a whole nice step
+    // (a probability axis of 0..1 became -0.2..1.2).
     bool markerAtEnd = false;
     for (const auto& s : st.series) {
         if (st.hidden.contains(s.groupName()) || !s.inRange) continue;
@@ -258,17 +260,11 @@ Ranges computeRanges(const PlotState& st) {
             continue;
         for (const auto& p : s.points) markerAtEnd = markerAtEnd || p.x() <= x0 || p.x() >= x1;
     }
-    if (markerAtEnd && !bars && x1 > x0) {
+    if (markerAtEnd && !bars && st.logX && x0 > 0 && x1 > x0) {
         constexpr double kMarkerMargin = 0.03;
-        if (st.logX && x0 > 0) {
-            const double span = std::log10(x1 / x0);
-            x0 /= std::pow(10.0, kMarkerMargin * span);
-            x1 *= std::pow(10.0, kMarkerMargin * span);
-        } else if (!st.logX) {
-            const double span = x1 - x0;
-            x0 -= kMarkerMargin * span;
-            x1 += kMarkerMargin * span;
-        }
+        const double span = std::log10(x1 / x0);
+        x0 /= std::pow(10.0, kMarkerMargin * span);
+        x1 *= std::pow(10.0, kMarkerMargin * span);
     }
     if (st.logY) padLog(y0, y1);
     else if (!st.yCategories.isEmpty()) {
