@@ -216,6 +216,20 @@ private Q_SLOTS:
         }
     }
 
+    void xCategoriesSpanHalfASlotBeyondTheEnds() {
+        // A swept choice key (3 automaton encodings): categories 0, 1, 2 from -0.5 to 2.5, so
+        // the markers at the first and last category are whole (1/2/3 on a numeric axis ended
+        // at the data and cut them at the frame).
+        PlotState st = withPoints({{0, 0.5}, {1, 0.7}, {2, 0.9}});
+        st.series[0].style = PlotSeries::Style::Markers;
+        st.xCategories = QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+        const Ranges r = computeRanges(st);
+        QCOMPARE(r.x0, -0.5);
+        QCOMPARE(r.x1, 2.5);
+        st.xCategories.clear();
+        QCOMPARE(computeRanges(st).x1, 2.0);
+    }
+
     void linearAxisDoesNotRunFarPastTheData() {
         QList<QPointF> pts;
         for (int e = 1; e <= 40; ++e) pts << QPointF(e, 1.0 / e);

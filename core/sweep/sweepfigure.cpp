@@ -96,7 +96,7 @@ double termValue(const Term& t, const SweepPlan& plan, const SweepRun& run,
         else {
             const QJsonArray& all = plan.spec.axes[static_cast<size_t>(a)].values;
             for (qsizetype i = 0; i < all.size(); ++i)
-                if (all[i] == val) v = static_cast<double>(i + 1); // positions 1, 2, ...
+                if (all[i] == val) v = static_cast<double>(i); // positions 0, 1, ...
         }
     } else {
         const QJsonValue val = sweepMetric(result, t.base);
@@ -599,7 +599,7 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
                     spec.y + q("_") + bc[2], q("runs")});
         auto xCell = [&](double x) {
             if (!categorical) return numberText(x); // as the swept value is written
-            return CsvTable::text(valueText(xAxis.values[static_cast<qsizetype>(x) - 1]));
+            return CsvTable::text(valueText(xAxis.values[static_cast<qsizetype>(x)]));
         };
         for (size_t g = 0; g < groups.size(); ++g) {
             const QString& gName = groupNames[static_cast<qsizetype>(g)];
@@ -624,12 +624,8 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
                 ++floorByX[xCell(termValue({spec.x, 0}, plan, plan.runs[i], QJsonObject()))];
         d.csv = t.bytes();
         d.xTitle = spec.x;
-        if (categorical) {
-            QStringList names;
-            for (qsizetype k = 0; k < xAxis.values.size(); ++k)
-                names << QString::number(k + 1) + q(" ") + valueText(xAxis.values[k]);
-            d.xTitle += q(" (") + names.join(q(", ")) + q(")");
-        }
+        if (categorical)
+            for (const QJsonValue& v : xAxis.values) d.xCategories << valueText(v);
         d.yTitle = termTitle(yt);
         d.note = bandText(spec.band);
         if (d.title.isEmpty()) d.title = termTitle(yt) + q(" against ") + spec.x;

@@ -16,9 +16,10 @@
 // value is positive and they span a factor of 8 or more).
 //   band     a metric against a swept key: one line per combination of the other swept keys
 //            (its centre) with a band over the seeds. "x" defaults to the first swept key
-//            with numeric values; string values are drawn at 1, 2, 3, ... (named in the axis
-//            title). "band": "quantile" (median, q10..q90; default) | "std" (mean +- std) |
-//            "minmax" (median, min..max) | "none" (median).
+//            with numeric values; string values (a choice key) are categories on the x axis
+//            (drawn at 0, 1, 2, ..., labelled with the values). "band": "quantile" (median,
+//            q10..q90; default) | "std" (mean +- std) | "minmax" (median, min..max) | "none"
+//            (median).
 //   scatter  one marker per run, metric against metric; "colour" (optional swept key) gives
 //            one series per value; "overlay" (optional metric) adds the same runs' overlay
 //            metric against the same x (e.g. exact.distance_p: the exact solver).
@@ -87,6 +88,9 @@ struct SweepPlotSeries {
 
 struct SweepFigureData {
     QString name, title, xTitle, yTitle, note;
+    /// A band against a swept choice key (strings): its values, drawn at x = 0, 1, ... on a
+    /// categorical axis. Empty: a numeric x.
+    QStringList xCategories;
     bool logX = false, logY = false;
     /// Log y: where values <= 0 are drawn (a decade below the smallest positive value, not
     /// below kLogDisplayFloor); 0 when no value is <= 0.

@@ -37,6 +37,7 @@ QList<PlotSeries> sweepPlotSeries(const SweepFigureData& d) {
 void showSweepFigure(PlotWidget* plot, const SweepFigureData& d) {
     plot->setTitle(d.title);
     plot->setAxisTitles(d.xTitle, d.yTitle);
+    plot->setXCategories(d.xCategories);
     plot->setLogX(d.logX);
     plot->setLogY(d.logY);
     plot->setNote(d.note);

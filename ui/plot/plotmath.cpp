@@ -247,7 +247,10 @@ Ranges computeRanges(const PlotState& st) {
     // too); only a single value gets a range around it. y gets a small margin (log: in log
     // space).
     if (st.logX) padLog(x0, x1, 0);
-    else if (!bars && !(x1 - x0 > 1e-9 * std::max(std::abs(x0), std::abs(x1)))) padLinear(x0, x1);
+    else if (!st.xCategories.isEmpty()) {
+        x0 = -0.5;
+        x1 = static_cast<double>(st.xCategories.size()) - 0.5;
+    } else if (!bars && !(x1 - x0 > 1e-9 * std::max(std::abs(x0), std::abs(x1)))) padLinear(x0, x1);
     // Markers at an end of a log x axis would be cut in half by the frame: a margin of
     // kMarkerMargin of its decades then (its ticks are labels at the decades, so the axis ends
     // where it is told). Not on a linear axis: its ticks widen the range to a whole nice step

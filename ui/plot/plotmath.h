@@ -61,6 +61,10 @@ struct PlotState {
     /// Non-empty (and a linear y axis): the y values are the categories 0..n-1 (states), drawn
     /// from -0.5 to n-0.5 with one tick per category labelled with its name.
     QStringList yCategories;
+    /// Non-empty (and a linear x axis): the x values are the categories 0..n-1 (the values of a
+    /// swept choice key), drawn from -0.5 to n-0.5 with one tick per category labelled with its
+    /// name, so no marker sits on the frame.
+    QStringList xCategories;
     QList<PlotSeries> series;
     bool logX = false, logY = false;
     std::optional<QRectF>
