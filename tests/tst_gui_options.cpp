@@ -2,6 +2,7 @@
 // junk is an error that names the option (no atoi).
 #include "ui/shell/guioptions.h"
 #include <QTest>
+#include <utility>
 
 using namespace mhla::ui;
 
@@ -34,6 +35,18 @@ private Q_SLOTS:
                  QString());
         QCOMPARE(d.size, QSize(1600, 1000));
         QCOMPARE(d.dpi, 200);
+        QCOMPARE(d.style, FigureStyle::Screen); // the default stays as it was
+        for (const auto& [word, style] : {std::pair{"screen", FigureStyle::Screen},
+                                          std::pair{"paper-1col", FigureStyle::PaperOneColumn},
+                                          std::pair{"paper-2col", FigureStyle::PaperTwoColumns}}) {
+            FiguresOptions st;
+            QCOMPARE(parseFiguresOptions({QStringLiteral("--config"), QStringLiteral("e.json"),
+                                          QStringLiteral("--out"), QStringLiteral("d"),
+                                          QStringLiteral("--style"), QString::fromLatin1(word)},
+                                         &st),
+                     QString());
+            QCOMPARE(st.style, style);
+        }
         QVERIFY(!d.force);
         QVERIFY(!d.yes);
     }
@@ -62,6 +75,13 @@ private Q_SLOTS:
                                << QStringLiteral("extra");
         QTest::newRow("missing value")
             << QStringList{QStringLiteral("--config")} << QStringLiteral("config");
+        QTest::newRow("bad style")
+            << base + QStringList{QStringLiteral("--style"), QStringLiteral("paper")}
+            << QStringLiteral("--style must be screen, paper-1col or paper-2col, got \"paper\"");
+        QTest::newRow("style and size")
+            << base + QStringList{QStringLiteral("--style"), QStringLiteral("paper-2col"),
+                                  QStringLiteral("--size"), QStringLiteral("800x600")}
+            << QStringLiteral("give one of them");
     }
     void figuresErrors() {
         QFETCH(QStringList, args);

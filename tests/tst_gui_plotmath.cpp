@@ -147,6 +147,89 @@ private Q_SLOTS:
         QCOMPARE(shownY(1e-30, false), 1e-30); // only log axes have a floor
     }
 
+    void valuesBelowTheFloorAreMarkedInTheFigure_data() {
+        QTest::addColumn<bool>("logY");
+        QTest::addColumn<bool>("hidden");
+        QTest::addColumn<int>("marks");
+        QTest::newRow("log") << true << false << 2;
+        QTest::newRow("linear: no floor") << false << false << 0;
+        QTest::newRow("hidden by a legend click") << true << true << 0;
+    }
+    void valuesBelowTheFloorAreMarkedInTheFigure() {
+        // An exact solver's 2e-31 and 1e-25 are drawn at 1e-20: marked there (hollow diamonds
+        // with a legend entry of their own, so a paper figure without notes says so too), not
+        // the 1e-3 above the floor nor the 0 a log axis drops.
+        QFETCH(bool, logY);
+        QFETCH(bool, hidden);
+        QFETCH(int, marks);
+        PlotState st = withPoints({{1, 2e-31}, {2, 1e-25}, {3, 1e-3}, {4, 0.0}}, false, logY);
+        if (hidden) st.hidden.insert(belowFloorName());
+        const PlotSeries f = belowFloorSeries(st);
+        QCOMPARE(f.style, PlotSeries::Style::Floor);
+        QCOMPARE(static_cast<int>(f.points.size()), marks);
+        for (const QPointF& pt : f.points) QCOMPARE(pt.y(), kLogFloor);
+        const QList<PlotSeries> shown = displayedSeries(st);
+        QCOMPARE(static_cast<int>(shown.size()), 1 + (marks > 0 ? 1 : 0));
+        const QList<LegendEntry> legend = legendEntries(st, computeRanges(st));
+        bool entry = false;
+        for (const LegendEntry& e : legend)
+            if (e.name == belowFloorName()) {
+                entry = true;
+                QCOMPARE(e.hidden, hidden);
+            }
+        QCOMPARE(entry, logY); // a hidden entry stays, a click shows it again
+        QCOMPARE(belowFloorName(), QStringLiteral("below 1e-20, drawn at 1e-20"));
+    }
+
+    void markersAtTheEndsAreNotCutByTheFrame_data() {
+        QTest::addColumn<int>("style");
+        QTest::addColumn<bool>("logX");
+        QTest::addColumn<bool>("padded");
+        QTest::newRow("markers, log x")
+            << static_cast<int>(PlotSeries::Style::Markers) << true << true;
+        QTest::newRow("triangles, log x")
+            << static_cast<int>(PlotSeries::Style::Triangles) << true << true;
+        QTest::newRow("line markers, log x")
+            << static_cast<int>(PlotSeries::Style::LineMarkers) << true << true;
+        QTest::newRow("a line ends at the data")
+            << static_cast<int>(PlotSeries::Style::Line) << true << false;
+        QTest::newRow("linear x: the nice ticks decide")
+            << static_cast<int>(PlotSeries::Style::Markers) << false << false;
+    }
+    void markersAtTheEndsAreNotCutByTheFrame() {
+        // Markers at the ends of a log x axis (task.samples of samples_for_certificate) sat on
+        // the frame, half cut: they get 3 % of the decades on each side; lines still end at
+        // the data, and a linear axis is left to its nice ticks.
+        QFETCH(int, style);
+        QFETCH(bool, logX);
+        QFETCH(bool, padded);
+        PlotState st = withPoints({{1, 1}, {10, 2}, {100, 3}}, logX);
+        st.series[0].style = static_cast<PlotSeries::Style>(style);
+        const Ranges r = computeRanges(st);
+        if (!padded) {
+            QCOMPARE(r.x0, 1.0);
+            QCOMPARE(r.x1, 100.0);
+        } else { // 2 decades: 0.06 decades on each side
+            QVERIFY(logX);
+            QVERIFY(std::abs(std::log10(r.x0) + 0.06) < 1e-12);
+            QVERIFY(std::abs(std::log10(r.x1) - 2.06) < 1e-12);
+        }
+    }
+
+    void xCategoriesSpanHalfASlotBeyondTheEnds() {
+        // A swept choice key (3 automaton encodings): categories 0, 1, 2 from -0.5 to 2.5, so
+        // the markers at the first and last category are whole (1/2/3 on a numeric axis ended
+        // at the data and cut them at the frame).
+        PlotState st = withPoints({{0, 0.5}, {1, 0.7}, {2, 0.9}});
+        st.series[0].style = PlotSeries::Style::Markers;
+        st.xCategories = QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+        const Ranges r = computeRanges(st);
+        QCOMPARE(r.x0, -0.5);
+        QCOMPARE(r.x1, 2.5);
+        st.xCategories.clear();
+        QCOMPARE(computeRanges(st).x1, 2.0);
+    }
+
     void linearAxisDoesNotRunFarPastTheData() {
         QList<QPointF> pts;
         for (int e = 1; e <= 40; ++e) pts << QPointF(e, 1.0 / e);

@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
 
@@ -114,6 +115,12 @@ private Q_SLOTS:
         QTest::newRow("bad transform")
             << s(R"J([{"kind": "scatter", "x": "log10(nope)", "y": "lambda_min"}])J")
             << s("@figures[0].x");
+        QTest::newRow("zero eps")
+            << s(R"J([{"kind": "scatter", "x": "-log10(lambda_min + 0)", "y": "distance_p"}])J")
+            << s("must be a positive number");
+        QTest::newRow("eps not a number")
+            << s(R"J([{"kind": "scatter", "x": "-log10(lambda_min + tiny)", "y": "distance_p"}])J")
+            << s("@figures[0].x");
         QTest::newRow("curves on poly")
             << s(R"J([{"kind": "curves"}])J") << s("curves need trainer runs");
         QTest::newRow("duplicate name")
@@ -161,8 +168,9 @@ private Q_SLOTS:
             p);
         const SweepFigureData d = reduceSweepFigure(specs[0], p, res);
         QCOMPARE(d.runsUsed, static_cast<int>(p.runs.size()) - 1);
-        // Two groups (haar, qr_unsigned), each a band and a centre line.
-        QCOMPARE(d.series.size(), size_t(4));
+        // Two groups (haar, qr_unsigned), each a band and a centre line; qr_unsigned (0, not
+        // certified) also its not-certified triangles.
+        QCOMPARE(d.series.size(), size_t(5));
         const SweepPlotSeries& haarBand = d.series[0];
         const SweepPlotSeries& haarLine = d.series[1];
         QCOMPARE(haarBand.style, SweepPlotSeries::Style::Band);
@@ -175,7 +183,14 @@ private Q_SLOTS:
         // x = 1: 1, 2, 3, 4 -> median 2.5.
         QCOMPARE(haarLine.y[2], 2.5);
         QCOMPARE(d.series[3].y, (std::vector<double>{0, 0, 0}));
-        QVERIFY(!d.logY); // zeros: no log axis automatically
+        QCOMPARE(d.series[4].style, SweepPlotSeries::Style::Triangles);
+        QCOMPARE(d.series[4].name,
+                 s("orthogonal_sampler=qr_unsigned · not certified (some seeds)"));
+        QCOMPARE(d.series[4].x, (std::vector<double>{0.25, 0.5, 1}));
+        // Haar at 0.25 (0.5, 0.75, 1) and 0.5 (0.5 .. 2) and 1 is certified (> 0.1) at every seed.
+        QCOMPARE(d.runsNotCertified, 12); // qr_unsigned's 12 runs (the missing run is haar's)
+        QVERIFY(!d.logY);                 // zeros: no log axis automatically
+        QCOMPARE(d.floorY, 0.0);
         const QString csv = QString::fromUtf8(d.csv);
         QVERIFY2(csv.startsWith(s("series,task.orthogonal_prob,lambda_min_median,lambda_min_min,"
                                   "lambda_min_max,runs\n")),
@@ -192,14 +207,18 @@ private Q_SLOTS:
         const auto specs = parseSweepFigures(
             jsonValue(R"J([{"kind": "band", "x": "task.orthogonal_sampler", "band": "std"}])J"), p);
         const SweepFigureData d = reduceSweepFigure(specs[0], p, res);
-        QVERIFY2(d.xTitle.contains(s("1 haar, 2 qr_unsigned")), qPrintable(d.xTitle));
-        QCOMPARE(d.series.back().style, SweepPlotSeries::Style::Markers);
-        // The band at a categorical x: one vertical bar per category, no area between them.
-        QCOMPARE(d.series.size(), size_t(9)); // 3 values of p x (2 bars + the markers)
+        QCOMPARE(d.xCategories, (QStringList{s("haar"), s("qr_unsigned")})); // a categorical axis
+        QCOMPARE(d.xTitle, s("task.orthogonal_sampler"));
+        // The band at a categorical x: one vertical bar per category, no area between them;
+        // every group has points 1..5 (lambda_min <= 0.13, seed 0 at 0.1: not > 0.1), so each
+        // adds its not-certified triangles.
+        QCOMPARE(d.series.size(), size_t(12)); // 3 values of p x (2 bars + markers + triangles)
         QCOMPARE(d.series[0].style, SweepPlotSeries::Style::ErrorBar);
         QCOMPARE(d.series[0].x[0], d.series[0].x[1]);
         QVERIFY(d.series[0].y[0] < d.series[0].y[1]);
-        QCOMPARE(d.series.back().x, (std::vector<double>{1, 2}));
+        QCOMPARE(d.series[2].style, SweepPlotSeries::Style::Markers);
+        QCOMPARE(d.series[2].x, (std::vector<double>{0, 1}));
+        QCOMPARE(d.series.back().style, SweepPlotSeries::Style::Triangles);
         QVERIFY(d.logY);
         QVERIFY(!d.logX);
         QVERIFY(QString::fromUtf8(d.csv).contains(s(",qr_unsigned,")));
@@ -217,7 +236,12 @@ private Q_SLOTS:
                            "colour": "task.orthogonal_prob", "overlay": "exact.distance_p"}])J"),
             p);
         const SweepFigureData d = reduceSweepFigure(specs[0], p, res);
-        QCOMPARE(d.series.size(), size_t(4)); // 3 values of p + the overlay
+        // 3 values of p + the overlay; no run is certified (all lambda_min <= 0.024 < 0.1), so
+        // every run is a triangle of its colour's not-certified series.
+        QCOMPARE(d.series.size(), size_t(4));
+        QCOMPARE(d.series[0].style, SweepPlotSeries::Style::Triangles);
+        QCOMPARE(d.runsNotCertified, static_cast<int>(p.runs.size()));
+        QVERIFY2(d.note.contains(s("24 of 24 runs are not certified")), qPrintable(d.note));
         size_t markers = 0;
         for (size_t k = 0; k < 3; ++k) markers += d.series[k].x.size();
         QCOMPARE(markers, p.runs.size());
@@ -225,7 +249,7 @@ private Q_SLOTS:
         QCOMPARE(d.series[3].colour, -1); // the reference in black
         // Run 0: lambda_min 0.001 -> x = 3; distance 0.002; exact 0.003.
         const SweepPlotSeries& first = d.series[0];
-        QCOMPARE(first.name, s("orthogonal_prob=0.25"));
+        QCOMPARE(first.name, s("orthogonal_prob=0.25 · not certified"));
         QVERIFY(std::abs(first.x[0] - 3) < 1e-12);
         QCOMPARE(first.y[0], 0.002);
         QCOMPARE(d.series[3].y[0], 0.003);
@@ -275,6 +299,131 @@ private Q_SLOTS:
             const auto specs = parseSweepFigures(figures, p);
             QVERIFY2(!specs.empty(), qPrintable(f));
         }
+    }
+
+    void fileWithoutFiguresBlockGetsTheDefaults() {
+        // Issue 21 point 8: `figures` on a sweep file without "figures" failed with "expected
+        // an array of figure objects" (the file's absent block read as null).
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(s("own.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(kPoly);
+        f.close();
+        QJsonValue figures;
+        const SweepPlan p = planSweepFile(path, {}, 0, {}, &figures);
+        std::vector<SweepFigureSpec> specs;
+        try {
+            specs = parseSweepFigures(figures, p);
+        } catch (const ConfigError& e) {
+            QFAIL(e.what());
+        }
+        const auto defaults = defaultSweepFigures(p);
+        QCOMPARE(specs.size(), defaults.size());
+        QCOMPARE(specs[0].name, defaults[0].name);
+        QCOMPARE(specs[0].y, s("lambda_min"));
+    }
+
+    void nonPositiveValuesDrawnAtAMarkedFloor_data() {
+        QTest::addColumn<QString>("band");
+        QTest::addColumn<double>("floor");
+        // The smallest positive value drawn at p = 0.5 (5e-3, 1e-2, 1.5e-2, 2e-2): q10 6.5e-3,
+        // min 5e-3, median 1.25e-2; the floor is the decade below its decade.
+        QTest::newRow("quantile") << s("quantile") << 1e-4;
+        QTest::newRow("minmax") << s("minmax") << 1e-4;
+        QTest::newRow("none") << s("none") << 1e-3;
+    }
+    void nonPositiveValuesDrawnAtAMarkedFloor() {
+        // lambda_min = (1 - p) * 1e-2 * (seed + 1): 0 at p = 1 for all 8 runs (2 samplers x 4
+        // seeds).
+        QFETCH(QString, band);
+        QFETCH(double, floor);
+        const SweepPlan p = plan(kPoly);
+        const auto res = results(p, [&](const SweepRun& r) {
+            const double prob = p.points[static_cast<size_t>(r.point)].values[0].second.toDouble();
+            return (1 - prob) * 1e-2 * (r.seed + 1);
+        });
+        const QString fig = s(R"J([{"kind": "band", "x": "task.orthogonal_prob", "y":
+                              "lambda_min", "log_y": true, "band": "%1"}])J")
+                                .arg(band);
+        const auto specs = parseSweepFigures(jsonValue(fig.toUtf8().constData()), p);
+        const SweepFigureData d = reduceSweepFigure(specs[0], p, res);
+        QVERIFY(d.logY);
+        QVERIFY2(std::abs(d.floorY - floor) < floor * 1e-12, qPrintable(QString::number(d.floorY)));
+        QCOMPARE(d.runsAtFloor, 8); // runs, not band statistics
+        int floorSeries = 0;
+        for (const SweepPlotSeries& sr : d.series) {
+            for (double y : sr.y) QVERIFY2(y > 0, qPrintable(sr.name)); // nothing a log axis drops
+            for (double y : sr.lower) QVERIFY2(y > 0, qPrintable(sr.name));
+            if (sr.style != SweepPlotSeries::Style::Floor) continue;
+            ++floorSeries;
+            QCOMPARE(sr.x, (std::vector<double>{1}));
+            QCOMPARE(sr.y, (std::vector<double>{d.floorY}));
+            QVERIFY2(sr.name.contains(s("≤ 0")), qPrintable(sr.name));
+        }
+        QCOMPARE(floorSeries, 2); // one per sampler's line
+        QVERIFY2(d.note.contains(s("8 of 24 runs have a value <= 0")), qPrintable(d.note));
+        QVERIFY2(d.note.contains(s("8 at orthogonal_prob = 1")), qPrintable(d.note));
+        // The CSV keeps the values, not the floor.
+        QVERIFY2(QString::fromUtf8(d.csv).contains(s("orthogonal_sampler=haar,1,0,0,0,4\n")),
+                 qPrintable(QString::fromUtf8(d.csv)));
+    }
+
+    void scatterMarksFloorAndCertified() {
+        // y = distance_p = 2 lambda_min; lambda_min = 0 for p = 1 (8 runs), else 0.2 (certified).
+        const SweepPlan p = plan(kPoly);
+        const auto res = results(p, [&](const SweepRun& r) {
+            return p.points[static_cast<size_t>(r.point)].values[0].second.toDouble() == 1 ? 0.0
+                                                                                           : 0.2;
+        });
+        const auto specs =
+            parseSweepFigures(jsonValue(R"J([{"kind": "scatter", "x": "-log10(lambda_min + 1e-10)",
+                           "y": "distance_p", "colour": "task.orthogonal_prob",
+                           "log_y": true}])J"),
+                              p);
+        const SweepFigureData d = reduceSweepFigure(specs[0], p, res);
+        QCOMPARE(d.runsUsed, 24); // the p = 1 runs are not dropped
+        QCOMPARE(d.runsAtFloor, 8);
+        QCOMPARE(d.runsNotCertified, 8);
+        QCOMPARE(d.xTitle, s("-log10(lambda_min + 1e-10)"));
+        bool sawFloor = false;
+        for (const SweepPlotSeries& sr : d.series) {
+            if (sr.style == SweepPlotSeries::Style::Markers) {
+                QCOMPARE(sr.x.size(), size_t(8)); // certified: 4 seeds x 2 samplers
+                // -log10(0.2 + 1e-10)
+                for (double x : sr.x) QVERIFY(std::abs(x + std::log10(0.2 + 1e-10)) < 1e-12);
+            }
+            if (sr.style == SweepPlotSeries::Style::Triangles) {
+                QCOMPARE(sr.name, s("orthogonal_prob=1 · not certified"));
+                QCOMPARE(sr.x.size(), size_t(8));
+                for (double x : sr.x) QVERIFY(std::abs(x - 10) < 1e-12); // lambda_min 0 -> 10
+                for (double y : sr.y) QCOMPARE(y, d.floorY);             // at the floor, drawn once
+            }
+            sawFloor = sawFloor || sr.style == SweepPlotSeries::Style::Floor;
+        }
+        QVERIFY(!sawFloor); // the not-certified triangles at the floor carry no second marker
+        // floor: the decade below 0.4
+        QVERIFY(std::abs(d.floorY - 1e-2) < 1e-14);
+    }
+
+    void paperTransformOfRoundOff() {
+        // -log10(M + EPS) counts M < 0 (round-off of 0) as 0.
+        const SweepPlan p = plan(kPoly);
+        const auto res = results(p, [](const SweepRun& r) { return r.index == 0 ? -3e-12 : 1e-3; });
+        const auto specs = parseSweepFigures(
+            jsonValue(
+                R"J([{"kind": "scatter", "x": "-log10(lambda_min + 1e-10)", "y": "val_mse"}])J"),
+            p);
+        std::vector<QJsonObject> withMse = res;
+        for (QJsonObject& o : withMse) o.insert(s("val_mse"), 1.0);
+        const SweepFigureData d = reduceSweepFigure(specs[0], p, withMse);
+        QCOMPARE(d.runsUsed, 24);
+        std::vector<double> xs;
+        for (const SweepPlotSeries& sr : d.series) xs.insert(xs.end(), sr.x.begin(), sr.x.end());
+        std::sort(xs.begin(), xs.end());
+        QVERIFY(std::abs(xs.front() + std::log10(1e-3 + 1e-10)) < 1e-12);
+        QVERIFY(std::abs(xs.back() - 10) < 1e-12);
     }
 
     void missingRunsGiveAnEmptyFigure() {

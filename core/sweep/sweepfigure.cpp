@@ -1,4 +1,5 @@
 #include "core/sweep/sweepfigure.h"
+#include "core/base/displayfloor.h"
 #include "core/experiment/config.h"
 #include "core/records/resultio.h"
 #include <QJsonArray>
@@ -52,23 +53,37 @@ QString valueText(const QJsonValue& v) {
     return v.toString();
 }
 
-/// A metric term: "M", "log10(M)" or "-log10(M)".
+/// A metric term: "M", "log10(M)", "-log10(M)" or "[-]log10(M + EPS)".
 struct Term {
+    Term(QString b = {}, int t = 0) : base(std::move(b)), transform(t) {}
     QString base;
     int transform = 0; ///< 0 none, 1 log10, -1 -log10
+    double offset = 0; ///< EPS of log10(M + EPS); 0: none
+    QString offsetText;
+    bool valid = true; ///< false: an EPS that is not a positive finite number
 };
 
 Term parseTerm(const QString& text) {
-    static const QRegularExpression re(q("^\\s*(-?)log10\\(\\s*([^()\\s]+)\\s*\\)\\s*$"));
-    if (const auto m = re.match(text); m.hasMatch())
-        return {m.captured(2), m.captured(1).isEmpty() ? 1 : -1};
+    static const QRegularExpression re(
+        q("^\\s*(-?)log10\\(\\s*([^()\\s+]+)\\s*(?:\\+\\s*([^()\\s]+)\\s*)?\\)\\s*$"));
+    if (const auto m = re.match(text); m.hasMatch()) {
+        Term t{m.captured(2), m.captured(1).isEmpty() ? 1 : -1};
+        if (m.hasCaptured(3) && !m.captured(3).isEmpty()) {
+            bool ok = false;
+            t.offset = m.captured(3).toDouble(&ok);
+            t.offsetText = m.captured(3);
+            t.valid = ok && std::isfinite(t.offset) && t.offset > 0;
+        }
+        return t;
+    }
     return {text.trimmed(), 0};
 }
 
 QString termTitle(const Term& t) {
-    if (t.transform == 1) return q("log10 ") + t.base;
-    if (t.transform == -1) return q("-log10 ") + t.base;
-    return t.base;
+    const QString inner = t.offset > 0 ? t.base + q(" + ") + t.offsetText : t.base;
+    if (t.transform == 0) return t.base;
+    const QString sign = t.transform == 1 ? QString() : q("-");
+    return t.offset > 0 ? sign + q("log10(") + inner + q(")") : sign + q("log10 ") + inner;
 }
 
 /// A metric term of a run: a swept key's value (strings: their position) or a runs.csv metric.
@@ -81,26 +96,31 @@ double termValue(const Term& t, const SweepPlan& plan, const SweepRun& run,
         else {
             const QJsonArray& all = plan.spec.axes[static_cast<size_t>(a)].values;
             for (qsizetype i = 0; i < all.size(); ++i)
-                if (all[i] == val) v = static_cast<double>(i + 1); // positions 1, 2, ...
+                if (all[i] == val) v = static_cast<double>(i); // positions 0, 1, ...
         }
     } else {
         const QJsonValue val = sweepMetric(result, t.base);
         if (val.isBool()) v = val.toBool() ? 1.0 : 0.0;
         else if (val.isDouble()) v = val.toDouble();
     }
+    if (t.transform != 0 && t.offset > 0 && std::isfinite(v)) v = std::max(v, 0.0) + t.offset;
     if (t.transform != 0) v = v > 0 ? t.transform * std::log10(v) : kNaN;
     return v;
 }
 
 void checkTerm(const QString& text, const SweepPlan& plan, const QString& where) {
     const Term t = parseTerm(text);
+    if (!t.valid)
+        fail(where + q(": \"") + text +
+                 q("\": the EPS of log10(M + EPS) must be a positive number (e.g. 1e-10)"),
+             where);
     if (axisIndex(plan, t.base) >= 0 || numericMetrics().contains(t.base)) return;
     QStringList swept;
     for (const SweepAxis& a : plan.spec.axes) swept << a.key;
     fail(where + q(": \"") + text +
              q("\" is not a metric or swept key; allowed: a numeric runs.csv column (") +
              numericMetrics().join(q(", ")) + q("), a swept key (") + swept.join(q(", ")) +
-             q("), optionally as log10(M) or -log10(M)"),
+             q("), optionally as log10(M), -log10(M) or -log10(M + EPS)"),
          where);
 }
 
@@ -217,6 +237,70 @@ void addBandSeries(const QString& name, int colour,
     out->push_back(centre);
 }
 
+/// A run's "certified" (nullopt when the result does not report it).
+std::optional<bool> certifiedOf(const QJsonObject& result) {
+    const QJsonValue c = sweepMetric(result, q("certified"));
+    if (!c.isBool()) return std::nullopt;
+    return c.toBool();
+}
+
+bool drawnAsPoints(SweepPlotSeries::Style st) {
+    return st == SweepPlotSeries::Style::Line || st == SweepPlotSeries::Style::Markers ||
+           st == SweepPlotSeries::Style::Triangles;
+}
+
+/// On a log y axis: the values <= 0 drawn at a floor a decade below the smallest positive
+/// value (not below kLogDisplayFloor), each point series' such values also marked with a Floor
+/// series of its colour (markers move there: they are drawn once). Returns the floor, 0 when no
+/// value is <= 0.
+double placeOnLogFloor(std::vector<SweepPlotSeries>* series) {
+    double minPos = std::numeric_limits<double>::infinity();
+    bool nonPos = false;
+    for (const SweepPlotSeries& s : *series)
+        for (const std::vector<double>* v : {&s.y, &s.lower})
+            for (double y : *v) {
+                if (!std::isfinite(y)) continue;
+                if (y > 0) minPos = std::min(minPos, y);
+                else nonPos = true;
+            }
+    if (!nonPos) return 0;
+    const double floorY =
+        std::isfinite(minPos)
+            ? std::max(kLogDisplayFloor, std::pow(10.0, std::floor(std::log10(minPos)) - 1))
+            : kLogDisplayFloor;
+    std::vector<SweepPlotSeries> floors;
+    for (SweepPlotSeries& s : *series) {
+        if (!drawnAsPoints(s.style)) {
+            for (std::vector<double>* v : {&s.y, &s.lower})
+                for (double& y : *v)
+                    if (std::isfinite(y) && y <= 0) y = floorY;
+            continue;
+        }
+        SweepPlotSeries f;
+        f.name = s.name + q(" · ≤ 0, at the floor");
+        f.style = SweepPlotSeries::Style::Floor;
+        f.colour = s.colour;
+        SweepPlotSeries kept = s;
+        kept.x.clear(), kept.y.clear();
+        for (size_t k = 0; k < s.x.size(); ++k) {
+            const bool low = std::isfinite(s.y[k]) && s.y[k] <= 0;
+            // Markers move to the floor marker; a line and not-certified triangles stay
+            // too (at the floor), the triangles without a second marker.
+            if (low && s.style != SweepPlotSeries::Style::Triangles)
+                f.x.push_back(s.x[k]), f.y.push_back(floorY);
+            if (!low || s.style != SweepPlotSeries::Style::Markers)
+                kept.x.push_back(s.x[k]), kept.y.push_back(low ? floorY : s.y[k]);
+        }
+        s = kept;
+        if (!f.x.empty()) floors.push_back(f);
+    }
+    series->erase(std::remove_if(series->begin(), series->end(),
+                                 [](const SweepPlotSeries& s) { return s.x.empty(); }),
+                  series->end());
+    series->insert(series->end(), floors.begin(), floors.end());
+    return floorY;
+}
+
 void flatten(const QJsonObject& o, const QString& prefix, std::map<QString, QJsonValue>* out) {
     for (auto it = o.begin(); it != o.end(); ++it) {
         const QString key = prefix.isEmpty() ? it.key() : prefix + q(".") + it.key();
@@ -330,7 +414,7 @@ std::vector<SweepFigureSpec> defaultSweepFigures(const SweepPlan& plan) {
 }
 
 std::vector<SweepFigureSpec> parseSweepFigures(const QJsonValue& figures, const SweepPlan& plan) {
-    if (figures.isUndefined()) return defaultSweepFigures(plan);
+    if (figures.isUndefined() || figures.isNull()) return defaultSweepFigures(plan);
     if (!figures.isArray())
         fail(q("figures: expected an array of figure objects [{\"kind\": \"band\", ...}]"),
              q("figures"));
@@ -461,6 +545,11 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
     d.name = spec.name;
     const QStringList bc = bandColumns(spec.band);
     std::vector<bool> used(plan.runs.size(), false);
+    // Runs with a drawn value <= 0 and runs that are not certified (counted in the note).
+    std::vector<bool> nonPositive(plan.runs.size(), false),
+        notCertifiedRun(plan.runs.size(), false);
+    bool reportsCertified = false;
+    std::map<QString, int> floorByX; // band: runs with a value <= 0 by x (as the CSV writes x)
     auto resultOf = [&](size_t i) -> const QJsonObject* {
         return i < results.size() && !results[i].isEmpty() ? &results[i] : nullptr;
     };
@@ -473,6 +562,7 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
         // Groups: the values of the other swept keys, in the order of first appearance.
         QStringList groupNames;
         std::vector<std::map<double, std::vector<double>>> groups;
+        std::vector<std::map<double, int>> notCertified; // per group: runs not certified by x
         for (size_t i = 0; i < plan.runs.size(); ++i) {
             const SweepRun& run = plan.runs[i];
             const SweepPoint& p = plan.points[static_cast<size_t>(run.point)];
@@ -485,6 +575,7 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
             if (gi < 0) {
                 groupNames << g;
                 groups.emplace_back();
+                notCertified.emplace_back();
                 gi = groupNames.size() - 1;
             }
             const double x = termValue({spec.x, 0}, plan, run, QJsonObject());
@@ -494,6 +585,12 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
                 if (std::isfinite(y)) {
                     bucket.push_back(y);
                     used[i] = true;
+                    nonPositive[i] = y <= 0;
+                    if (const auto c = certifiedOf(*r)) {
+                        reportsCertified = true;
+                        if (!*c)
+                            ++notCertified[static_cast<size_t>(gi)][x], notCertifiedRun[i] = true;
+                    }
                 }
             }
         }
@@ -502,19 +599,33 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
                     spec.y + q("_") + bc[2], q("runs")});
         auto xCell = [&](double x) {
             if (!categorical) return numberText(x); // as the swept value is written
-            return CsvTable::text(valueText(xAxis.values[static_cast<qsizetype>(x) - 1]));
+            return CsvTable::text(valueText(xAxis.values[static_cast<qsizetype>(x)]));
         };
-        for (size_t g = 0; g < groups.size(); ++g)
-            addBandSeries(groupNames[static_cast<qsizetype>(g)], static_cast<int>(g), groups[g],
-                          spec.band, xCell, &d.series, &t, categorical);
+        for (size_t g = 0; g < groups.size(); ++g) {
+            const QString& gName = groupNames[static_cast<qsizetype>(g)];
+            const size_t before = d.series.size();
+            addBandSeries(gName, static_cast<int>(g), groups[g], spec.band, xCell, &d.series, &t,
+                          categorical);
+            if (d.series.size() == before) continue;
+            const SweepPlotSeries centre = d.series.back();
+            SweepPlotSeries tri;
+            tri.name = (groups.size() == 1 ? QString() : gName + q(" · ")) +
+                       q("not certified (some seeds)");
+            tri.style = SweepPlotSeries::Style::Triangles;
+            tri.colour = static_cast<int>(g);
+            for (size_t k = 0; k < centre.x.size(); ++k)
+                if (const auto it = notCertified[g].find(centre.x[k]);
+                    it != notCertified[g].end() && it->second > 0)
+                    tri.x.push_back(centre.x[k]), tri.y.push_back(centre.y[k]);
+            if (!tri.x.empty()) d.series.push_back(tri);
+        }
+        for (size_t i = 0; i < plan.runs.size(); ++i)
+            if (nonPositive[i])
+                ++floorByX[xCell(termValue({spec.x, 0}, plan, plan.runs[i], QJsonObject()))];
         d.csv = t.bytes();
         d.xTitle = spec.x;
-        if (categorical) {
-            QStringList names;
-            for (qsizetype k = 0; k < xAxis.values.size(); ++k)
-                names << QString::number(k + 1) + q(" ") + valueText(xAxis.values[k]);
-            d.xTitle += q(" (") + names.join(q(", ")) + q(")");
-        }
+        if (categorical)
+            for (const QJsonValue& v : xAxis.values) d.xCategories << valueText(v);
         d.yTitle = termTitle(yt);
         d.note = bandText(spec.band);
         if (d.title.isEmpty()) d.title = termTitle(yt) + q(" against ") + spec.x;
@@ -533,6 +644,9 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
             s.name = termTitle(yt);
             byColour.push_back(s);
         }
+        std::vector<SweepPlotSeries> notCert(byColour.size());
+        for (size_t k = 0; k < byColour.size(); ++k)
+            notCert[k].name = byColour[k].name + q(" · not certified");
         SweepPlotSeries overlay;
         const Term ot = parseTerm(spec.overlay);
         overlay.name = spec.overlay;
@@ -557,10 +671,15 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
                           CsvTable::integer(run.point), CsvTable::integer(run.config.task.seed),
                           CsvTable::number(x), CsvTable::number(yy)});
             };
+            const std::optional<bool> cert = certifiedOf(*r);
+            reportsCertified = reportsCertified || cert.has_value();
             if (std::isfinite(x) && std::isfinite(y)) {
-                byColour[c].x.push_back(x);
-                byColour[c].y.push_back(y);
+                SweepPlotSeries& dst = cert.value_or(true) ? byColour[c] : notCert[c];
+                dst.x.push_back(x);
+                dst.y.push_back(y);
                 used[i] = true;
+                nonPositive[i] = y <= 0;
+                notCertifiedRun[i] = !cert.value_or(true);
                 row(byColour[c].name, y);
             }
             if (!spec.overlay.isEmpty()) {
@@ -569,16 +688,19 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
                     overlay.x.push_back(x);
                     overlay.y.push_back(oy);
                     used[i] = true;
+                    nonPositive[i] = nonPositive[i] || oy <= 0;
                     row(overlay.name, oy);
                 }
             }
         }
-        int colour = 0;
-        for (SweepPlotSeries& s : byColour) {
-            s.style = SweepPlotSeries::Style::Markers;
-            s.colour = colour++;
-            if (!s.x.empty()) d.series.push_back(s);
+        for (size_t k = 0; k < byColour.size(); ++k) {
+            byColour[k].style = SweepPlotSeries::Style::Markers;
+            notCert[k].style = SweepPlotSeries::Style::Triangles;
+            byColour[k].colour = notCert[k].colour = static_cast<int>(k);
+            if (!byColour[k].x.empty()) d.series.push_back(byColour[k]);
         }
+        for (const SweepPlotSeries& s : notCert)
+            if (!s.x.empty()) d.series.push_back(s);
         if (!overlay.x.empty()) {
             overlay.style = SweepPlotSeries::Style::Markers;
             overlay.colour = -1; // drawn in black: the reference (e.g. the exact solver)
@@ -616,6 +738,7 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
                     c[ho.value(spec.x).toDouble()] = yv.toDouble();
                     byX[ho.value(spec.x).toDouble()];
                     used[i] = true;
+                    nonPositive[i] = nonPositive[i] || yv.toDouble() <= 0;
                 }
                 if (!c.empty()) curves.push_back(std::move(c));
             }
@@ -651,6 +774,24 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
                                     finished - d.runsUsed, finished);
     d.logX = spec.logX.value_or(autoLog(allX(d.series)));
     d.logY = spec.logY.value_or(autoLogY(d.series));
+    if (d.logY) d.floorY = placeOnLogFloor(&d.series);
+    if (d.floorY > 0) {
+        d.runsAtFloor = static_cast<int>(std::count(nonPositive.begin(), nonPositive.end(), true));
+        QStringList at;
+        for (const auto& [x, n] : floorByX)
+            at << QString::asprintf("%d at %s = ", n, qPrintable(shortKey(spec.x))) + x;
+        d.note += QString::asprintf(" %d of %d runs have a value <= 0, which a log axis cannot "
+                                    "show: drawn at the floor %s with hollow diamonds",
+                                    d.runsAtFloor, finished, qPrintable(numberText(d.floorY))) +
+                  (at.isEmpty() ? QString() : q(" (") + at.join(q(", ")) + q(")")) +
+                  q("; the CSV has the values.");
+    }
+    if (reportsCertified) {
+        d.runsNotCertified =
+            static_cast<int>(std::count(notCertifiedRun.begin(), notCertifiedRun.end(), true));
+        d.note += QString::asprintf(" %d of %d runs are not certified (triangles).",
+                                    d.runsNotCertified, finished);
+    }
     return d;
 }
 

@@ -16,9 +16,10 @@
 // value is positive and they span a factor of 8 or more).
 //   band     a metric against a swept key: one line per combination of the other swept keys
 //            (its centre) with a band over the seeds. "x" defaults to the first swept key
-//            with numeric values; string values are drawn at 1, 2, 3, ... (named in the axis
-//            title). "band": "quantile" (median, q10..q90; default) | "std" (mean +- std) |
-//            "minmax" (median, min..max) | "none" (median).
+//            with numeric values; string values (a choice key) are categories on the x axis
+//            (drawn at 0, 1, 2, ..., labelled with the values). "band": "quantile" (median,
+//            q10..q90; default) | "std" (mean +- std) | "minmax" (median, min..max) | "none"
+//            (median).
 //   scatter  one marker per run, metric against metric; "colour" (optional swept key) gives
 //            one series per value; "overlay" (optional metric) adds the same runs' overlay
 //            metric against the same x (e.g. exact.distance_p: the exact solver).
@@ -26,12 +27,22 @@
 //            distance_p, distance_p_rel, distance_exact_rel) against "epoch" (default) or
 //            "step", one line per grid point with a band over its seeds ("band" as above).
 // METRIC is a runs.csv column (sweepMetricColumns(): lambda_min, val_mse, distance_p, exact.*,
-// ...) or a swept key, optionally as "log10(M)" or "-log10(M)". Unknown members, kinds,
-// metrics, keys and bands are ConfigErrors naming "figures[i].member" and what is allowed.
+// ...) or a swept key, optionally as "log10(M)", "-log10(M)" or, the paper's axis for
+// lambda_min, "-log10(M + EPS)" with a positive EPS such as 1e-10 (M below 0, round-off of a
+// value that is 0, counts as 0, so a run with lambda_min <= 0 lands at -log10(EPS)). Unknown
+// members, kinds, metrics, keys and bands are ConfigErrors naming "figures[i].member" and what
+// is allowed.
 //
-// Without "figures" a sweep gets defaults (defaultSweepFigures): a band of the headline metric
-// (lambda_min for the exact solver, val_mse for trainers) against the first numeric swept key,
-// and the trainers' val_mse curves.
+// Nothing that carries a claim is dropped. On a log y axis a value <= 0 (lambda_min of a
+// non-identifiable task) is drawn at a floor a decade below the smallest positive value, with
+// its own marker (SweepPlotSeries::Style::Floor) and a note that counts the runs; the CSV keeps
+// the exact values. When the runs report "certified", runs that are not certified are drawn
+// as triangles (scatter: their own series "<name> · not certified"; band: a triangle on the
+// centre where some seeds are not certified) and the note counts them.
+//
+// Without "figures" (or with "figures": null) a sweep gets defaults (defaultSweepFigures): a
+// band of the headline metric (lambda_min for the exact solver, val_mse for trainers) against
+// the first numeric swept key, and the trainers' val_mse curves.
 #include "core/sweep/sweep.h"
 #include <QByteArray>
 #include <QJsonObject>
@@ -56,15 +67,18 @@ struct SweepFigureSpec {
 };
 
 /// Parses and validates a "figures" value against the plan (swept keys, metrics). An undefined
-/// value gives defaultSweepFigures(plan). Throws ConfigError naming "figures[i].member".
+/// or null value (a file without a "figures" block) gives defaultSweepFigures(plan). Throws
+/// ConfigError naming "figures[i].member".
 std::vector<SweepFigureSpec> parseSweepFigures(const QJsonValue& figures, const SweepPlan& plan);
 /// The figures drawn when the file names none.
 std::vector<SweepFigureSpec> defaultSweepFigures(const SweepPlan& plan);
 
 /// One plotted series. Band: y is the upper edge and lower the lower edge. ErrorBar: one
-/// vertical segment from (x[0], y[0]) to (x[1], y[1]) (the band at a categorical x).
+/// vertical segment from (x[0], y[0]) to (x[1], y[1]) (the band at a categorical x). Floor:
+/// markers at the floor of a log axis for values that it cannot show (<= 0). Triangles:
+/// markers of runs that are not certified.
 struct SweepPlotSeries {
-    enum class Style { Line, Markers, Band, ErrorBar };
+    enum class Style { Line, Markers, Band, ErrorBar, Floor, Triangles };
     QString name;
     Style style = Style::Line;
     std::vector<double> x, y, lower;
@@ -74,7 +88,15 @@ struct SweepPlotSeries {
 
 struct SweepFigureData {
     QString name, title, xTitle, yTitle, note;
+    /// A band against a swept choice key (strings): its values, drawn at x = 0, 1, ... on a
+    /// categorical axis. Empty: a numeric x.
+    QStringList xCategories;
     bool logX = false, logY = false;
+    /// Log y: where values <= 0 are drawn (a decade below the smallest positive value, not
+    /// below kLogDisplayFloor); 0 when no value is <= 0.
+    double floorY = 0;
+    int runsAtFloor = 0;      ///< runs with a value <= 0 drawn at floorY
+    int runsNotCertified = 0; ///< runs drawn as not certified (0 when no run reports it)
     std::vector<SweepPlotSeries> series;
     QByteArray csv;   ///< the reduced data (header line first)
     int runsUsed = 0; ///< runs that contributed at least one finite value
@@ -99,6 +121,6 @@ struct BandStats {
     double centre = 0, lower = 0, upper = 0;
     int count = 0;
 };
-BandStats bandStats(std::vector<double> values, SweepFigureSpec::BandKind kind);
+[[nodiscard]] BandStats bandStats(std::vector<double> values, SweepFigureSpec::BandKind kind);
 
 } // namespace mhla

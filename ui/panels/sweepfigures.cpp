@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QJsonDocument>
 #include <algorithm>
+#include <optional>
 
 namespace mhla::ui {
 
@@ -20,6 +21,8 @@ QList<PlotSeries> sweepPlotSeries(const SweepFigureData& d) {
         switch (s.style) {
         case SweepPlotSeries::Style::Line: p.style = PlotSeries::Style::LineMarkers; break;
         case SweepPlotSeries::Style::Markers: p.style = PlotSeries::Style::Markers; break;
+        case SweepPlotSeries::Style::Triangles: p.style = PlotSeries::Style::Triangles; break;
+        case SweepPlotSeries::Style::Floor: p.style = PlotSeries::Style::Floor; break;
         case SweepPlotSeries::Style::ErrorBar: p.style = PlotSeries::Style::Line; break;
         case SweepPlotSeries::Style::Band:
             p.style = PlotSeries::Style::Band;
@@ -34,6 +37,7 @@ QList<PlotSeries> sweepPlotSeries(const SweepFigureData& d) {
 void showSweepFigure(PlotWidget* plot, const SweepFigureData& d) {
     plot->setTitle(d.title);
     plot->setAxisTitles(d.xTitle, d.yTitle);
+    plot->setXCategories(d.xCategories);
     plot->setLogX(d.logX);
     plot->setLogY(d.logY);
     plot->setNote(d.note);
@@ -43,7 +47,8 @@ void showSweepFigure(PlotWidget* plot, const SweepFigureData& d) {
 QString writeSweepFigures(const QString& dir, const SweepPlan& plan,
                           const std::vector<QJsonObject>& results,
                           const std::vector<SweepFigureSpec>& specs, const QSize& pixelSize,
-                          int dpi, QStringList* written, QStringList* skipped) {
+                          int dpi, QStringList* written, QStringList* skipped,
+                          const PaperStyle* paper) {
     if (const QString e = prepareOutputFolder(dir); !e.isEmpty()) return e;
     const QDir d(dir);
     for (const SweepFigureSpec& spec : specs) {
@@ -54,8 +59,13 @@ QString writeSweepFigures(const QString& dir, const SweepPlan& plan,
             continue;
         }
         PlotWidget plot(spec.name);
-        plot.resize(pixelSize * 96 / std::max(dpi, 1));
+        std::optional<PaperFigure> paperFigure;
+        if (paper) paperFigure.emplace(plot, *paper);
+        const QSize size = paperFigure ? paperFigure->pixelSize(dpi) : pixelSize;
+        plot.resize(size * 96 / std::max(dpi, 1));
         showSweepFigure(&plot, data);
+        const Figure& figure = paperFigure ? static_cast<const Figure&>(*paperFigure)
+                                           : static_cast<const Figure&>(plot);
         ExportMetadata meta;
         meta.title = data.title;
         // The first run's resolved experiment (its seeds are the first seeds) and the sweep.
@@ -68,7 +78,7 @@ QString writeSweepFigures(const QString& dir, const SweepPlan& plan,
                                exp);
         for (ExportFormat fmt : {ExportFormat::Svg, ExportFormat::Pdf, ExportFormat::Png}) {
             const QString path = d.filePath(spec.name + u'.' + suffixOf(fmt));
-            if (const QString e = exportFigure(plot, path, fmt, pixelSize, dpi, meta, false);
+            if (const QString e = exportFigure(figure, path, fmt, size, dpi, meta, false);
                 !e.isEmpty())
                 return e;
             if (written) *written << path;

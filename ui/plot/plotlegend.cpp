@@ -54,6 +54,19 @@ void drawGlyph(QPainter& p, const plotmath::LegendEntry& e, const QRectF& r) {
         p.drawPath(tri);
         break;
     }
+    case Style::Floor: { // a hollow diamond
+        QPainterPath d;
+        const double cx = r.center().x(), h = 4.5;
+        d.moveTo(cx, y - h);
+        d.lineTo(cx + h, y);
+        d.lineTo(cx, y + h);
+        d.lineTo(cx - h, y);
+        d.closeSubpath();
+        p.setPen(QPen(c, 1.5));
+        p.setBrush(Qt::NoBrush);
+        p.drawPath(d);
+        break;
+    }
     case Style::Bars:
     case Style::Band: {
         QColor fill = c;

@@ -247,7 +247,28 @@ Ranges computeRanges(const PlotState& st) {
     // too); only a single value gets a range around it. y gets a small margin (log: in log
     // space).
     if (st.logX) padLog(x0, x1, 0);
-    else if (!bars && !(x1 - x0 > 1e-9 * std::max(std::abs(x0), std::abs(x1)))) padLinear(x0, x1);
+    else if (!st.xCategories.isEmpty()) {
+        x0 = -0.5;
+        x1 = static_cast<double>(st.xCategories.size()) - 0.5;
+    } else if (!bars && !(x1 - x0 > 1e-9 * std::max(std::abs(x0), std::abs(x1)))) padLinear(x0, x1);
+    // Markers at an end of a log x axis would be cut in half by the frame: a margin of
+    // kMarkerMargin of its decades then (its ticks are labels at the decades, so the axis ends
+    // where it is told). Not on a linear axis: its ticks widen the range to a whole nice step
+    // (a probability axis of 0..1 became -0.2..1.2).
+    bool markerAtEnd = false;
+    for (const auto& s : st.series) {
+        if (st.hidden.contains(s.groupName()) || !s.inRange) continue;
+        if (s.style != PlotSeries::Style::Markers && s.style != PlotSeries::Style::Triangles &&
+            s.style != PlotSeries::Style::LineMarkers && s.style != PlotSeries::Style::Floor)
+            continue;
+        for (const auto& p : s.points) markerAtEnd = markerAtEnd || p.x() <= x0 || p.x() >= x1;
+    }
+    if (markerAtEnd && !bars && st.logX && x0 > 0 && x1 > x0) {
+        constexpr double kMarkerMargin = 0.03;
+        const double span = std::log10(x1 / x0);
+        x0 /= std::pow(10.0, kMarkerMargin * span);
+        x1 *= std::pow(10.0, kMarkerMargin * span);
+    }
     if (st.logY) padLog(y0, y1);
     else if (!st.yCategories.isEmpty()) {
         y0 = -0.5;
@@ -289,6 +310,28 @@ QList<QPointF> emaSmooth(const QList<QPointF>& points, double weight, bool logY)
     return out;
 }
 
+QString belowFloorName() {
+    return QStringLiteral("below %1, drawn at %1").arg(logTickLabel(kLogFloor));
+}
+
+PlotSeries belowFloorSeries(const PlotState& st) {
+    PlotSeries f;
+    f.name = belowFloorName();
+    f.style = PlotSeries::Style::Floor;
+    f.color = QColor(Qt::black);
+    if (!st.logY || st.hidden.contains(f.name)) return f;
+    for (const auto& s : st.series) {
+        if (st.hidden.contains(s.groupName()) || s.style == PlotSeries::Style::Band ||
+            s.style == PlotSeries::Style::HLine || s.style == PlotSeries::Style::Bars ||
+            s.style == PlotSeries::Style::Floor)
+            continue;
+        for (const auto& p : s.points)
+            if (usable(p, st.logX, st.logY) && p.y() < kLogFloor)
+                f.points << QPointF(p.x(), kLogFloor);
+    }
+    return f;
+}
+
 QList<PlotSeries> displayedSeries(const PlotState& st) {
     QList<PlotSeries> out;
     for (const auto& s : st.series) {
@@ -308,6 +351,7 @@ QList<PlotSeries> displayedSeries(const PlotState& st) {
         smooth.smoothable = false;
         out << raw << smooth;
     }
+    if (PlotSeries f = belowFloorSeries(st); !f.points.isEmpty()) out << f;
     return out;
 }
 
@@ -351,6 +395,16 @@ QList<LegendEntry> legendEntries(const PlotState& st, const Ranges& r) {
         if (s.points.isEmpty() || inside(s)) inView[at] = true;
     }
     for (int i = 0; i < out.size(); ++i) out[i].offScale = !out[i].hidden && !inView[i];
+    PlotState unhidden = st; // the entry stays when the user hides it (a click shows it again)
+    unhidden.hidden.remove(belowFloorName());
+    if (const PlotSeries f = belowFloorSeries(unhidden); !f.points.isEmpty()) {
+        LegendEntry e;
+        e.name = e.group = f.name;
+        e.color = f.color;
+        e.style = f.style;
+        e.hidden = st.hidden.contains(f.name);
+        out << e;
+    }
     return out;
 }
 

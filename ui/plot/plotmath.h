@@ -2,6 +2,7 @@
 // The maths of plot axes, without widgets: what a series holds, the range an axis shows
 // (padding, log decades, the floor of a log axis, empty data), nice tick positions and tick
 // labels. PlotWidget draws what these functions decide; tst_gui_plotmath tests them alone.
+#include "core/base/displayfloor.h"
 #include <QColor>
 #include <QFont>
 #include <QList>
@@ -15,7 +16,20 @@
 namespace mhla::ui {
 
 struct PlotSeries {
-    enum class Style { Line, Dashed, Dotted, Markers, Triangles, LineMarkers, Bars, HLine, Band };
+    /// Floor: hollow diamonds marking values a log axis cannot show as they are, drawn at
+    /// its floor (belowFloorSeries(), the sweep figures' values <= 0).
+    enum class Style {
+        Line,
+        Dashed,
+        Dotted,
+        Markers,
+        Triangles,
+        LineMarkers,
+        Bars,
+        HLine,
+        Band,
+        Floor
+    };
     QString name;
     QList<QPointF> points; ///< HLine: one point, its y is the level; Band: the upper edge
     QList<QPointF> lower;  ///< Band: the lower edge (same x as points)
@@ -47,6 +61,10 @@ struct PlotState {
     /// Non-empty (and a linear y axis): the y values are the categories 0..n-1 (states), drawn
     /// from -0.5 to n-0.5 with one tick per category labelled with its name.
     QStringList yCategories;
+    /// Non-empty (and a linear x axis): the x values are the categories 0..n-1 (the values of a
+    /// swept choice key), drawn from -0.5 to n-0.5 with one tick per category labelled with its
+    /// name, so no marker sits on the frame.
+    QStringList xCategories;
     QList<PlotSeries> series;
     bool logX = false, logY = false;
     std::optional<QRectF>
@@ -62,8 +80,9 @@ struct PlotState {
 namespace plotmath {
 
 /// Qt Charts' log axes break down for ranges far below 1e-20 (they vanish), so positive values
-/// below this floor (zero up to round-off) are drawn at the floor and counted in the note.
-constexpr double kLogFloor = 1e-20;
+/// below this floor (zero up to round-off) are drawn at the floor, marked there
+/// (belowFloorSeries) and counted in the note.
+constexpr double kLogFloor = kLogDisplayFloor;
 
 /// The ranges an axis pair shows, and what could not be drawn as it is.
 struct Ranges {
@@ -132,8 +151,16 @@ Ranges computeRanges(const PlotState& st);
 QList<QPointF> emaSmooth(const QList<QPointF>& points, double weight, bool logY);
 
 /// The series a plot draws: hidden ones left out; with smoothing, each smoothable series as
-/// its raw curve (faint, thin, outside the legend) followed by the smoothed curve.
+/// its raw curve (faint, thin, outside the legend) followed by the smoothed curve; last, on a
+/// log y axis, belowFloorSeries() when a point lies below the floor.
 QList<PlotSeries> displayedSeries(const PlotState& st);
+/// The legend name of the marks of values below kLogFloor ("below 1e-20, drawn at 1e-20").
+[[nodiscard]] QString belowFloorName();
+/// On a log y axis: a Floor series (black hollow diamonds, in the legend as belowFloorName())
+/// at (x, kLogFloor) for every drawn point of a point or line series with 0 < y < kLogFloor,
+/// so that a value drawn at the floor is marked in the figure itself (a paper figure carries
+/// no note). Empty points when there is none.
+[[nodiscard]] PlotSeries belowFloorSeries(const PlotState& st);
 
 /// One legend entry per group (PlotSeries::groupName; the first listed series of a group gives
 /// colour and style).

@@ -188,8 +188,16 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
         setLinearTicks(a, lo, hi, st.manualRange.has_value());
         return a;
     };
-    ax = st.logX ? static_cast<QAbstractAxis*>(makeLogAxis(r0.x0, r0.x1, true))
-                 : linear(r0.x0, r0.x1);
+    if (st.logX) {
+        ax = makeLogAxis(r0.x0, r0.x1, true);
+    } else if (!st.xCategories.isEmpty()) {
+        auto* ca = new QCategoryAxis;
+        setCategoryTicks(ca, r0.x0, r0.x1, st.xCategories);
+        keepLabelsWhole(ca);
+        ax = ca;
+    } else {
+        ax = linear(r0.x0, r0.x1);
+    }
     if (st.logY) {
         ay = makeLogAxis(r0.y0, r0.y1, false);
     } else if (!st.yCategories.isEmpty()) {
@@ -264,6 +272,18 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
                               (paper ? 0.7 : 1.0));
             sc->setColor(color);
             sc->setBorderColor(color.darker(130));
+            sc->replace(pts);
+            h = sc;
+            break;
+        }
+        case PlotSeries::Style::Floor: {
+            auto* sc = new QScatterSeries;
+            sc->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+            sc->setMarkerSize(10 * (paper ? 0.7 : 1.0));
+            sc->setColor(dark ? QColor(Qt::black) : QColor(Qt::white));
+            sc->setBorderColor(color);
+            QPen border(color, 1.5 * (paper ? paper->lineScale : 1.0));
+            sc->setPen(border);
             sc->replace(pts);
             h = sc;
             break;
@@ -597,6 +617,12 @@ void PlotWidget::setAxisTitles(const QString& x, const QString& y, TitleText kin
     rebuild();
 }
 
+void PlotWidget::setXCategories(const QStringList& names) {
+    if (names == m_state.xCategories) return;
+    m_state.xCategories = names;
+    rebuild();
+}
+
 void PlotWidget::setYCategories(const QStringList& names) {
     if (names == m_state.yCategories) return;
     m_state.yCategories = names;
@@ -661,7 +687,7 @@ QString PlotWidget::fullNote() const {
             nullptr, r.droppedLogY);
     if (r.raisedLogY > 0)
         parts
-            << tr("%n value(s) below %1 (zero up to round-off) are drawn at %1, the floor of the log axis; the CSV has "
+            << tr("%n value(s) below %1 (zero up to round-off) are drawn at %1, the floor of the log axis, marked with hollow diamonds; the CSV has "
                   "the exact values.",
                   nullptr, r.raisedLogY)
                    .arg(logTickLabel(kLogFloor));
@@ -704,8 +730,11 @@ void PlotWidget::refreshData() {
     const auto hx = m_chart->axes(Qt::Horizontal);
     const auto vy = m_chart->axes(Qt::Vertical);
     auto setAxis = [this](QAbstractAxis* a, double lo, double hi) {
-        if (auto* ca = qobject_cast<QCategoryAxis*>(a)) { // a log axis
-            setLogTicks(ca, lo, hi, a->orientation() == Qt::Horizontal);
+        const bool horizontal = a->orientation() == Qt::Horizontal;
+        if (auto* ca = qobject_cast<QCategoryAxis*>(a)) { // a log axis or categories
+            if (horizontal && !m_state.logX && !m_state.xCategories.isEmpty())
+                setCategoryTicks(ca, lo, hi, m_state.xCategories);
+            else setLogTicks(ca, lo, hi, horizontal);
         } else if (auto* va = qobject_cast<QValueAxis*>(a)) {
             setLinearTicks(va, lo, hi, m_state.manualRange.has_value());
         }

@@ -41,6 +41,9 @@ public:
     /// Categories on the y axis (states): the values 0..n-1 labelled with these names, the
     /// axis from -0.5 to n-0.5 with ticks only at the categories. Empty: a numeric y axis.
     void setYCategories(const QStringList& names);
+    /// Categories on the x axis (a swept choice key): the values 0..n-1 labelled with these
+    /// names, the axis from -0.5 to n-0.5. Empty: a numeric x axis.
+    void setXCategories(const QStringList& names);
     /// Replaces the data. Series with the same structure as before are refreshed in place with
     /// QXYSeries::replace(); a new structure rebuilds the chart.
     void setSeries(const QList<PlotSeries>& series);

@@ -1,21 +1,22 @@
 #include "ui/shell/guimain.h"
-#include "core/experiment/config.h"
 #include "core/base/fileio.h"
+#include "core/experiment/config.h"
 #include "core/experiment/loader.h"
 #include "core/run/runner.h"
 #include "core/sweep/sweepfigure.h"
 #include "core/sweep/sweeprun.h"
-#include "ui/shell/appsettings.h"
-#include "ui/plot/colormap.h"
-#include "ui/export/exporter.h"
-#include "ui/shell/guioptions.h"
-#include "ui/panels/headspanel.h"
-#include "ui/shell/mainwindow.h"
 #include "ui/experiment/presets.h"
+#include "ui/export/exporter.h"
+#include "ui/panels/headspanel.h"
 #include "ui/panels/resultpanel.h"
+#include "ui/panels/sweepfigures.h"
+#include "ui/plot/colormap.h"
+#include "ui/plot/plotwidget.h"
 #include "ui/run/runcontroller.h"
 #include "ui/run/runlist.h"
-#include "ui/panels/sweepfigures.h"
+#include "ui/shell/appsettings.h"
+#include "ui/shell/guioptions.h"
+#include "ui/shell/mainwindow.h"
 #include <QApplication>
 #include <QCheckBox>
 #include <QDir>
@@ -31,6 +32,9 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <memory>
+#include <optional>
+#include <vector>
 
 namespace mhla::ui {
 
@@ -71,6 +75,10 @@ const char* kFiguresUsage =
     "  --seeds K         a sweep file's seeds per point (1..1000; default: the file's)\n"
     "  --grid KEY=VALUES add or replace a sweep file's swept key (as in mhla-lab sweep)\n"
     "  --yes             allow a sweep of more than 1000 runs (refused without it)\n"
+    "  --style S         screen (default: title, notes, --size), paper-1col (3.4 x 2.4 in,\n"
+    "                    8 pt) or paper-2col (7 x 2.8 in, 9 pt): a paper figure at --dpi, no\n"
+    "                    title or notes; what the notes say (values at a log axis' floor,\n"
+    "                    runs not certified) stays marked in the figure and its legend\n"
     "\n"
     "A FILE with a \"sweep\" runs the sweep into DIR exactly as `mhla-lab sweep --config FILE\n"
     "--out DIR` (runs/, runs.csv, summary.csv, sweep.json; rerunning resumes) and draws the figures\n"
@@ -100,6 +108,16 @@ bool fileHasSweep(const QString& path) {
 CancelToken* g_figuresCancel = nullptr;
 extern "C" void onFiguresSigint(int) {
     if (g_figuresCancel) g_figuresCancel->cancel();
+}
+
+/// The paper style of --style (nullopt: as on screen).
+std::optional<PaperStyle> paperStyleOf(FigureStyle s) {
+    switch (s) {
+    case FigureStyle::Screen: return std::nullopt;
+    case FigureStyle::PaperOneColumn: return PaperStyle::oneColumn();
+    case FigureStyle::PaperTwoColumns: return PaperStyle::twoColumns();
+    }
+    return std::nullopt;
 }
 
 /// `figures` on a sweep file: the sweep runner of `mhla-lab sweep`, then the sweep figures.
@@ -174,8 +192,9 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
         written << QDir(out).filePath(QString::fromLatin1(name));
     if (err.isEmpty()) {
         try {
-            err =
-                writeSweepFigures(out, plan, results, specs, opt.size, opt.dpi, &written, &skipped);
+            const std::optional<PaperStyle> paper = paperStyleOf(opt.style);
+            err = writeSweepFigures(out, plan, results, specs, opt.size, opt.dpi, &written,
+                                    &skipped, paper ? &*paper : nullptr);
         } catch (const ConfigError& e) {
             std::fprintf(stderr, "mhla-lab figures: invalid input: %s\n", e.what());
             return 2;
@@ -295,6 +314,18 @@ int runFigures(int argc, char** argv) {
         figures += panel->figures();
         tables += panel->tables();
     }
+    // --style paper-…: each plot as a paper figure, every figure at the paper's size.
+    QSize pixelSize = opt.size;
+    std::vector<std::unique_ptr<PaperFigure>> paperFigures;
+    if (const std::optional<PaperStyle> paper = paperStyleOf(opt.style)) {
+        for (const Figure*& f : figures)
+            if (const auto* plot = dynamic_cast<const PlotWidget*>(f)) {
+                paperFigures.push_back(std::make_unique<PaperFigure>(*plot, *paper));
+                f = paperFigures.back().get();
+            }
+        pixelSize = QSize(static_cast<int>(std::lround(paper->widthInches * opt.dpi)),
+                          static_cast<int>(std::lround(paper->heightInches * opt.dpi)));
+    }
     ExportMetadata runMeta;
     runMeta.runs << qMakePair(record.name, experimentToJson(record.config));
     auto metaFor = [&runMeta](const Figure& f) {
@@ -303,7 +334,7 @@ int runFigures(int argc, char** argv) {
         return m;
     };
     QStringList written, existing;
-    QString err = exportAll(figures, tables, out, result, metaFor, runMeta, opt.size, opt.dpi,
+    QString err = exportAll(figures, tables, out, result, metaFor, runMeta, pixelSize, opt.dpi,
                             false, &written, &existing);
     if (!err.isEmpty() && !existing.isEmpty()) {
         if (!opt.force)
@@ -314,7 +345,7 @@ int runFigures(int argc, char** argv) {
                      "mhla-lab figures: overwriting %lld existing file(s) in %s (--force)\n",
                      static_cast<long long>(existing.size()), qPrintable(out));
         written.clear();
-        err = exportAll(figures, tables, out, result, metaFor, runMeta, opt.size, opt.dpi, true,
+        err = exportAll(figures, tables, out, result, metaFor, runMeta, pixelSize, opt.dpi, true,
                         &written);
     }
     if (!err.isEmpty()) {

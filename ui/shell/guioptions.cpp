@@ -54,7 +54,9 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
                                   QStringLiteral("KEY=VALUES"));
     const QCommandLineOption yes(QStringLiteral("yes"),
                                  QStringLiteral("allow a sweep of more than 1000 runs"));
-    p.addOptions({help, config, outDir, set, size, dpi, force, jobs, seeds, grid, yes});
+    const QCommandLineOption style(QStringLiteral("style"), QStringLiteral("figure style"),
+                                   QStringLiteral("screen|paper-1col|paper-2col"));
+    p.addOptions({help, config, outDir, set, size, dpi, force, jobs, seeds, grid, yes, style});
     if (!p.parse(QStringList{QStringLiteral("figures")} + args)) return p.errorText();
     if (!p.positionalArguments().isEmpty())
         return QStringLiteral("unknown argument \"%1\"").arg(p.positionalArguments().first());
@@ -64,7 +66,7 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
         *out = o;
         return {};
     }
-    for (const auto* single : {&config, &outDir, &size, &dpi, &jobs, &seeds})
+    for (const auto* single : {&config, &outDir, &size, &dpi, &jobs, &seeds, &style})
         if (p.values(*single).size() > 1)
             return QStringLiteral("--%1 is given more than once").arg(single->names().first());
     o.config = p.value(config);
@@ -72,6 +74,19 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
     o.sets = p.values(set);
     o.force = p.isSet(force);
     o.yes = p.isSet(yes);
+    if (p.isSet(style)) {
+        const QString v = p.value(style);
+        if (v == QStringLiteral("screen")) o.style = FigureStyle::Screen;
+        else if (v == QStringLiteral("paper-1col")) o.style = FigureStyle::PaperOneColumn;
+        else if (v == QStringLiteral("paper-2col")) o.style = FigureStyle::PaperTwoColumns;
+        else
+            return QStringLiteral("--style must be screen, paper-1col or paper-2col, got \"%1\"")
+                .arg(v);
+        if (o.style != FigureStyle::Screen && p.isSet(size))
+            return QStringLiteral("--size and --style %1 both set the figure size (a paper style "
+                                  "is its column's size in inches at --dpi); give one of them")
+                .arg(v);
+    }
     if (p.isSet(size))
         if (QString e = parseSize(p.value(size), &o.size); !e.isEmpty()) return e;
     if (p.isSet(dpi))

@@ -7,8 +7,12 @@
 
 namespace mhla::ui {
 
+/// The look of `figures`' exports: as on screen (title, notes, --size), or a paper figure of
+/// one or two columns (PaperStyle: its size in inches at --dpi, its fonts, no title or notes).
+enum class FigureStyle { Screen, PaperOneColumn, PaperTwoColumns };
+
 /// `mhla-lab figures --config FILE --out DIR [--set key=value]... [--size WxH] [--dpi N] [--force]
-/// [--jobs J] [--seeds K] [--grid KEY=VALUES]... [--yes]`
+/// [--jobs J] [--seeds K] [--grid KEY=VALUES]... [--yes] [--style screen|paper-1col|paper-2col]`
 struct FiguresOptions {
     QString config;
     QString out;
@@ -19,7 +23,8 @@ struct FiguresOptions {
     int seeds = 0;     ///< --seeds K: a sweep file's seeds per point (0: the file's)
     QStringList grids; ///< --grid KEY=VALUES: add or replace a sweep file's axis
     bool force = false;
-    bool yes = false; ///< --yes: allow a sweep of more than 1000 runs
+    bool yes = false;                        ///< --yes: allow a sweep of more than 1000 runs
+    FigureStyle style = FigureStyle::Screen; ///< --style
     bool help = false;
 };
 
