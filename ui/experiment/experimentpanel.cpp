@@ -24,6 +24,10 @@ namespace mhla::ui {
 
 namespace {
 
+/// Heads a trainer gets when the solver is switched from poly with H = 0 ("all", which no
+/// trainer accepts): the smallest value every trainer accepts.
+constexpr int kTrainerHeadsAfterPoly = 1;
+
 QString valueText(const QJsonValue& v) {
     if (v.isDouble()) return numberText(v.toDouble());
     if (v.isString()) return v.toString();
@@ -175,6 +179,18 @@ void ExperimentPanel::buildForm() {
         f.label = label;
         m_fields << f;
     }
+
+    // poly reads H = 0 as "all heads"; a trainer refuses it. Switching the solver by hand from
+    // poly to a trainer gives it a valid H instead of a form that cannot run (a loaded file
+    // keeps its values, marked).
+    if (Field* kind = fieldForKey(QStringLiteral("solver.kind")))
+        if (Field* heads = fieldForKey(QStringLiteral("solver.heads")))
+            connect(kind->combo, &QComboBox::currentIndexChanged, this,
+                    [this, edit = heads->edit](int i) {
+                        if (m_loading || static_cast<SolverKind>(i) == SolverKind::Poly) return;
+                        if (edit->text().trimmed() == QStringLiteral("0"))
+                            edit->setText(QString::number(kTrainerHeadsAfterPoly));
+                    });
 
     m_derived = new QLabel(this);
     m_derived->setObjectName(QStringLiteral("derivedLabel"));
