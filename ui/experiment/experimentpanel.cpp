@@ -227,7 +227,6 @@ void ExperimentPanel::buildForm() {
     m_pause = new QPushButton(tr("Pause"), this);
     m_pause->setObjectName(QStringLiteral("pauseButton"));
     m_pause->setCheckable(true);
-    m_pause->setToolTip(tr("Pause training between epochs; press again to resume (Ctrl+P)"));
     m_pause->setShortcut(QKeySequence(QStringLiteral("Ctrl+P")));
     m_step = new QPushButton(tr("Step"), this);
     m_step->setObjectName(QStringLiteral("stepButton"));
@@ -254,16 +253,14 @@ void ExperimentPanel::buildForm() {
         m_pause->setText(on ? tr("Resume") : tr("Pause"));
         m_pause->setShortcut(
             QKeySequence(QStringLiteral("Ctrl+P"))); // setText() replaces the shortcut
-        m_step->setEnabled(on && m_running);
+        m_step->setEnabled(on && m_trains);
         if (!m_resettingControls) Q_EMIT pauseToggled(on);
     });
     connect(m_step, &QPushButton::clicked, this, &ExperimentPanel::stepRequested);
     connect(m_lrScale, &QDoubleSpinBox::valueChanged, this, [this](double v) {
         if (!m_resettingControls) Q_EMIT learningRateScaleChanged(v);
     });
-    m_step->setEnabled(false);
-    m_pause->setEnabled(false);
-    m_lrScale->setEnabled(false);
+    setRunning(false);
     connect(m_run, &QPushButton::clicked, this, &ExperimentPanel::runRequested);
     connect(m_stop, &QPushButton::clicked, this, &ExperimentPanel::stopRequested);
     connect(m_reset, &QPushButton::clicked, this, &ExperimentPanel::resetRequested);
@@ -546,7 +543,7 @@ void ExperimentPanel::revalidate() {
     else m_run->setToolTip(tr("Run the experiment (Ctrl+R)"));
     updateDerived();
     updatePresetMark();
-    setRunning(m_running);
+    setRunning(m_running, m_trains);
     if (wasValid != m_valid) Q_EMIT validityChanged(m_valid);
     Q_EMIT edited();
 }
@@ -619,12 +616,16 @@ void ExperimentPanel::resetLiveControls() {
     m_resettingControls = false;
 }
 
-void ExperimentPanel::setRunning(bool running) {
+void ExperimentPanel::setRunning(bool running, bool trains) {
     m_running = running;
-    if (!running) resetLiveControls();
-    m_pause->setEnabled(running);
-    m_lrScale->setEnabled(running);
-    m_step->setEnabled(running && m_pause->isChecked());
+    m_trains = running && trains;
+    if (!m_trains) resetLiveControls();
+    m_pause->setEnabled(m_trains);
+    m_lrScale->setEnabled(m_trains);
+    m_step->setEnabled(m_trains && m_pause->isChecked());
+    m_pause->setToolTip(running && !trains
+                            ? tr("The exact solver runs no epochs: there is nothing to pause")
+                            : tr("Pause training between epochs; press again to resume (Ctrl+P)"));
     m_run->setEnabled(m_valid);
     m_stop->setEnabled(running);
     m_reset->setEnabled(m_valid);

@@ -1,21 +1,21 @@
 #include "ui/shell/guimain.h"
-#include "core/experiment/config.h"
 #include "core/base/fileio.h"
+#include "core/experiment/config.h"
 #include "core/experiment/loader.h"
 #include "core/run/runner.h"
 #include "core/sweep/sweepfigure.h"
 #include "core/sweep/sweeprun.h"
-#include "ui/shell/appsettings.h"
-#include "ui/plot/colormap.h"
-#include "ui/export/exporter.h"
-#include "ui/shell/guioptions.h"
-#include "ui/panels/headspanel.h"
-#include "ui/shell/mainwindow.h"
 #include "ui/experiment/presets.h"
+#include "ui/export/exporter.h"
+#include "ui/panels/headspanel.h"
 #include "ui/panels/resultpanel.h"
+#include "ui/panels/sweepfigures.h"
+#include "ui/plot/colormap.h"
 #include "ui/run/runcontroller.h"
 #include "ui/run/runlist.h"
-#include "ui/panels/sweepfigures.h"
+#include "ui/shell/appsettings.h"
+#include "ui/shell/guioptions.h"
+#include "ui/shell/mainwindow.h"
 #include <QApplication>
 #include <QCheckBox>
 #include <QDir>
@@ -280,7 +280,7 @@ int runFigures(int argc, char** argv) {
     RunRecord record;
     record.id = 1;
     record.name = QFileInfo(opt.config).completeBaseName();
-    record.color = runColor(0);
+    record.color = RunColorAssigner::colorOf(0); // the colour of a lone run in the window
     record.config = result.config;
     record.state = RunRecord::State::Finished;
     record.result = result;
