@@ -1,14 +1,19 @@
 // Helpers shared by the tst_gui_* suites that drive a MainWindow on the offscreen platform.
 #pragma once
 
+#include "ui/run/runcontroller.h"
 #include "ui/shell/appsettings.h"
 #include "ui/shell/mainwindow.h"
-#include "ui/run/runcontroller.h"
+#include <QAbstractButton>
+#include <QApplication>
+#include <QDialog>
 #include <QElapsedTimer>
+#include <QMessageBox>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QString>
 #include <QTemporaryDir>
+#include <QTimer>
 
 namespace mhla::ui::test {
 
@@ -31,5 +36,38 @@ inline bool waitIdle(MainWindow& w, int timeoutMs = 60000) {
     while (c->isBusy() && t.elapsed() < timeoutMs) spy.wait(200);
     return !c->isBusy();
 }
+
+/// Answers the window's modal dialogs while it lives: the first QMessageBox with `button`
+/// (its text is kept in asked()), every later dialog (a file dialog, another question) is
+/// rejected and its class name kept in others(). Polls every 20 ms.
+class DialogAnswerer {
+public:
+    explicit DialogAnswerer(QMessageBox::StandardButton button) : m_button(button) {
+        m_timer.setInterval(20);
+        QObject::connect(&m_timer, &QTimer::timeout, [this] {
+            auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+            if (!dialog) return;
+            auto* box = qobject_cast<QMessageBox*>(dialog);
+            if (box && m_asked.isNull()) {
+                m_asked = box->text();
+                if (QAbstractButton* b = box->button(m_button)) b->click();
+                else box->reject();
+                return;
+            }
+            m_others << QString::fromLatin1(dialog->metaObject()->className());
+            dialog->reject();
+        });
+        m_timer.start();
+    }
+    /// The question answered (null: none was asked).
+    const QString& asked() const { return m_asked; }
+    const QStringList& others() const { return m_others; }
+
+private:
+    QMessageBox::StandardButton m_button;
+    QTimer m_timer;
+    QString m_asked;
+    QStringList m_others;
+};
 
 } // namespace mhla::ui::test

@@ -2,10 +2,11 @@
 // and tooltip, shown exactly when the run reads the key, and invalid values are marked at the
 // field core's structured issues name, with the field's label.
 #include "core/experiment/config.h"
-#include "ui/shell/appsettings.h"
 #include "ui/experiment/experimentpanel.h"
+#include "ui/shell/appsettings.h"
 #include <QCheckBox>
 #include <QComboBox>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -160,6 +161,44 @@ private Q_SLOTS:
         QCOMPARE(d->text(), was);
         QVERIFY(!combo->currentText().contains(QStringLiteral("modified")));
         QVERIFY(!p.jobs().first().name.contains(QStringLiteral("d=5")));
+    }
+
+    // Issue 23: switching Solver from poly (H = 0 = all heads) to a trainer left H = 0, which no
+    // trainer accepts: the form could not run until the user found the field.
+    void trainerAfterPolyGetsValidHeads_data() {
+        QTest::addColumn<QString>("trainer");
+        for (SolverKind k : {SolverKind::Mhla, SolverKind::Multilayer, SolverKind::Softmax})
+            QTest::newRow(qPrintable(toString(k))) << toString(k);
+    }
+    void trainerAfterPolyGetsValidHeads() {
+        QFETCH(QString, trainer);
+        ExperimentPanel p;
+        QJsonObject poly = experimentToJson(ExperimentConfig{});
+        QVERIFY(ExperimentConfig{}.solver.kind == SolverKind::Poly);
+        p.setExperiment(poly);
+        auto* heads = qobject_cast<QLineEdit*>(input(p, QStringLiteral("solver.heads")));
+        auto* solver = qobject_cast<QComboBox*>(input(p, QStringLiteral("solver.kind")));
+        QCOMPARE(heads->text(), QStringLiteral("0"));
+        QVERIFY(p.isValid());
+        solver->setCurrentIndex(solver->findText(trainer));
+        QVERIFY(heads->text() != QStringLiteral("0"));
+        QVERIFY2(!p.fieldErrors().contains(QStringLiteral("solver.heads")),
+                 qPrintable(p.fieldErrors().value(QStringLiteral("solver.heads"))));
+        QCOMPARE(p.config().solver.heads, 1);
+        // A value the user chose is kept.
+        solver->setCurrentIndex(solver->findText(QStringLiteral("poly")));
+        heads->setText(QStringLiteral("2"));
+        solver->setCurrentIndex(solver->findText(trainer));
+        QCOMPARE(heads->text(), QStringLiteral("2"));
+        // A file that says H = 0 for a trainer is shown as it is, marked (not changed).
+        QJsonObject bad = poly;
+        QJsonObject s = bad.value(QStringLiteral("solver")).toObject();
+        s.insert(QStringLiteral("kind"), trainer);
+        s.insert(QStringLiteral("heads"), 0);
+        bad.insert(QStringLiteral("solver"), s);
+        p.setExperiment(bad);
+        QCOMPARE(heads->text(), QStringLiteral("0"));
+        QVERIFY(p.fieldErrors().contains(QStringLiteral("solver.heads")));
     }
 };
 

@@ -1,22 +1,23 @@
 // Opening and saving experiment files never loses data (issue 9, "Data loss"): a failed Open
 // leaves the form, the current file, the title and Open Recent as they were; saving over a file
 // that is not an experiment file, or that would lose content, needs confirmation.
-#include "core/experiment/config.h"
 #include "core/base/fileio.h"
+#include "core/experiment/config.h"
 #include "core/records/resultio.h"
 #include "core/records/resultread.h"
 #include "core/run/runner.h"
-#include "ui/shell/appsettings.h"
+#include "guitestutil.h"
 #include "ui/experiment/experimentfile.h"
 #include "ui/experiment/experimentpanel.h"
-#include "ui/shell/exportdialog.h"
+#include "ui/experiment/presets.h"
+#include "ui/experiment/session.h"
 #include "ui/export/exporter.h"
 #include "ui/export/figure.h"
-#include "ui/shell/mainwindow.h"
-#include "ui/experiment/presets.h"
 #include "ui/run/runcontroller.h"
 #include "ui/run/runlist.h"
-#include "ui/experiment/session.h"
+#include "ui/shell/appsettings.h"
+#include "ui/shell/exportdialog.h"
+#include "ui/shell/mainwindow.h"
 #include <QApplication>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -40,6 +41,7 @@
 
 using namespace mhla;
 using namespace mhla::ui;
+using mhla::ui::test::DialogAnswerer;
 
 class TstGuiFiles : public QObject {
     Q_OBJECT
@@ -282,12 +284,27 @@ private Q_SLOTS:
         QVERIFY(!w.openDropped(badMime.get()).isEmpty());
         QCOMPARE(samples->text(), QStringLiteral("4321"));
         QCOMPARE(w.windowTitle(), title);
-        // A good drop, delivered as a real drop event, opens the file.
+        // A good drop, delivered as a real drop event, opens the file once the unsaved edits
+        // may go (issue 23: it asks, as Ctrl+O does).
+        {
+            DialogAnswerer no(QMessageBox::Cancel);
+            QDropEvent drop(QPointF(100, 100), Qt::CopyAction, goodMime.get(), Qt::LeftButton,
+                            Qt::NoModifier);
+            QApplication::sendEvent(&w, &drop);
+            QVERIFY(no.asked().contains(QStringLiteral("unsaved")));
+            QCOMPARE(samples->text(), QStringLiteral("4321"));
+        }
+        DialogAnswerer yes(QMessageBox::Yes);
+        QDragEnterEvent again(QPoint(100, 100), Qt::CopyAction, goodMime.get(), Qt::LeftButton,
+                              Qt::NoModifier); // a new drag
+        QApplication::sendEvent(&w, &again);
+        QVERIFY(again.isAccepted());
         QDropEvent drop(QPointF(100, 100), Qt::CopyAction, goodMime.get(), Qt::LeftButton,
                         Qt::NoModifier);
         QApplication::sendEvent(&w, &drop);
-        QVERIFY(drop.isAccepted());
+        QVERIFY(!yes.asked().isNull());
         QCOMPARE(samples->text(), QStringLiteral("888"));
+        QVERIFY(drop.isAccepted());
         QCOMPARE(w.currentFile(), QFileInfo(good).absoluteFilePath());
     }
 

@@ -3,17 +3,17 @@
 // disable Run with core's reason at the field; saved experiments and Reset reproduce runs.
 #include "core/run/runner.h"
 #include "guitestutil.h"
-#include "ui/shell/appsettings.h"
+#include "ui/experiment/experimentpanel.h"
+#include "ui/experiment/presets.h"
 #include "ui/panels/certificatepanel.h"
 #include "ui/panels/curvespanel.h"
-#include "ui/experiment/experimentpanel.h"
 #include "ui/panels/headspanel.h"
 #include "ui/plot/heatmapwidget.h"
-#include "ui/shell/mainwindow.h"
 #include "ui/plot/plotwidget.h"
-#include "ui/experiment/presets.h"
 #include "ui/run/runcontroller.h"
 #include "ui/run/runlist.h"
+#include "ui/shell/appsettings.h"
+#include "ui/shell/mainwindow.h"
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -588,13 +588,20 @@ private Q_SLOTS:
 
     void resetGivesTheSameRun() {
         MainWindow w;
+        w.show(); // a click on a hidden button does nothing
         w.loadPreset(1);
         QVERIFY(w.startRuns());
         QVERIFY(waitIdle(w));
         const ExperimentResult a = *w.runList()->allRuns().first()->result;
-        QTest::mouseClick(w.findChild<QPushButton*>(QStringLiteral("resetButton")), Qt::LeftButton);
+        {
+            DialogAnswerer yes(QMessageBox::Yes); // it deletes a run: it asks (issue 23)
+            QTest::mouseClick(w.findChild<QPushButton*>(QStringLiteral("resetButton")),
+                              Qt::LeftButton);
+            QVERIFY(!yes.asked().isNull());
+        }
         QVERIFY(waitIdle(w));
         QCOMPARE(w.runList()->count(), 1);
+        QCOMPARE(w.runList()->allRuns().first()->id, 2); // cleared and run again
         const ExperimentResult& b = *w.runList()->allRuns().first()->result;
         QVERIFY(sameMatrix(b.P, a.P, 0.0));
         QCOMPARE(b.certificate.nullDim, a.certificate.nullDim);

@@ -2,16 +2,18 @@
 // window fits a 1280×720 projector in every state; axis ticks are always readable numbers.
 #include "core/run/runner.h"
 #include "guitestutil.h"
-#include "ui/shell/appsettings.h"
+#include "ui/experiment/experimentpanel.h"
+#include "ui/experiment/presets.h"
 #include "ui/panels/certificatepanel.h"
 #include "ui/panels/curvespanel.h"
+#include "ui/plot/colormap.h"
 #include "ui/plot/elidedlabel.h"
-#include "ui/experiment/experimentpanel.h"
-#include "ui/shell/mainwindow.h"
+#include "ui/plot/plotlegend.h"
 #include "ui/plot/plotwidget.h"
-#include "ui/experiment/presets.h"
 #include "ui/run/runcontroller.h"
 #include "ui/run/runlist.h"
+#include "ui/shell/appsettings.h"
+#include "ui/shell/mainwindow.h"
 #include <QAbstractAxis>
 #include <QAction>
 #include <QCategoryAxis>
@@ -39,6 +41,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTreeWidget>
 #include <QValueAxis>
 #include <functional>
 
@@ -47,6 +50,12 @@ using namespace mhla::ui;
 using namespace mhla::ui::test;
 
 namespace {
+
+const PlotSeries* seriesNamed(const PlotWidget* p, const QString& name) {
+    for (const auto& s : p->series())
+        if (s.name == name) return &s;
+    return nullptr;
+}
 
 /// Runs every built-in preset in turn from an empty run list and, once each run has ended,
 /// shows every result tab and hands it to `visit(preset, panel)`. False if a run did not start
@@ -387,6 +396,268 @@ private Q_SLOTS:
         QVERIFY(x);
         QCOMPARE(x->max(), 1.0);
         QVERIFY2(x->titleText().contains(QStringLiteral("no epochs")), qPrintable(x->titleText()));
+    }
+
+    // --- Issue 23: nothing lost by a key ---------------------------------------------------
+
+    void clearAndRerunAsksBeforeDeletingRuns() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(0);
+        auto* reset = w.findChild<QAction*>(QStringLiteral("resetAction"));
+        QVERIFY(reset);
+        QCOMPARE(reset->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+R")));
+        auto firstId = [&w] { return w.runList()->allRuns().first()->id; };
+        {
+            DialogAnswerer no(QMessageBox::Cancel); // no runs: nothing to lose, no question
+            reset->trigger();
+            QVERIFY(no.asked().isNull());
+        }
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.runList()->count(), 1);
+        const int kept = firstId();
+        {
+            DialogAnswerer no(QMessageBox::Cancel);
+            reset->trigger();
+            QVERIFY2(no.asked().contains(QStringLiteral("1 run")), qPrintable(no.asked()));
+        }
+        QCOMPARE(w.runList()->count(), 1);
+        QCOMPARE(firstId(), kept);
+        QVERIFY(!w.controller()->isBusy());
+        {
+            DialogAnswerer no(QMessageBox::Cancel); // the panel's button asks the same
+            QTest::mouseClick(w.findChild<QPushButton*>(QStringLiteral("resetButton")),
+                              Qt::LeftButton);
+            QVERIFY(!no.asked().isNull());
+        }
+        QCOMPARE(firstId(), kept);
+        {
+            DialogAnswerer no(QMessageBox::Cancel); // as "Clear all" does
+            QTest::mouseClick(w.findChild<QPushButton*>(QStringLiteral("clearRunsButton")),
+                              Qt::LeftButton);
+            QVERIFY(!no.asked().isNull());
+        }
+        QCOMPARE(firstId(), kept);
+        {
+            DialogAnswerer yes(QMessageBox::Yes);
+            reset->trigger();
+            QVERIFY(!yes.asked().isNull());
+        }
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.runList()->count(), 1);
+        QVERIFY(firstId() != kept); // cleared and run again
+    }
+
+    void openWithUnsavedEditsAsks() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(0);
+        auto* open = w.findChild<QAction*>(QStringLiteral("openAction"));
+        QVERIFY(open);
+        QCOMPARE(open->shortcut(), QKeySequence(QKeySequence::Open));
+        {
+            DialogAnswerer a(QMessageBox::Cancel); // no edits: straight to the file dialog
+            open->trigger();
+            QVERIFY(a.asked().isNull());
+            QCOMPARE(a.others().size(), 1);
+        }
+        auto* samples = w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"));
+        samples->setText(QStringLiteral("777"));
+        QVERIFY(w.isWindowModified());
+        {
+            DialogAnswerer no(QMessageBox::Cancel);
+            open->trigger();
+            QVERIFY2(no.asked().contains(QStringLiteral("unsaved")), qPrintable(no.asked()));
+            QVERIFY(no.others().isEmpty()); // no file dialog after Cancel
+        }
+        QCOMPARE(samples->text(), QStringLiteral("777"));
+        {
+            DialogAnswerer yes(QMessageBox::Yes);
+            open->trigger();
+            QVERIFY(!yes.asked().isNull());
+            QCOMPARE(yes.others().size(), 1); // the file dialog (cancelled: nothing opens)
+        }
+        QCOMPARE(samples->text(), QStringLiteral("777"));
+        // A preset from the menu (Ctrl+2) would replace the form too.
+        QAction* preset2 = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(QStringLiteral("Ctrl+2"))) preset2 = a;
+        QVERIFY(preset2);
+        {
+            DialogAnswerer no(QMessageBox::Cancel);
+            preset2->trigger();
+            QVERIFY(!no.asked().isNull());
+        }
+        QCOMPARE(w.experimentPanel()->currentPreset(), 0);
+        QCOMPARE(samples->text(), QStringLiteral("777"));
+    }
+
+    // --- Issue 23: colours by what is on screen, one visibility ---------------------------
+
+    void runColoursGoByWhatIsOnScreen() {
+        MainWindow w;
+        w.loadPreset(0);
+        const ExperimentConfig cfg = w.experimentPanel()->config();
+        RunList* list = w.runList();
+        auto check = [](const QList<const RunRecord*>& runs) {
+            QSet<QRgb> seen;
+            for (const RunRecord* r : runs) {
+                if (!screenRunPalette().contains(r->color))
+                    return QStringLiteral("%1 has %2, not a palette colour")
+                        .arg(r->name, r->color.name());
+                if (runs.size() <= screenRunPalette().size() && seen.contains(r->color.rgb()))
+                    return QStringLiteral("%1 repeats %2").arg(r->name, r->color.name());
+                seen.insert(r->color.rgb());
+            }
+            return QString();
+        };
+        // A 105-run sweep: every run has a palette colour (none black, none near-black).
+        for (int i = 0; i < 105; ++i) (void)list->add(QStringLiteral("sweep"), cfg);
+        QString why = check(list->visibleRuns());
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        QVERIFY2(check(list->visibleRuns().mid(0, 8)).isEmpty(), "the first eight share one");
+        // Removed one by one; the next runs take the first colours again.
+        for (const RunRecord* r : list->allRuns()) list->remove(r->id);
+        for (int i = 0; i < 3; ++i) (void)list->add(QStringLiteral("after"), cfg);
+        for (int i = 0; i < 3; ++i) QCOMPARE(list->allRuns()[i]->color, screenRunPalette()[i]);
+        // Stable while on screen: hiding #2 (its tick) changes nobody else; a new run takes the
+        // free colour, and #2 shown again gets one nobody on screen has.
+        const QList<const RunRecord*> three = list->allRuns();
+        const QColor c1 = three[0]->color, c2 = three[1]->color, c3 = three[2]->color;
+        auto* tree = w.findChild<QTreeWidget*>(QStringLiteral("runTree"));
+        tree->topLevelItem(1)->setCheckState(0, Qt::Unchecked);
+        QVERIFY(!three[1]->visible);
+        QCOMPARE(three[0]->color, c1);
+        QCOMPARE(three[2]->color, c3);
+        const RunRecord& fourth = list->add(QStringLiteral("new"), cfg);
+        QCOMPARE(fourth.color, c2);
+        tree->topLevelItem(1)->setCheckState(0, Qt::Checked);
+        why = check(list->visibleRuns());
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        QCOMPARE(three[0]->color, c1);
+        QCOMPARE(fourth.color, c2);
+        for (const RunRecord* r : list->allRuns())
+            for (const QColor& reserved : reservedPlotColors())
+                QVERIFY2(deltaE(r->color, reserved) >= kRunColorMinDeltaE,
+                         qPrintable(r->color.name()));
+    }
+
+    void legendClickHidesARunEverywhere() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(3); // four SGD runs overlaid
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        w.showTab(QStringLiteral("curves"));
+        QCoreApplication::processEvents();
+        RunList* list = w.runList();
+        QCOMPARE(list->count(), 4);
+        const RunRecord* second = list->allRuns()[1];
+        const QString name = second->name;
+        QList<QColor> before;
+        for (const RunRecord* r : list->allRuns()) before << r->color;
+        auto* loss = w.findChild<PlotWidget*>(QStringLiteral("lossPlot"));
+        auto* distance = w.findChild<PlotWidget*>(QStringLiteral("distancePlot"));
+        QVERIFY(loss && distance);
+        QVERIFY(seriesNamed(loss, name) && seriesNamed(distance, name));
+        auto* legend = loss->findChild<QWidget*>(QStringLiteral("lossLegend"));
+        QVERIFY(legend);
+        const QList<plotmath::LegendEntry> entries = loss->legendEntries();
+        const LegendLayout lay = layoutLegend(entries, legend->font(), legend->width() - 12);
+        int at = -1;
+        for (int i = 0; i < entries.size(); ++i)
+            if (entries[i].name == name) at = i;
+        QVERIFY(at >= 0 && at < lay.boxes.size());
+        QTest::mouseClick(legend, Qt::LeftButton, {},
+                          (lay.boxes[at].center() + QPointF(6, 2)).toPoint());
+        QVERIFY(!second->visible); // as the run list's tick: hidden everywhere
+        auto* tree = w.findChild<QTreeWidget*>(QStringLiteral("runTree"));
+        QCOMPARE(tree->topLevelItem(1)->checkState(0), Qt::Unchecked);
+        QVERIFY(!seriesNamed(loss, name));
+        QVERIFY(!seriesNamed(distance, name));
+        for (int i = 0; i < 4; ++i) QCOMPARE(list->allRuns()[i]->color, before[i]);
+        tree->topLevelItem(1)->setCheckState(0, Qt::Checked); // and back from the list
+        QVERIFY(seriesNamed(loss, name) && seriesNamed(distance, name));
+    }
+
+    // --- Issue 23, point 7 -------------------------------------------------------------------
+
+    void revertClearsAStaleCannotRun() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(0);
+        w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))->setText(QStringLiteral("0"));
+        QVERIFY(!w.startRuns());
+        auto* phase = w.findChild<ElidedLabel*>(QStringLiteral("statusPhase"));
+        QVERIFY(phase->text().startsWith(QStringLiteral("Cannot run")));
+        QTest::mouseClick(w.findChild<QPushButton*>(QStringLiteral("revertPresetButton")),
+                          Qt::LeftButton);
+        QVERIFY(w.experimentPanel()->isValid());
+        QVERIFY2(!phase->text().contains(QStringLiteral("Cannot run")), qPrintable(phase->text()));
+        // Still invalid for another reason: the line gives that one.
+        w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))->setText(QStringLiteral("0"));
+        QVERIFY(!w.startRuns());
+        w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"))
+            ->setText(QStringLiteral("-3"));
+        QVERIFY2(phase->text().startsWith(QStringLiteral("Cannot run")) &&
+                     phase->text().contains(QStringLiteral("-3")),
+                 qPrintable(phase->text()));
+    }
+
+    void pausedRunSaysPaused() {
+        MainWindow w;
+        w.show();
+        longTrainer(w);
+        QVERIFY(w.startRuns());
+        QSignalSpy spy(w.controller(), &RunController::progressed);
+        QVERIFY(spy.wait(20000));
+        auto* pause = w.findChild<QPushButton*>(QStringLiteral("pauseButton"));
+        QTest::mouseClick(pause, Qt::LeftButton);
+        QVERIFY(w.controller()->isPaused());
+        auto* tree = w.findChild<QTreeWidget*>(QStringLiteral("runTree"));
+        auto* phase = w.findChild<ElidedLabel*>(QStringLiteral("statusPhase"));
+        auto saysPaused = [&] {
+            const QString state = tree->topLevelItem(0)->text(1);
+            return state.startsWith(QStringLiteral("paused")) &&
+                   phase->text().contains(QStringLiteral("paused")) &&
+                   !phase->text().contains(QStringLiteral("running"));
+        };
+        QVERIFY2(saysPaused(), qPrintable(tree->topLevelItem(0)->text(1) + u'|' + phase->text()));
+        QTest::qWait(300); // progress still on its way does not bring "running" back
+        QVERIFY2(saysPaused(), qPrintable(tree->topLevelItem(0)->text(1) + u'|' + phase->text()));
+        QTest::mouseClick(pause, Qt::LeftButton);
+        QVERIFY(tree->topLevelItem(0)->text(1).startsWith(QStringLiteral("running")));
+        w.stopRuns();
+    }
+
+    void pauseIsOffDuringExactRuns() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(0); // poly: no epochs
+        QVERIFY(w.startRuns());
+        QVERIFY(w.controller()->isBusy());
+        QVERIFY(!w.findChild<QPushButton*>(QStringLiteral("pauseButton"))->isEnabled());
+        QVERIFY(!w.findChild<QDoubleSpinBox*>(QStringLiteral("lrScaleSpin"))->isEnabled());
+        QVERIFY(waitIdle(w));
+        longTrainer(w); // a trainer can pause
+        QVERIFY(w.startRuns());
+        QVERIFY(w.findChild<QPushButton*>(QStringLiteral("pauseButton"))->isEnabled());
+        w.stopRuns();
+    }
+
+    void emptyPlotsDuringARunSayItIsRunning() {
+        MainWindow w;
+        longTrainer(w);
+        auto* loss = w.findChild<PlotWidget*>(QStringLiteral("lossPlot"));
+        const QString idle = QStringLiteral("No data yet: run an experiment");
+        QVERIFY(loss->note().contains(idle));
+        QVERIFY(w.startRuns());
+        QVERIFY(!loss->hasData());
+        QVERIFY2(!loss->note().contains(idle) && loss->note().contains(QStringLiteral("running")),
+                 qPrintable(loss->note()));
+        w.stopRuns();
+        QVERIFY(waitIdle(w));
+        if (!loss->hasData()) QVERIFY2(loss->note().contains(idle), qPrintable(loss->note()));
     }
 
     // --- Smaller items of issue 9 ---------------------------------------------------------

@@ -24,6 +24,10 @@ namespace mhla::ui {
 
 namespace {
 
+/// Heads a trainer gets when the solver is switched from poly with H = 0 ("all", which no
+/// trainer accepts): the smallest value every trainer accepts.
+constexpr int kTrainerHeadsAfterPoly = 1;
+
 QString valueText(const QJsonValue& v) {
     if (v.isDouble()) return numberText(v.toDouble());
     if (v.isString()) return v.toString();
@@ -176,6 +180,18 @@ void ExperimentPanel::buildForm() {
         m_fields << f;
     }
 
+    // poly reads H = 0 as "all heads"; a trainer refuses it. Switching the solver by hand from
+    // poly to a trainer gives it a valid H instead of a form that cannot run (a loaded file
+    // keeps its values, marked).
+    if (Field* kind = fieldForKey(QStringLiteral("solver.kind")))
+        if (Field* heads = fieldForKey(QStringLiteral("solver.heads")))
+            connect(kind->combo, &QComboBox::currentIndexChanged, this,
+                    [this, edit = heads->edit](int i) {
+                        if (m_loading || static_cast<SolverKind>(i) == SolverKind::Poly) return;
+                        if (edit->text().trimmed() == QStringLiteral("0"))
+                            edit->setText(QString::number(kTrainerHeadsAfterPoly));
+                    });
+
     m_derived = new QLabel(this);
     m_derived->setObjectName(QStringLiteral("derivedLabel"));
     m_derived->setWordWrap(true);
@@ -211,7 +227,6 @@ void ExperimentPanel::buildForm() {
     m_pause = new QPushButton(tr("Pause"), this);
     m_pause->setObjectName(QStringLiteral("pauseButton"));
     m_pause->setCheckable(true);
-    m_pause->setToolTip(tr("Pause training between epochs; press again to resume (Ctrl+P)"));
     m_pause->setShortcut(QKeySequence(QStringLiteral("Ctrl+P")));
     m_step = new QPushButton(tr("Step"), this);
     m_step->setObjectName(QStringLiteral("stepButton"));
@@ -238,16 +253,14 @@ void ExperimentPanel::buildForm() {
         m_pause->setText(on ? tr("Resume") : tr("Pause"));
         m_pause->setShortcut(
             QKeySequence(QStringLiteral("Ctrl+P"))); // setText() replaces the shortcut
-        m_step->setEnabled(on && m_running);
+        m_step->setEnabled(on && m_trains);
         if (!m_resettingControls) Q_EMIT pauseToggled(on);
     });
     connect(m_step, &QPushButton::clicked, this, &ExperimentPanel::stepRequested);
     connect(m_lrScale, &QDoubleSpinBox::valueChanged, this, [this](double v) {
         if (!m_resettingControls) Q_EMIT learningRateScaleChanged(v);
     });
-    m_step->setEnabled(false);
-    m_pause->setEnabled(false);
-    m_lrScale->setEnabled(false);
+    setRunning(false);
     connect(m_run, &QPushButton::clicked, this, &ExperimentPanel::runRequested);
     connect(m_stop, &QPushButton::clicked, this, &ExperimentPanel::stopRequested);
     connect(m_reset, &QPushButton::clicked, this, &ExperimentPanel::resetRequested);
@@ -530,7 +543,7 @@ void ExperimentPanel::revalidate() {
     else m_run->setToolTip(tr("Run the experiment (Ctrl+R)"));
     updateDerived();
     updatePresetMark();
-    setRunning(m_running);
+    setRunning(m_running, m_trains);
     if (wasValid != m_valid) Q_EMIT validityChanged(m_valid);
     Q_EMIT edited();
 }
@@ -603,12 +616,16 @@ void ExperimentPanel::resetLiveControls() {
     m_resettingControls = false;
 }
 
-void ExperimentPanel::setRunning(bool running) {
+void ExperimentPanel::setRunning(bool running, bool trains) {
     m_running = running;
-    if (!running) resetLiveControls();
-    m_pause->setEnabled(running);
-    m_lrScale->setEnabled(running);
-    m_step->setEnabled(running && m_pause->isChecked());
+    m_trains = running && trains;
+    if (!m_trains) resetLiveControls();
+    m_pause->setEnabled(m_trains);
+    m_lrScale->setEnabled(m_trains);
+    m_step->setEnabled(m_trains && m_pause->isChecked());
+    m_pause->setToolTip(running && !trains
+                            ? tr("The exact solver runs no epochs: there is nothing to pause")
+                            : tr("Pause training between epochs; press again to resume (Ctrl+P)"));
     m_run->setEnabled(m_valid);
     m_stop->setEnabled(running);
     m_reset->setEnabled(m_valid);

@@ -60,8 +60,9 @@ public:
     void recognisePreset();
     int currentPreset() const { return m_preset; }
     /// Shows the state of the run controller (enables Run / Stop / Reset, and the live controls
-    /// only while a run is going; they go back to "running at η × 1" when nothing runs).
-    void setRunning(bool running);
+    /// only while a run that trains is going: `trains`; they go back to "running at η × 1" when
+    /// nothing runs).
+    void setRunning(bool running, bool trains = false);
     /// Puts Pause and η × back to "running at scale 1" without signalling (a new run started).
     void resetLiveControls();
 
@@ -130,6 +131,7 @@ private:
     QPushButton* m_revert = nullptr;
     bool m_valid = false;
     bool m_running = false;
+    bool m_trains = false; ///< the running run trains (has epochs to pause)
     bool m_loading = false;
     bool m_resettingControls = false;
     int m_preset = -1;

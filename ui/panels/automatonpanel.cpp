@@ -151,14 +151,14 @@ void AutomatonPanel::showRun(const RunRecord* run) {
     m_csv = QStringLiteral("step,letter,true_state,learned_state,teacher_state\n");
     PlotSeries trueS, learnedS, teacherS, wrongS;
     trueS.name = tr("true state");
-    trueS.color = colors::kBlack;
+    trueS.color = colors::kTrueState;
     trueS.style = PlotSeries::Style::LineMarkers;
     trueS.width = 1.5;
     learnedS.name = tr("learned");
     learnedS.color = run->color;
     learnedS.style = PlotSeries::Style::Markers;
     teacherS.name = tr("teacher");
-    teacherS.color = colors::kSkyBlue;
+    teacherS.color = colors::kTeacher;
     teacherS.style = PlotSeries::Style::Triangles;
     wrongS.name = tr("learned, wrong");
     wrongS.color = colors::kError;

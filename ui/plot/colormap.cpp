@@ -70,11 +70,114 @@ QColor runColor(int i) {
     return c[k].darker(100 + 35 * cycle);
 }
 
-double relativeLuminance(const QColor& c) {
-    auto lin = [](double v) {
-        return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+namespace {
+double toLinear(double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); }
+double fromLinear(double v) {
+    v = std::clamp(v, 0.0, 1.0);
+    return v <= 0.0031308 ? 12.92 * v : 1.055 * std::pow(v, 1 / 2.4) - 0.055;
+}
+} // namespace
+
+const QList<QColor>& screenRunPalette() {
+    // Chosen from Okabe-Ito, Paul Tol's and IBM's colour-blind-safe sets as the largest set
+    // that meets the bounds of the header (tst_gui_colormap checks them), most distinct first.
+    static const QList<QColor> palette{
+        QColor(0, 119, 187),  QColor(204, 121, 167), QColor(17, 119, 51),   QColor(153, 153, 51),
+        QColor(120, 94, 240), QColor(140, 81, 10),   QColor(100, 143, 255), QColor(170, 68, 153),
     };
-    return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
+    return palette;
+}
+
+const QList<QColor>& reservedPlotColors() {
+    static const QList<QColor> reserved{
+        colors::kTrueState, colors::kExactReference, colors::kMissing, colors::kTau,
+        colors::kError,     colors::kGood,           colors::kTeacher,
+    };
+    return reserved;
+}
+
+QHash<int, int> RunColorAssigner::assign(const QList<int>& onScreen) {
+    QHash<int, int> kept;
+    for (int id : onScreen)
+        if (auto it = m_onScreen.constFind(id); it != m_onScreen.constEnd()) kept.insert(id, *it);
+    const int n = static_cast<int>(screenRunPalette().size());
+    QList<int> uses(n, 0);
+    for (int i : std::as_const(kept)) ++uses[i];
+    for (int id : onScreen) {
+        if (kept.contains(id)) continue;
+        int pick = -1;
+        if (auto last = m_last.constFind(id); last != m_last.constEnd() && uses[*last] == 0)
+            pick = *last;
+        else pick = static_cast<int>(std::min_element(uses.begin(), uses.end()) - uses.begin());
+        ++uses[pick];
+        kept.insert(id, pick);
+    }
+    m_onScreen = kept;
+    for (auto it = kept.constBegin(); it != kept.constEnd(); ++it) m_last.insert(it.key(), *it);
+    return kept;
+}
+
+void RunColorAssigner::prefer(int id, const QColor& c) {
+    const int i = static_cast<int>(screenRunPalette().indexOf(c.toRgb()));
+    if (i < 0) return;
+    m_last.insert(id, i);
+    m_onScreen.remove(id); // the next assign() gives it that colour if it is free
+}
+
+void RunColorAssigner::clear() {
+    m_onScreen.clear();
+    m_last.clear();
+}
+
+QColor RunColorAssigner::colorOf(int paletteIndex) {
+    const auto& p = screenRunPalette();
+    const int n = static_cast<int>(p.size());
+    return p[((paletteIndex % n) + n) % n];
+}
+
+QColor simulateColorVision(const QColor& c, ColorVision v) {
+    // Machado et al. 2009, severity 1.0 (rows: output r, g, b in linear RGB).
+    static constexpr double kProtan[3][3] = {{0.152286, 1.052583, -0.204868},
+                                             {0.114503, 0.786281, 0.099216},
+                                             {-0.003882, -0.048116, 1.051998}};
+    static constexpr double kDeutan[3][3] = {{0.367322, 0.860646, -0.227968},
+                                             {0.280085, 0.672501, 0.047413},
+                                             {-0.011820, 0.042940, 0.968881}};
+    static constexpr double kTritan[3][3] = {{1.255528, -0.076749, -0.178779},
+                                             {-0.078411, 0.930809, 0.147602},
+                                             {0.004733, 0.691367, 0.303900}};
+    const auto& m = v == ColorVision::Protanopia     ? kProtan
+                    : v == ColorVision::Deuteranopia ? kDeutan
+                                                     : kTritan;
+    const double in[3] = {toLinear(c.redF()), toLinear(c.greenF()), toLinear(c.blueF())};
+    double out[3];
+    for (int i = 0; i < 3; ++i) out[i] = m[i][0] * in[0] + m[i][1] * in[1] + m[i][2] * in[2];
+    return QColor::fromRgbF(static_cast<float>(fromLinear(out[0])),
+                            static_cast<float>(fromLinear(out[1])),
+                            static_cast<float>(fromLinear(out[2])));
+}
+
+Lab cieLab(const QColor& c) {
+    const double r = toLinear(c.redF()), g = toLinear(c.greenF()), b = toLinear(c.blueF());
+    // sRGB -> XYZ (D65), normalised by the white point.
+    const double x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+    const double y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    const double z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+    auto f = [](double t) {
+        constexpr double eps = 216.0 / 24389.0, kappa = 24389.0 / 27.0;
+        return t > eps ? std::cbrt(t) : (kappa * t + 16) / 116;
+    };
+    return {116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))};
+}
+
+double deltaE(const QColor& x, const QColor& y) {
+    const Lab a = cieLab(x), b = cieLab(y);
+    return std::hypot(a.L - b.L, a.a - b.a, a.b - b.b);
+}
+
+double relativeLuminance(const QColor& c) {
+    return 0.2126 * toLinear(c.redF()) + 0.7152 * toLinear(c.greenF()) +
+           0.0722 * toLinear(c.blueF());
 }
 
 double contrastRatio(const QColor& a, const QColor& b) {

@@ -516,7 +516,9 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.9); // legend and note leave the chart its height
     m_legend->setFont(small);
-    m_legend->onToggle = [this](const QString& name) {
+    // By value: a handler that hides a run redraws this legend, and its entries with it.
+    m_legend->onToggle = [this](QString name) {
+        if (m_legendClick && m_legendClick(name)) return;
         setSeriesHidden(name, !m_state.hidden.contains(name));
     };
     lay->addWidget(m_legend);
@@ -674,12 +676,20 @@ void PlotWidget::setNote(const QString& note) {
 
 QString PlotWidget::note() const { return fullNote(); }
 
+void PlotWidget::setEmptyNote(const QString& note) {
+    if (note == m_emptyNote) return;
+    m_emptyNote = note;
+    updateNote();
+}
+
 void PlotWidget::clear() { setSeries({}); }
 
 QString PlotWidget::fullNote() const {
     const Ranges r = computeRanges(m_state);
     QStringList parts;
-    if (!hasData()) parts << tr("No data yet: run an experiment (Ctrl+R).");
+    if (!hasData())
+        parts << (m_emptyNote.isEmpty() ? tr("No data yet: run an experiment (Ctrl+R).")
+                                        : m_emptyNote);
     if (!m_state.note.isEmpty()) parts << m_state.note;
     if (r.droppedLogY > 0)
         parts << tr(

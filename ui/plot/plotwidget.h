@@ -9,6 +9,7 @@
 #include <QList>
 #include <QPointF>
 #include <QWidget>
+#include <functional>
 #include <optional>
 
 class QLabel;
@@ -67,6 +68,14 @@ public:
     /// legend entry does).
     void setSeriesHidden(const QString& name, bool hidden);
     bool isSeriesHidden(const QString& name) const { return m_state.hidden.contains(name); }
+    /// Called first when a legend entry is clicked, with the entry's name; returning true says
+    /// the click was handled elsewhere (the run was hidden in every plot) and this plot hides
+    /// nothing itself.
+    void setLegendClickHandler(std::function<bool(const QString&)> handler) {
+        m_legendClick = std::move(handler);
+    }
+    /// What the note says while the plot has no data (empty: "No data yet: run an experiment").
+    void setEmptyNote(const QString& note);
     /// The legend as shown (one entry per name, with hidden and off-scale flags).
     QList<plotmath::LegendEntry> legendEntries() const;
     /// Zooms by `factor` (< 1 zooms in) about a point given as fractions of the plot area
@@ -115,6 +124,8 @@ private:
 
     QString m_name;
     PlotState m_state;
+    std::function<bool(const QString&)> m_legendClick;
+    QString m_emptyNote;
     QChartView* m_view = nullptr;
     QChart* m_chart = nullptr;
     QList<QAbstractSeries*> m_handles;

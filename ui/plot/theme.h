@@ -27,6 +27,8 @@ inline const QColor kNoteText{60, 60, 60};   ///< notes under exported figures
 inline const QColor kMissing{128, 128, 128}; ///< NaN cells
 inline const QColor kNeutral{247, 247, 247}; ///< zero of the diverging map
 inline const QColor kOnDark{230, 230, 230};  ///< black data drawn on the dark theme
+inline const QColor kTrueState = kBlack;     ///< the automaton's true state line
+inline const QColor kTeacher = kSkyBlue;     ///< the automaton's teacher line
 
 /// "#rrggbb" for style sheets.
 inline QString css(const QColor& c) { return c.name(QColor::HexRgb); }

@@ -54,6 +54,8 @@ QString RunRecord::stateText() const {
     switch (state) {
     case State::Queued: return RunList::tr("queued");
     case State::Running: {
+        // Paused: no remaining time (the clock runs, the training does not).
+        if (paused) return RunList::tr("paused at %1%").arg(qRound(fraction * 100));
         const QString t = timeText(QDateTime::currentMSecsSinceEpoch());
         return t.isEmpty() ? RunList::tr("running %1%").arg(qRound(fraction * 100))
                            : RunList::tr("running %1% · %2").arg(qRound(fraction * 100)).arg(t);
@@ -119,6 +121,7 @@ RunList::RunList(QWidget* parent) : QWidget(parent) {
         r->visible = it->checkState(0) == Qt::Checked;
         const QString name = it->text(0).trimmed();
         if (!name.isEmpty()) r->name = name;
+        recolor();
         Q_EMIT runsChanged();
         Q_EMIT currentChanged();
     });
@@ -133,7 +136,6 @@ RunRecord& RunList::add(const QString& name, const ExperimentConfig& cfg) {
     auto rec = std::make_unique<RunRecord>();
     rec->id = m_nextId++;
     rec->name = QStringLiteral("#%1 %2").arg(rec->id).arg(name);
-    rec->color = runColor(m_colorIndex++);
     rec->config = cfg;
     RunRecord& r = *rec;
     m_runs.push_back(std::move(rec));
@@ -143,6 +145,7 @@ RunRecord& RunList::add(const QString& name, const ExperimentConfig& cfg) {
     it->setFlags(it->flags() | Qt::ItemIsEditable | Qt::ItemIsUserCheckable);
     it->setCheckState(0, Qt::Checked);
     m_updating = false;
+    recolor();
     refresh(r.id);
     Q_EMIT runsChanged();
     return r;
@@ -195,6 +198,7 @@ QTreeWidgetItem* RunList::itemFor(int id) const {
 void RunList::remove(int id) {
     delete itemFor(id);
     std::erase_if(m_runs, [id](const auto& r) { return r->id == id; });
+    recolor();
     Q_EMIT runsChanged();
     Q_EMIT currentChanged();
 }
@@ -204,9 +208,49 @@ void RunList::clear() {
     m_tree->clear();
     m_updating = false;
     m_runs.clear();
-    m_colorIndex = 0;
+    m_colors.clear();
     Q_EMIT runsChanged();
     Q_EMIT currentChanged();
+}
+
+void RunList::setRunVisible(int id, bool visible) {
+    RunRecord* r = find(id);
+    if (!r || r->visible == visible) return;
+    r->visible = visible;
+    recolor();
+    refresh(id);
+    Q_EMIT runsChanged();
+    Q_EMIT currentChanged();
+}
+
+const RunRecord* RunList::findByName(const QString& name) const {
+    for (const auto& r : m_runs)
+        if (r->name == name) return r.get();
+    return nullptr;
+}
+
+void RunList::preferColor(int id, const QColor& c) {
+    m_colors.prefer(id, c);
+    recolor();
+}
+
+void RunList::recolor() {
+    QList<int> onScreen;
+    for (const auto& r : m_runs)
+        if (r->visible) onScreen << r->id;
+    const QHash<int, int> given = m_colors.assign(onScreen);
+    for (auto& r : m_runs) {
+        const auto it = given.constFind(r->id);
+        if (it == given.constEnd()) continue; // hidden: keeps its last colour
+        const QColor c = RunColorAssigner::colorOf(*it);
+        if (c == r->color) continue;
+        r->color = c;
+        if (QTreeWidgetItem* item = itemFor(r->id)) {
+            m_updating = true;
+            item->setIcon(0, swatch(c));
+            m_updating = false;
+        }
+    }
 }
 
 void RunList::refresh(int id) {

@@ -1,8 +1,10 @@
 #pragma once
-// The runs of a session: each has a name, an Okabe-Ito colour, a visibility, its config, the
-// live training data while it runs and its result when done. The widget shows, hides,
-// renames and removes them.
+// The runs of a session: each has a name, a colour, a visibility, its config, the live training
+// data while it runs and its result when done. The widget shows, hides, renames and removes
+// them. Colours go by what is on screen (RunColorAssigner): the visible runs have distinct
+// colours, kept while they stay visible; a hidden run keeps its last colour in the list.
 #include "core/run/runner.h"
+#include "ui/plot/colormap.h"
 #include <QColor>
 #include <QWidget>
 #include <memory>
@@ -20,6 +22,8 @@ struct RunRecord {
     QString name;
     QColor color;
     bool visible = true;
+    /// Training is paused between epochs (only while Running).
+    bool paused = false;
     ExperimentConfig config;
     State state = State::Queued;
     QString message;
@@ -53,7 +57,7 @@ public:
     explicit RunList(QWidget* parent = nullptr);
     ~RunList() override;
 
-    /// Adds a queued run with the next colour; returns it.
+    /// Adds a queued, visible run with a free colour; returns it.
     RunRecord& add(const QString& name, const ExperimentConfig& cfg);
     RunRecord* find(int id);
     const RunRecord* find(int id) const;
@@ -65,6 +69,12 @@ public:
     void select(int id);
     void remove(int id);
     void clear();
+    /// Shows or hides a run in every plot (what its tick in the list does).
+    void setRunVisible(int id, bool visible);
+    /// The run whose name is `name`, or nullptr.
+    [[nodiscard]] const RunRecord* findByName(const QString& name) const;
+    /// Asks for the colour `c` for run `id` whenever it is free (a session's saved colour).
+    void preferColor(int id, const QColor& c);
     /// Re-reads a record's name, state and colour into the list.
     void refresh(int id);
     int count() const { return static_cast<int>(m_runs.size()); }
@@ -77,10 +87,12 @@ Q_SIGNALS:
 
 private:
     QTreeWidgetItem* itemFor(int id) const;
+    /// Gives the visible runs their colours (m_colors) and redraws the swatches that changed.
+    void recolor();
     QTreeWidget* m_tree = nullptr;
     std::vector<std::unique_ptr<RunRecord>> m_runs;
     int m_nextId = 1;
-    int m_colorIndex = 0;
+    RunColorAssigner m_colors;
     bool m_updating = false;
 };
 

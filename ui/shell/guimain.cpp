@@ -299,7 +299,7 @@ int runFigures(int argc, char** argv) {
     RunRecord record;
     record.id = 1;
     record.name = QFileInfo(opt.config).completeBaseName();
-    record.color = runColor(0);
+    record.color = RunColorAssigner::colorOf(0); // the colour of a lone run in the window
     record.config = result.config;
     record.state = RunRecord::State::Finished;
     record.result = result;

@@ -1,23 +1,23 @@
 #include "ui/shell/mainwindow.h"
 #include "core/base/fileio.h"
 #include "core/records/resultread.h"
+#include "ui/experiment/experimentfile.h"
+#include "ui/experiment/experimentpanel.h"
+#include "ui/experiment/presets.h"
+#include "ui/experiment/session.h"
+#include "ui/export/exporter.h"
 #include "ui/panels/automatonpanel.h"
 #include "ui/panels/certificatepanel.h"
 #include "ui/panels/curvespanel.h"
-#include "ui/plot/elidedlabel.h"
-#include "ui/experiment/experimentfile.h"
-#include "ui/experiment/experimentpanel.h"
 #include "ui/panels/explanations.h"
-#include "ui/shell/exportdialog.h"
-#include "ui/export/exporter.h"
 #include "ui/panels/headspanel.h"
+#include "ui/plot/elidedlabel.h"
 #include "ui/plot/heatmapwidget.h"
 #include "ui/plot/plotwidget.h"
-#include "ui/experiment/presets.h"
+#include "ui/plot/theme.h"
 #include "ui/run/runcontroller.h"
 #include "ui/run/runlist.h"
-#include "ui/experiment/session.h"
-#include "ui/plot/theme.h"
+#include "ui/shell/exportdialog.h"
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -68,6 +68,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             m_runs->select(id);
         }
         updateRunState();
+        syncPaused();
     });
     connect(m_controller, &RunController::progressed, this, &MainWindow::onProgress);
     connect(m_controller, &RunController::finished, this, &MainWindow::onFinished);
@@ -78,9 +79,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_runs, &RunList::currentChanged, this, &MainWindow::refreshCurrent);
     connect(m_panel, &ExperimentPanel::runRequested, this, &MainWindow::startRuns);
     connect(m_panel, &ExperimentPanel::stopRequested, this, &MainWindow::stopRuns);
-    connect(m_panel, &ExperimentPanel::resetRequested, this, &MainWindow::resetRuns);
+    connect(m_panel, &ExperimentPanel::resetRequested, this, &MainWindow::resetInteractive);
     connect(m_panel, &ExperimentPanel::pauseToggled, this, [this](bool on) {
         m_controller->setPaused(on);
+        syncPaused();
         statusBar()->showMessage(
             on ? tr("Training paused between epochs — Step runs one epoch, Pause again resumes")
                : tr("Training resumed"),
@@ -89,20 +91,38 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_panel, &ExperimentPanel::stepRequested, m_controller, &RunController::stepEpoch);
     connect(m_controller, &RunController::controlsReset, m_panel,
             &ExperimentPanel::resetLiveControls);
+    connect(m_controller, &RunController::controlsReset, this, &MainWindow::syncPaused);
     connect(m_panel, &ExperimentPanel::learningRateScaleChanged, m_controller,
             &RunController::setLearningRateScale);
     connect(m_panel, &ExperimentPanel::validityChanged, this, &MainWindow::updateRunState);
-    connect(m_panel, &ExperimentPanel::edited, this, [this] { setWindowModified(true); });
+    connect(m_panel, &ExperimentPanel::edited, this, [this] {
+        setWindowModified(true);
+        updateCannotRun();
+    });
     connect(m_panel, &ExperimentPanel::presetLoaded, this, [this](int i) {
         const auto& presets = builtinPresets();
         m_explanation->setHtml(QStringLiteral("<h3>%1</h3>%2")
                                    .arg(presets[i].title.toHtmlEscaped(), presets[i].explanation));
         m_settings.setLastPreset(i);
         setCurrentFile({});
+        updateCannotRun();
     });
     for (ResultPanel* panel : m_resultPanels) {
         panel->setExportHandler([this](const Figure* f) { exportFigureInteractive(f); });
         panel->setRefreshHandler([this] { refreshCurrent(); });
+        // A click on a run's legend entry hides the run in every plot, as its tick in the run
+        // list does; other entries (exact references, seed means, τ) hide in that plot only.
+        for (PlotWidget* plot : panel->widget()->findChildren<PlotWidget*>())
+            plot->setLegendClickHandler([this](QString entry) { // a copy: the legend is redrawn
+                const RunRecord* r = m_runs->findByName(entry);
+                if (!r || !r->visible) return false;
+                m_runs->setRunVisible(r->id, false);
+                statusBar()->showMessage(
+                    tr("%1 is hidden in every plot; tick it in the run list to show it again")
+                        .arg(entry),
+                    6000);
+                return true;
+            });
     }
 
     // A sensible first size that fits the screen; the saved geometry wins afterwards.
@@ -199,6 +219,7 @@ void MainWindow::buildLayout() {
 void MainWindow::buildActions() {
     auto* file = menuBar()->addMenu(tr("&File"));
     auto* openAct = file->addAction(tr("&Open experiment…"), this, &MainWindow::openInteractive);
+    openAct->setObjectName(QStringLiteral("openAction"));
     openAct->setShortcut(QKeySequence::Open);
     auto* openResultsAct = file->addAction(tr("Open &results…"), this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(
@@ -261,14 +282,17 @@ void MainWindow::buildActions() {
     m_stopAction = run->addAction(tr("&Stop"), this, &MainWindow::stopRuns);
     m_stopAction->setShortcut(QKeySequence(Qt::Key_Escape));
     m_resetAction = run->addAction(tr("&Clear runs and rerun (same seeds, same run)"), this,
-                                   &MainWindow::resetRuns);
+                                   &MainWindow::resetInteractive);
+    m_resetAction->setObjectName(QStringLiteral("resetAction"));
     m_resetAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+R")));
     m_resetAction->setIconText(tr("Clear and rerun")); // the toolbar's short form
     run->addSeparator();
     auto* presetMenu = run->addMenu(tr("&Presets"));
     const auto& presets = builtinPresets();
     for (int i = 0; i < presets.size(); ++i) {
-        auto* a = presetMenu->addAction(presets[i].title, this, [this, i] { loadPreset(i); });
+        auto* a = presetMenu->addAction(presets[i].title, this, [this, i] {
+            if (confirm(tr("Load preset"), discardEditsQuestion())) loadPreset(i);
+        });
         if (i < 9) a->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)));
     }
 
@@ -355,15 +379,16 @@ void MainWindow::loadPreset(int index) { m_panel->loadPreset(index); }
 bool MainWindow::startRuns() {
     if (!m_panel->isValid()) {
         const auto errs = m_panel->fieldErrors();
-        const QString why = errs.isEmpty() ? m_panel->generalError() : errs.first();
-        statusBar()->showMessage(tr("Cannot run: %1").arg(why), 8000);
-        m_phase->setText(tr("Cannot run: %1").arg(why));
+        statusBar()->showMessage(cannotRunText(), 8000);
+        m_phase->setText(cannotRunText());
+        m_saysCannotRun = true;
         if (!errs.isEmpty())
             if (auto* field =
                     m_panel->findChild<QWidget*>(QStringLiteral("field_") + errs.firstKey()))
                 field->setFocus();
         return false;
     }
+    m_saysCannotRun = false;
     QList<RunController::Job> jobs;
     for (const auto& nc : m_panel->jobs()) {
         RunRecord& r = m_runs->add(nc.name, nc.config);
@@ -393,6 +418,63 @@ void MainWindow::resetRuns() {
     stopRuns();
     m_runs->clear();
     startRuns();
+}
+
+QString MainWindow::resetQuestion() const {
+    if (m_runs->count() == 0) return {};
+    return tr("Clear and rerun deletes all %n run(s) and their results (export them first with "
+              "Export all, or save a session). Delete them and run again?",
+              nullptr, m_runs->count());
+}
+
+QString MainWindow::discardEditsQuestion() const {
+    if (!isWindowModified()) return {};
+    return tr("The experiment in the form has unsaved changes. Discard them?");
+}
+
+bool MainWindow::confirm(const QString& title, const QString& question) {
+    return question.isEmpty() ||
+           QMessageBox::question(this, title, question, QMessageBox::Yes | QMessageBox::Cancel,
+                                 QMessageBox::Cancel) == QMessageBox::Yes;
+}
+
+void MainWindow::resetInteractive() {
+    if (confirm(tr("Clear and rerun?"), resetQuestion())) resetRuns();
+}
+
+bool MainWindow::opensIntoForm(const QString& path) {
+    const QFileInfo fi(path);
+    return !(fi.isDir() && (isSessionFolder(path) || isResultFolder(path)));
+}
+
+QString MainWindow::cannotRunText() const {
+    if (m_panel->isValid()) return {};
+    const auto errs = m_panel->fieldErrors();
+    return tr("Cannot run: %1").arg(errs.isEmpty() ? m_panel->generalError() : errs.first());
+}
+
+void MainWindow::updateCannotRun() {
+    if (!m_saysCannotRun) return;
+    const QString now = cannotRunText();
+    if (now.isEmpty()) {
+        m_saysCannotRun = false;
+        m_phase->setText(tr("Ready"));
+        statusBar()->clearMessage();
+        return;
+    }
+    m_phase->setText(now);
+}
+
+void MainWindow::syncPaused() {
+    const int current = m_controller->currentRun();
+    for (const RunRecord* r : m_runs->allRuns()) {
+        const bool paused =
+            r->state == RunRecord::State::Running && r->id == current && m_controller->isPaused();
+        if (paused == r->paused) continue;
+        m_runs->find(r->id)->paused = paused;
+        m_runs->refresh(r->id);
+        m_phase->setText(tr("%1: %2, %3").arg(r->name, r->phase, r->stateText()));
+    }
 }
 
 void MainWindow::onProgress(int runId, const RunProgress& p) {
@@ -459,7 +541,13 @@ void MainWindow::refreshCurrent() {
 
 void MainWindow::updateRunState() {
     const bool busy = m_controller->isBusy();
-    m_panel->setRunning(busy);
+    const RunRecord* running = m_runs->find(m_controller->currentRun());
+    // Pause, Step and η × act between epochs: the exact solver has none.
+    m_panel->setRunning(busy, running && running->config.solver.kind != SolverKind::Poly);
+    // An empty plot while a run goes is waiting for it, not asking for one.
+    const QString waiting =
+        running ? tr("No points yet: %1 is running (Esc stops it).").arg(running->name) : QString();
+    for (PlotWidget* plot : m_tabs->findChildren<PlotWidget*>()) plot->setEmptyNote(waiting);
     m_runAction->setEnabled(
         true); // Ctrl+R on invalid fields says why (startRuns) instead of doing nothing
     m_stopAction->setEnabled(busy);
@@ -642,6 +730,7 @@ QString MainWindow::saveRisk(const QString& path) const {
 }
 
 void MainWindow::openInteractive() {
+    if (!confirm(tr("Open experiment"), discardEditsQuestion())) return;
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Open experiment"), m_settings.lastDirectory(),
                                      tr("Experiment files (*.json);;All files (*)"));
@@ -698,6 +787,9 @@ void MainWindow::updateRecentMenu() {
         m_recentMenu
             ->addAction(QFileInfo(f).fileName(), this,
                         [this, f] {
+                            if (opensIntoForm(f) &&
+                                !confirm(tr("Open recent"), discardEditsQuestion()))
+                                return;
                             const QString err = openRecent(f);
                             if (!err.isEmpty()) QMessageBox::warning(this, tr("Open recent"), err);
                         })
@@ -867,9 +959,10 @@ QString MainWindow::openSession(const QString& dir, bool replace) {
     int last = 0;
     for (const SessionRun& s : *runs) {
         RunRecord& r = m_runs->add(s.name, s.result.config);
-        r.name = s.name; // as saved (add() numbers new runs)
-        r.color = s.color;
-        r.visible = s.visible;
+        r.name = s.name;                    // as saved (add() numbers new runs)
+        m_runs->preferColor(r.id, s.color); // its saved colour unless another run on screen has it
+        m_runs->setRunVisible(r.id, s.visible);
+        if (!s.visible) r.color = s.color;
         r.result = s.result;
         r.state = RunRecord::State::Finished;
         r.loadedFrom = QDir(abs).filePath(s.folder);
@@ -993,7 +1086,11 @@ void MainWindow::dropEvent(QDropEvent* e) {
         e->ignore();
         return;
     }
-    e->acceptProposedAction();
+    if (opensIntoForm(path) && !confirm(tr("Open"), discardEditsQuestion())) {
+        e->ignore();
+        return;
+    }
+    e->acceptProposedAction(); // after the question: its event loop leaves the event ignored
     const QString err = openDropped(e->mimeData());
     if (!err.isEmpty()) QMessageBox::warning(this, tr("Could not open"), err);
 }

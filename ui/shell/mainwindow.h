@@ -2,9 +2,9 @@
 // The main window: experiment panel (left), result tabs (certificate, curves, heads,
 // automaton), run list and explanation (right), run control, files, export.
 #include "core/run/runner.h"
-#include "ui/shell/appsettings.h"
 #include "ui/export/figure.h"
 #include "ui/panels/resultpanel.h"
+#include "ui/shell/appsettings.h"
 #include <QMainWindow>
 
 class QAction;
@@ -49,7 +49,14 @@ public:
     /// Starts the panel's run(s). Returns false if the experiment is invalid.
     bool startRuns();
     void stopRuns();
+    /// Clears every run and starts the form's run(s) again, without asking: Run ▸ Clear and
+    /// rerun (Ctrl+Shift+R) and the panel's button ask first (resetQuestion()).
     void resetRuns();
+    /// Why "Clear and rerun" needs confirmation (runs would be deleted), or an empty string.
+    [[nodiscard]] QString resetQuestion() const;
+    /// Why replacing the form (Open, Open recent, a drop, a preset from the menu) needs
+    /// confirmation (unsaved edits), or an empty string.
+    [[nodiscard]] QString discardEditsQuestion() const;
     /// Opens an experiment file; returns core's error message. A file that is not an
     /// experiment file (not JSON, repeated or unknown keys, a result.json) changes nothing; an
     /// experiment file with bad values fills the form with them marked. Only valid files go
@@ -63,8 +70,8 @@ public:
     /// What File ▸ Open recent, a drop and `mhla-lab PATH` do: a folder holding result.json
     /// loads as a run (openResults), anything else opens as an experiment (openExperiment).
     QString openPath(const QString& path);
-    /// Writes every finished run into a session folder (ui/experiment/session.h); returns the error.
-    /// The caller asks first when sessionFolderRisk(dir) says something would be replaced.
+    /// Writes every finished run into a session folder (ui/experiment/session.h); returns the
+    /// error. The caller asks first when sessionFolderRisk(dir) says something would be replaced.
     QString saveSession(const QString& dir);
     /// Restores the runs of a session folder, after the runs there are (replace = false) or in
     /// their place. A session that does not read changes nothing; returns the error.
@@ -134,6 +141,17 @@ private:
     void exportFigureInteractive(const Figure* f);
     void exportAllInteractive();
     void openInteractive();
+    void resetInteractive();
+    /// True when `question` is empty or the user answers Yes to it.
+    bool confirm(const QString& title, const QString& question);
+    /// Whether opening `path` replaces the form (an experiment, not a results or session folder).
+    static bool opensIntoForm(const QString& path);
+    /// Keeps a "Cannot run: …" in the status line true to the form (cleared once it is valid).
+    void updateCannotRun();
+    /// Marks the running run paused or not as the controller is, in the list and status line.
+    void syncPaused();
+    /// "Cannot run: <first reason>", or an empty string when the form is valid.
+    QString cannotRunText() const;
     void saveSessionInteractive();
     void openSessionInteractive();
     bool saveInteractive(bool saveAs);
@@ -165,6 +183,7 @@ private:
     QByteArray m_currentFileBytes; ///< the current file as read or written here (null: unknown)
     int m_lastStarted = 0;
     bool m_quitWithoutAsking = false;
+    bool m_saysCannotRun = false; ///< the status line shows cannotRunText()
 };
 
 } // namespace mhla::ui
