@@ -1,22 +1,22 @@
 // Opening and saving experiment files never loses data (issue 9, "Data loss"): a failed Open
 // leaves the form, the current file, the title and Open Recent as they were; saving over a file
 // that is not an experiment file, or that would lose content, needs confirmation.
-#include "core/experiment/config.h"
 #include "core/base/fileio.h"
+#include "core/experiment/config.h"
 #include "core/records/resultio.h"
 #include "core/records/resultread.h"
 #include "core/run/runner.h"
-#include "ui/shell/appsettings.h"
 #include "ui/experiment/experimentfile.h"
 #include "ui/experiment/experimentpanel.h"
-#include "ui/shell/exportdialog.h"
+#include "ui/experiment/presets.h"
+#include "ui/experiment/session.h"
 #include "ui/export/exporter.h"
 #include "ui/export/figure.h"
-#include "ui/shell/mainwindow.h"
-#include "ui/experiment/presets.h"
 #include "ui/run/runcontroller.h"
 #include "ui/run/runlist.h"
-#include "ui/experiment/session.h"
+#include "ui/shell/appsettings.h"
+#include "ui/shell/exportdialog.h"
+#include "ui/shell/mainwindow.h"
 #include <QApplication>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -475,7 +475,10 @@ private Q_SLOTS:
             f.close();
             const qsizetype nl = data.indexOf('\n');
             QVERIFY(nl > 0);
-            data.insert(nl + 1, damage.endsWith(QLatin1String(".json")) ? "}}" : "0,x,false\n");
+            // JSON: "}}" after the first line; CSV: the first data row becomes "0,x,false" (the
+            // row count stays D: a count that disagrees is refused before any cell is read).
+            if (damage.endsWith(QLatin1String(".json"))) data.insert(nl + 1, "}}");
+            else data.replace(nl + 1, data.indexOf('\n', nl + 1) - nl - 1, "0,x,false");
             QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
             f.write(data);
             f.close();
