@@ -4,8 +4,9 @@
 #include "app/options.h"
 #include "core/algebra/certificate.h"
 #include "core/algebra/features.h"
-#include "core/kernels/gemmkernel.h"
 #include "core/base/parallel.h"
+#include "core/base/process.h"
+#include "core/kernels/gemmkernel.h"
 #include "core/run/runner.h"
 #include "core/run/training/training.h"
 #include <QCoreApplication>
@@ -346,6 +347,7 @@ void benchDefaultSolve(int repeats, int threads) {
 
 int runBench(int argc, char** argv) {
     QCoreApplication app(argc, argv);
+    useCNumericLocale();
     QStringList args = app.arguments();
     args.removeFirst();
     args.removeFirst();

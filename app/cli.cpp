@@ -1,13 +1,14 @@
 #include "app/cli.h"
 #include "app/options.h"
 #include "app/sweep.h"
+#include "core/base/fileio.h"
+#include "core/base/parallel.h"
+#include "core/base/process.h"
 #include "core/experiment/config.h"
+#include "core/experiment/loader.h"
+#include "core/records/resultio.h"
 #include "core/run/admission.h"
 #include "core/run/estimate.h"
-#include "core/base/fileio.h"
-#include "core/experiment/loader.h"
-#include "core/base/parallel.h"
-#include "core/records/resultio.h"
 #include "core/run/runner.h"
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -17,6 +18,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSaveFile>
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
@@ -29,7 +31,7 @@ namespace mhla::cli {
 namespace {
 
 QString q(const char* s) { return QString::fromUtf8(s); }
-void err(const QString& s) { std::fprintf(stderr, "%s\n", s.toLocal8Bit().constData()); }
+void err(const QString& s) { printMessage(s); }
 
 const char kUsage[] = R"(mhla-lab — learning multi-head linear attention with guarantees
 
@@ -56,12 +58,8 @@ Run `mhla-lab solve --help` for every key of the experiment file.
 
 bool isHelp(const char* a) { return std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0; }
 
-CancelToken* g_cancel = nullptr;
 /// Runs estimated above this need --yes (the GUI asks).
 constexpr double kLongRunSeconds = 600.0;
-extern "C" void onSigint(int) {
-    if (g_cancel) g_cancel->cancel();
-}
 
 QString solveHelp() {
     return q(R"(Usage: mhla-lab solve [--config FILE] [--set section.key=value ...] [--out DIR]
@@ -134,6 +132,7 @@ QString checkPath(const char* option, const QString& path) {
 
 int solve(int argc, char** argv) {
     QCoreApplication app(argc, argv);
+    useCNumericLocale();
     QStringList args = app.arguments();
     args.removeFirst(); // the program
     args.removeFirst(); // the subcommand
@@ -196,8 +195,7 @@ int solve(int argc, char** argv) {
     }
 
     CancelToken cancel;
-    g_cancel = &cancel;
-    std::signal(SIGINT, onSigint);
+    const CancelOnSignals onSignals(&cancel);
     // A closed stdout (| head) must not kill the process before its files are written.
     std::signal(SIGPIPE, SIG_IGN);
     RunContext ctx;
@@ -239,7 +237,6 @@ int solve(int argc, char** argv) {
         return InternalError;
     }
     const ExperimentResult& result = results.front();
-    g_cancel = nullptr;
 
     for (const ExperimentResult& r : results)
         for (const std::string& w : r.warnings)
@@ -262,7 +259,7 @@ int solve(int argc, char** argv) {
     if (!opt.out.isEmpty()) {
         auto files = resultFiles(result, json);
         if (results.size() > 1) files.emplace_back(q("seeds.csv"), seedsTable(results).bytes());
-        if (const QString e = writeFiles(opt.out, files); !e.isEmpty()) {
+        if (const QString e = writeRunFolder(opt.out, std::move(files)); !e.isEmpty()) {
             err(q("mhla-lab solve: ") + e);
             return InternalError;
         }

@@ -3,6 +3,7 @@
 // results and figures into ./mhla-results (a fresh folder, never overwriting an earlier run).
 #include "app/cli.h"
 #include "app/options.h"
+#include "core/base/process.h"
 #include "core/experiment/config.h"
 #include <QByteArray>
 #include <QDir>
@@ -57,6 +58,8 @@ int runDefaultHeadless(const char* argv0) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // Before any file is opened: a closed stdout or stderr must not be taken by a result file.
+    if (!mhla::reserveStandardDescriptors()) return mhla::cli::InternalError;
     if (argc > 1 && mhla::cli::isCliCommand(argv[1])) return mhla::cli::run(argc, argv);
     const bool figures = argc > 1 && std::strcmp(argv[1], "figures") == 0;
     if (argc > 1 && !figures) {

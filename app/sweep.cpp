@@ -2,8 +2,9 @@
 #include "app/cli.h"
 #include "app/options.h"
 #include "core/base/fileio.h"
-#include "core/experiment/loader.h"
 #include "core/base/parallel.h"
+#include "core/base/process.h"
+#include "core/experiment/loader.h"
 #include "core/records/resultio.h"
 #include "core/run/runner.h"
 #include "core/sweep/sweep.h"
@@ -21,6 +22,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace mhla::cli {
@@ -28,7 +30,7 @@ namespace mhla::cli {
 namespace {
 
 QString q(const char* s) { return QString::fromUtf8(s); }
-void err(const QString& s) { std::fprintf(stderr, "%s\n", s.toLocal8Bit().constData()); }
+void err(const QString& s) { printMessage(s); }
 
 const char kSweepHelp[] = R"(Usage:
   mhla-lab sweep --config FILE --out DIR [--grid KEY=VALUES ...] [--set KEY=VALUE ...]
@@ -69,6 +71,29 @@ slurm: writes DIR/sweep.sbatch (a job array, one task per shard, each running th
 Grammar of VALUES, product/zip and seeds: see core/sweep/sweep.h and docs/paper.md.
 Exit codes: 0 success, 1 a run failed or runs are missing, 2 invalid input, 130 cancelled.
 )";
+
+/// Why `path` cannot go into a generated script, or empty.
+[[nodiscard]] QString slurmPathProblem(const QString& path) {
+    for (const QChar ch : path) {
+        const char16_t u = ch.unicode();
+        if (u < 0x20 || (u >= 0x7f && u <= 0x9f))
+            return q("the path \"") + escapeControlCharacters(path) +
+                   q("\" holds a control character (newline, tab, escape...); allowed: paths "
+                     "without control characters");
+        if (u == u'"' || u == u'\\')
+            return q("the path \"") + path +
+                   q("\" holds a double quote or a backslash, which #SBATCH lines cannot quote; "
+                     "allowed: paths without them");
+    }
+    return {};
+}
+
+/// A #SBATCH value in double quotes; `pattern` (e.g. "%a") is appended as Slurm reads it.
+[[nodiscard]] QString sbatchValue(const QString& value, const QString& pattern = {}) {
+    QString v = value;
+    v.replace(QLatin1Char('%'), q("%%")); // Slurm's filename patterns: %% is a literal %
+    return QLatin1Char('"') + v + pattern + QLatin1Char('"');
+}
 
 } // namespace
 
@@ -177,17 +202,17 @@ QString parseSweepOptions(const QStringList& argsIn, SweepOptions* out) {
             return q("--partition: \"") + o.partition +
                    q("\" is not allowed; expected a partition name");
         o.submit = p.isSet(q("submit"));
+        // The paths go into #SBATCH lines and a shell command: nothing in them may end a line
+        // or leave the quotes.
+        for (const auto& [name, path] : {std::pair{"config", o.config}, std::pair{"out", o.out}})
+            if (const QString e = slurmPathProblem(path); !e.isEmpty())
+                return q("--") + q(name) + q(": ") + e;
     }
     *out = o;
     return {};
 }
 
 namespace {
-
-CancelToken* g_cancel = nullptr;
-extern "C" void onSweepSigint(int) {
-    if (g_cancel) g_cancel->cancel();
-}
 
 SweepPlan planFrom(const QString& config, const QStringList& grids, int seeds,
                    const QStringList& sets) {
@@ -245,9 +270,7 @@ int runCommand(const SweepOptions& opt) {
                               pendingCount, opt.jobs));
 
     CancelToken cancel;
-    g_cancel = &cancel;
-    std::signal(SIGINT, onSweepSigint);
-    std::signal(SIGTERM, onSweepSigint);
+    std::optional<CancelOnSignals> onSignals(&cancel);
     SweepExecution ex;
     ex.jobs = opt.jobs;
     ex.shard = opt.shard;
@@ -260,9 +283,7 @@ int runCommand(const SweepOptions& opt) {
     };
     const SweepOutcome outcome = executeSweep(plan, opt.out, ex);
     const int failed = outcome.failed;
-    g_cancel = nullptr;
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    onSignals.reset();
 
     if (cancel.isCancelled()) {
         err(q(
@@ -385,35 +406,49 @@ int slurmCommand(const SweepOptions& opt) {
         err(q("mhla-lab sweep slurm: ") + QString::fromUtf8(e.what()));
         return InvalidInput;
     }
-    if (const QString e = claimFolder(opt.out, plan); !e.isEmpty()) {
-        err(q("mhla-lab sweep slurm: ") + e);
+    if (static_cast<size_t>(opt.slurmShards) > plan.runs.size()) {
+        err(q("mhla-lab sweep slurm: --shards: ") + QString::number(opt.slurmShards) +
+            q(" is more than the ") + QString::number(plan.runs.size()) +
+            q(" runs of this sweep; expected an integer in [1, ") +
+            QString::number(plan.runs.size()) + q("]"));
         return InvalidInput;
     }
     const QString dir = QDir(opt.out).absolutePath();
     const QString bin = QCoreApplication::applicationFilePath();
+    for (const auto& [what, path] : {std::pair{"--out", dir}, std::pair{"this binary", bin}})
+        if (const QString e = slurmPathProblem(path); !e.isEmpty()) {
+            err(q("mhla-lab sweep slurm: ") + q(what) + q(": ") + e);
+            return InvalidInput;
+        }
+    if (const QString e = claimFolder(opt.out, plan); !e.isEmpty()) {
+        err(q("mhla-lab sweep slurm: ") + e);
+        return InvalidInput;
+    }
     const QString logs = QDir(dir).filePath(q("slurm"));
     if (const QString e = prepareOutputFolder(logs); !e.isEmpty()) {
         err(q("mhla-lab sweep slurm: ") + e);
         return InvalidInput;
     }
     const int n = opt.slurmShards;
-    auto header = [&](const QString& name, const QString& log) {
-        QString s = q("#!/bin/bash\n#SBATCH --job-name=") + name + q("\n#SBATCH --output=") + log +
-                    q("\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=") +
-                    QString::number(opt.cpus) + q("\n");
-        if (!opt.partition.isEmpty()) s += q("#SBATCH --partition=") + opt.partition + q("\n");
-        if (!opt.time.isEmpty()) s += q("#SBATCH --time=") + opt.time + q("\n");
+    auto header = [&](const QString& name, const QString& log, const QString& pattern) {
+        const auto line = [](const char* key, const QString& value, const QString& pat = {}) {
+            return q("#SBATCH --") + q(key) + q("=") + sbatchValue(value, pat) + q("\n");
+        };
+        QString s = q("#!/bin/bash\n") + line("job-name", name) + line("output", log, pattern) +
+                    line("ntasks", q("1")) + line("cpus-per-task", QString::number(opt.cpus));
+        if (!opt.partition.isEmpty()) s += line("partition", opt.partition);
+        if (!opt.time.isEmpty()) s += line("time", opt.time);
         return s;
     };
     const QString sweep =
-        header(q("mhla-sweep"), QDir(logs).filePath(q("shard-%a.out"))) + q("#SBATCH --array=0-") +
-        QString::number(n - 1) +
+        header(q("mhla-sweep"), QDir(logs).filePath(q("shard-")), q("%a.out")) +
+        q("#SBATCH --array=\"0-") + QString::number(n - 1) + q("\"") +
         q("\n# One array task per shard; written by mhla-lab sweep slurm.\nexec ") +
         shellQuote(bin) + q(" sweep --config ") + shellQuote(QDir(dir).filePath(q("sweep.json"))) +
         q(" --out ") + shellQuote(dir) + q(" --shard \"$SLURM_ARRAY_TASK_ID/") +
         QString::number(n) + q("\" --jobs ") + QString::number(opt.cpus) + q(" --yes\n");
     const QString merge =
-        header(q("mhla-sweep-merge"), QDir(logs).filePath(q("merge.out"))) +
+        header(q("mhla-sweep-merge"), QDir(logs).filePath(q("merge.out")), {}) +
         q("# Runs after every shard succeeded (sbatch --dependency=afterok:<array job>).\nexec ") +
         shellQuote(bin) + q(" sweep merge ") + shellQuote(dir) + q("\n");
     for (const auto& [name, text] :
@@ -466,6 +501,7 @@ int slurmCommand(const SweepOptions& opt) {
 
 int runSweep(int argc, char** argv) {
     QCoreApplication app(argc, argv);
+    useCNumericLocale();
     QStringList args = app.arguments();
     args.removeFirst();
     args.removeFirst();

@@ -50,6 +50,7 @@ QString s(const char* t) { return QString::fromUtf8(t); }
 ///                      CSV ends with a newline
 ///   only:NAME,NAME     T holds exactly these entries (compared as bytes)
 ///   within:MS          the run took less than MS milliseconds
+///   clean:DIR          no file under T/DIR (recursively) holds a progress line ("ETA ")
 struct Row {
     QStringList args;
     QStringList setup;
@@ -399,6 +400,68 @@ private Q_SLOTS:
              {},
              {s("within:2000")},
              10000});
+        // Issue 26: seeds exact or refused; control characters escaped; Slurm scripts no path
+        // can break; closed standard streams.
+        add("seed above 2^53",
+            {{s("solve"), s("--set"), s("task.seed=9007199254740993")},
+             {},
+             s("2"),
+             {s("task.seed: 9007199254740993 is out of range"), s("<= 9007199254740992")},
+             {},
+             {s("within:5000")}});
+        add("solver seed above 2^53", {{s("solve"), s("--set"), s("solver.seed=18014398509481985")},
+                                       {},
+                                       s("2"),
+                                       {s("solver.seed: 18014398509481985 is out of range")}});
+        add("seed above 2^53 in a file",
+            {{s("solve"), s("--config"), s("@T@/e.json")},
+             {s("file:e.json={\"task\": {\"seed\": 9007199254740993}}")},
+             s("2"),
+             {s("task.seed: 9007199254740993 is out of range")}});
+        add("seed 2^53 itself is exact and allowed",
+            {{s("solve"), s("--set"), s("task.seed=9007199254740992"), s("--set"),
+              s("task.samples=64")},
+             {},
+             s("0"),
+             {s("out:9007199254740992")}});
+        add("NUL in a key", {{s("solve"), s("--config"), s("@T@/e.json")},
+                             {s("file:e.json={\"task\": {\"sam\\u0000ples\": 1}}")},
+                             s("2"),
+                             {s("task.sam\\x00ples\"")}});
+        add("escape sequence in a key", {{s("solve"), s("--config"), s("@T@/e.json")},
+                                         {s("file:e.json={\"task\": {\"\\u001b[2Jred\": 1}}")},
+                                         s("2"),
+                                         {s("task.\\x1B[2Jred")},
+                                         {s("\x1b")}});
+        add("slurm: newline in --out",
+            {{s("$BIN sweep slurm --out \"$T/a\"$'\\n'\"touch $T/pwned\" --shards 1")},
+             {s("shell")},
+             s("2"),
+             {s("--out"), s("control character"), s("\\x0A")},
+             {},
+             {s("absent:pwned"), s("only:e.json")}});
+        add("slurm: escape in --config",
+            {{s("$BIN sweep slurm --config \"$T/e\"$'\\e'\"x.json\" --out \"$T/s\" --shards 1")},
+             {s("shell")},
+             s("2"),
+             {s("--config"), s("control character"), s("\\x1B")},
+             {s("\x1b")},
+             {s("absent:s")}});
+        add("slurm: more shards than runs",
+            {{s("sweep"), s("slurm"), s("--out"), s("@T@/s"), s("--shards"), s("100000")},
+             {},
+             s("2"),
+             {s("--shards: 100000 is more than the 1 runs"), s("[1, 1]")},
+             {},
+             {s("absent:s")}});
+        add("sweep --jobs 2 with stdout and stderr closed",
+            {{s("$BIN sweep --out \"$T/s\" --grid task.seed=1:16:1 --set task.samples=400 --jobs 2 "
+                ">&- 2>&-")},
+             {s("shell")},
+             s("0"),
+             {},
+             {},
+             {s("clean:s")}});
         add("seeds 1000 with huge samples",
             {{s("solve"), s("--seeds"), s("1000"), s("--set"), s("task.samples=10000000")},
              {},
@@ -555,6 +618,18 @@ private Q_SLOTS:
                 // The run may refuse the name (then nothing is written) or write exactly there.
                 for (const QString& h : have)
                     QVERIFY2(want.contains(h), qPrintable(s("unexpected entry written: ") + h));
+            } else if (verb == s("clean")) {
+                QDirIterator it(QDir(T).filePath(arg), QDir::Files | QDir::Hidden,
+                                QDirIterator::Subdirectories);
+                int files = 0;
+                while (it.hasNext()) {
+                    QFile f(it.next());
+                    QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(f.fileName()));
+                    QVERIFY2(!f.readAll().contains("ETA "),
+                             qPrintable(s("a progress line in ") + f.fileName()));
+                    ++files;
+                }
+                QVERIFY2(files > 0, qPrintable(s("no files under ") + arg));
             } else if (verb == s("within")) {
                 const long long limit = arg.toLongLong() * kSlowdown;
                 QVERIFY2(ms < limit,

@@ -192,6 +192,38 @@ private Q_SLOTS:
         }
     }
 
+    // Temporaries of a killed writer (issue 26) are removed on resume; a live writer's, ours and
+    // files that merely look alike are kept.
+    void staleTemporariesAreRemoved() {
+        QTemporaryDir tmp;
+        const QString dir = tmp.path();
+        // No process has PID 2^31 - 2 (pid_max is at most 2^22 on Linux).
+        const QString dead = s(".heads.csv.tmp-2147483646-0");
+        const QString mine = s(".heads.csv.tmp-") + QString::number(::getpid()) + s("-0");
+        const QString live = s(".spectrum.csv.tmp-1-3"); // init: always running
+        for (const QString& n : {dead, mine, live, s("heads.csv"), s(".notes.tmp-x-1"),
+                                 s("result.json.tmp-2147483646-0")})
+            writePlain(QDir(dir).filePath(n), "x");
+        QCOMPARE(removeStaleTemporaries(dir), QStringList{dead});
+        QCOMPARE(leftovers(dir, {mine, live, s("heads.csv"), s(".notes.tmp-x-1"),
+                                 s("result.json.tmp-2147483646-0")}),
+                 QStringList());
+        QVERIFY(!QFile::exists(QDir(dir).filePath(dead)));
+        QCOMPARE(removeStaleTemporaries(QDir(dir).filePath(s("missing"))), QStringList());
+    }
+
+    void removeFileRemovesOrExplains() {
+        QTemporaryDir tmp;
+        const QString f = QDir(tmp.path()).filePath(s("a.json"));
+        writePlain(f, "x");
+        QCOMPARE(removeFile(f), QString());
+        QVERIFY(!QFile::exists(f));
+        QCOMPARE(removeFile(f), QString()); // already gone: no error
+        QVERIFY(QDir(tmp.path()).mkdir(s("dir.json")));
+        const QString e = removeFile(QDir(tmp.path()).filePath(s("dir.json")));
+        QVERIFY2(e.contains(s("cannot remove")) && e.contains(s("dir.json")), qPrintable(e));
+    }
+
     void utf8Paths() {
         QVERIFY(isUtf8Path("plain/ascii"));
         QVERIFY(isUtf8Path("caf\xc3\xa9"));

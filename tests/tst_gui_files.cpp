@@ -492,7 +492,10 @@ private Q_SLOTS:
             f.close();
             const qsizetype nl = data.indexOf('\n');
             QVERIFY(nl > 0);
-            data.insert(nl + 1, damage.endsWith(QLatin1String(".json")) ? "}}" : "0,x,false\n");
+            // JSON: "}}" after the first line; CSV: the first data row becomes "0,x,false" (the
+            // row count stays D: a count that disagrees is refused before any cell is read).
+            if (damage.endsWith(QLatin1String(".json"))) data.insert(nl + 1, "}}");
+            else data.replace(nl + 1, data.indexOf('\n', nl + 1) - nl - 1, "0,x,false");
             QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
             f.write(data);
             f.close();

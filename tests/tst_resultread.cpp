@@ -1,12 +1,13 @@
 // The results-folder reader: what `solve --out` and Export all write reads back bit for bit
 // (every task kind, every solver family), and a bad folder is an error that names the file
 // and the line or key, never a crash or a half-filled result.
-#include "core/base/fileio.h"
 #include "core/algebra/model.h"
+#include "core/base/fileio.h"
 #include "core/records/resultio.h"
 #include "core/records/resultread.h"
 #include "core/run/runner.h"
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
 #include <QProcess>
@@ -227,6 +228,41 @@ private Q_SLOTS:
                                      << QStringLiteral("heads.csv: missing");
         QTest::newRow("not a folder")
             << QString() << QByteArray() << QByteArray() << QStringLiteral("not a folder");
+        // Sizes are checked against the embedded experiment (d = 3, d_out = 2, D = 18) and
+        // bounds before any matrix is made (issue 26). Top-level keys are indented by 4.
+        QTest::newRow("d disagrees with the experiment")
+            << QStringLiteral("result.json") << QByteArray("\n    \"d\": 3,")
+            << QByteArray("\n    \"d\": 4096,")
+            << QStringLiteral(
+                   "result.json: key \"d\": 4096 disagrees with the embedded experiment");
+        QTest::newRow("d_out disagrees with the experiment")
+            << QStringLiteral("result.json") << QByteArray("\n    \"d_out\": 2,")
+            << QByteArray("\n    \"d_out\": 4096,")
+            << QStringLiteral("key \"d_out\": 4096 disagrees with the embedded experiment");
+        QTest::newRow("feature_dim disagrees with d")
+            << QStringLiteral("result.json") << QByteArray("\"feature_dim\": 18")
+            << QByteArray("\"feature_dim\": 19")
+            << QStringLiteral("key \"feature_dim\": 19 disagrees");
+        QTest::newRow("null_dim above D")
+            << QStringLiteral("result.json") << QByteArray("\"null_dim\": 0")
+            << QByteArray("\"null_dim\": 100000")
+            << QStringLiteral(
+                   "key \"null_dim\": 100000 is more than the feature dimension D allows (18)");
+        QTest::newRow("rank above min(d_out d, d^2) = 6")
+            << QStringLiteral("result.json") << QByteArray("\"teacher_rank\": ")
+            << QByteArray("\"teacher_rank\": 7") // 70..79
+            << QStringLiteral("key \"teacher_rank\": 7");
+        QTest::newRow("seed above 2^53 in the embedded experiment")
+            << QStringLiteral("result.json") << QByteArray("\"seed\": 1,")
+            << QByteArray("\"seed\": 9007199254740993,")
+            << QStringLiteral("9007199254740993 is out of range");
+        QTest::newRow("one-row spectrum for D = 18")
+            << QStringLiteral("spectrum.csv") << QByteArray("\n1,") << QByteArray("\nTRUNCATE")
+            << QStringLiteral("spectrum.csv: 1 rows; expected D = 18");
+        QTest::newRow("heads.csv rows short of heads x (d_out d + d^2)")
+            << QStringLiteral("heads.csv") << QByteArray("\nlearned,0,V,0,0,")
+            << QByteArray("\nTRUNCATE")
+            << QStringLiteral("heads.csv: 0 learned heads; result.json says heads =");
     }
     void badFolders() {
         QFETCH(QString, file);
@@ -247,13 +283,63 @@ private Q_SLOTS:
             } else {
                 QByteArray data = readAll(path);
                 QVERIFY2(data.contains(from), data.left(400).constData());
-                QVERIFY(overwrite(path, data.replace(from, to)));
+                // "TRUNCATE": the file ends where `from` begins (keeps header and rows before).
+                if (to == "\nTRUNCATE") data = data.left(data.indexOf(from) + 1);
+                else data.replace(from, to);
+                QVERIFY(overwrite(path, data));
             }
         }
         QString error;
         QVERIFY(!readResultFolder(dir, &error));
         QVERIFY2(error.contains(expected), qPrintable(error));
     }
+    // The issue-26 folder: d = d_out = 4096 in result.json and ten more heads in heads.csv
+    // (12 KB) made the reader allocate two 4096 x 4096 matrices per head (4.5 GB) before
+    // checking anything. It is refused at once, by the key.
+    void craftedHugeFolderIsRefusedQuickly() {
+        const ExperimentResult r = runExperiment(config(TaskKind::RandomMhla, SolverKind::Poly));
+        QTemporaryDir tmp;
+        QCOMPARE(writeRun(tmp.path(), r), QString());
+        const QString json = QDir(tmp.path()).filePath(QStringLiteral("result.json"));
+        const QString heads = QDir(tmp.path()).filePath(QStringLiteral("heads.csv"));
+        QByteArray data = readAll(json);
+        data.replace("\n    \"d\": 3,", "\n    \"d\": 4096,")
+            .replace("\n    \"d_out\": 2,", "\n    \"d_out\": 4096,");
+        QVERIFY(overwrite(json, data));
+        QByteArray rows = readAll(heads);
+        for (int k = 0; k < 10; ++k)
+            rows += "learned," + QByteArray::number(r.heads.heads.count() + k) + ",V,4095,4095,1\n";
+        QVERIFY(overwrite(heads, rows));
+        QVERIFY(readAll(json).size() + rows.size() < 16 * 1024);
+        QElapsedTimer clock;
+        clock.start();
+        QString error;
+        QVERIFY(!readResultFolder(tmp.path(), &error));
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
+        QVERIFY2(error.contains(QStringLiteral("result.json: key \"d\": 4096")), qPrintable(error));
+        // Same with a consistent result.json: the heads.csv counts are checked before any
+        // matrix is made.
+        QVERIFY(overwrite(json, readAll(json)
+                                    .replace("\n    \"d\": 4096,", "\n    \"d\": 3,")
+                                    .replace("\n    \"d_out\": 4096,", "\n    \"d_out\": 2,")));
+        QVERIFY(!readResultFolder(tmp.path(), &error));
+        QVERIFY2(error.contains(QStringLiteral("heads.csv")), qPrintable(error));
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
+    }
+
+    // A control character in a value quoted by a message is escaped, never passed raw.
+    void controlCharactersInMessagesAreEscaped() {
+        const ExperimentResult r = runExperiment(config(TaskKind::RandomMhla, SolverKind::Poly));
+        QTemporaryDir tmp;
+        QCOMPARE(writeRun(tmp.path(), r), QString());
+        const QString path = QDir(tmp.path()).filePath(QStringLiteral("spectrum.csv"));
+        QVERIFY(overwrite(path, readAll(path).replace("\n0,", "\n\x1b[2J0,")));
+        QString error;
+        QVERIFY(!readResultFolder(tmp.path(), &error));
+        QVERIFY2(!error.contains(QChar(0x1b)), qPrintable(error));
+        QVERIFY2(error.contains(QStringLiteral("\\x1B[2J0")), qPrintable(error));
+    }
+
     // `solve --seeds 2 --out DIR` writes every run into result.json and the first run's CSVs:
     // the first run is read, and the notes say so.
     void seedsFolderFromTheCli() {

@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -104,6 +105,118 @@ std::pair<int, int> twoFreePorts() {
 class TestSlurm : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // Generation (issue 26; no Slurm needed): every #SBATCH value is quoted, every path in the
+    // command is quoted, and the script runs as written whatever the folder is called.
+    void scriptsQuoteEveryValueAndPath() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString out = QDir(tmp.path()).filePath(s("my sweep 100%a $(touch pwned) 'q' `x`"));
+        const Out o =
+            run(s(MHLA_BINARY), {s("sweep"), s("slurm"), s("--out"), out, s("--shards"), s("1"),
+                                 s("--partition"), s("p1"), s("--time"), s("01:00:00"), s("--set"),
+                                 s("task.samples=256"), s("--grid"), s("task.seed=1,2")});
+        QVERIFY2(o.code == 0, o.err.constData());
+        const QString abs = QDir(out).absolutePath();
+        QString escaped = abs;
+        escaped.replace(s("%"), s("%%"));
+        for (const char* name : {"sweep.sbatch", "merge.sbatch"}) {
+            const QString script = QString::fromUtf8(readAll(QDir(out).filePath(s(name))));
+            static const QRegularExpression sbatchLine(s("^#SBATCH --[a-z-]+=\"[^\"\\n]*\"$"));
+            int lines = 0;
+            for (const QString& line : script.split(QLatin1Char('\n')))
+                if (line.startsWith(s("#SBATCH"))) {
+                    QVERIFY2(sbatchLine.match(line).hasMatch(), qPrintable(line));
+                    ++lines;
+                }
+            QVERIFY2(lines >= 6, qPrintable(script));
+            QVERIFY2(script.contains(s("#SBATCH --partition=\"p1\"\n")), qPrintable(script));
+            QVERIFY2(script.contains(s("#SBATCH --time=\"01:00:00\"\n")), qPrintable(script));
+            const QString log =
+                s(name) == s("sweep.sbatch") ? s("/slurm/shard-%a.out") : s("/slurm/merge.out");
+            QVERIFY2(script.contains(s("#SBATCH --output=\"") + escaped + log + s("\"\n")),
+                     qPrintable(script));
+            const Out syntax = run(s("/bin/bash"), {s("-n"), QDir(out).filePath(s(name))});
+            QVERIFY2(syntax.code == 0, syntax.err.constData());
+        }
+        QVERIFY2(
+            readAll(QDir(out).filePath(s("sweep.sbatch"))).contains("#SBATCH --array=\"0-0\"\n"),
+            readAll(QDir(out).filePath(s("sweep.sbatch"))).constData());
+        // Run the array task and the merge as Slurm would (bash, the task id in the
+        // environment): the paths reach the binary intact and nothing else runs.
+        QProcess task;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(s("SLURM_ARRAY_TASK_ID"), s("0"));
+        task.setProcessEnvironment(env);
+        task.setWorkingDirectory(tmp.path());
+        for (const char* name : {"sweep.sbatch", "merge.sbatch"}) {
+            task.start(s("/bin/bash"), {QDir(out).filePath(s(name))});
+            QVERIFY(task.waitForFinished(300000));
+            QVERIFY2(task.exitCode() == 0, task.readAllStandardError().constData());
+        }
+        QVERIFY(QFile::exists(QDir(out).filePath(s("runs.csv"))));
+        QVERIFY(!QFile::exists(QDir(tmp.path()).filePath(s("pwned"))));
+        QVERIFY(!QFile::exists(QDir(out).filePath(s("pwned"))));
+    }
+
+    // A path Slurm or the shell could split is refused before anything is written (exit 2,
+    // the message names the option and shows the character escaped).
+    void controlCharactersInPathsAreRefused_data() {
+        QTest::addColumn<QString>("option");
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("shown");
+        QTest::newRow("newline in --out") << s("out") << s("a\ntouch pwned") << s("\\x0A");
+        QTest::newRow("carriage return in --out") << s("out") << s("a\rb") << s("\\x0D");
+        QTest::newRow("tab in --out") << s("out") << s("a\tb") << s("control character");
+        QTest::newRow("escape in --out") << s("out") << s("a\x1b[2Jb") << s("\\x1B[2Jb");
+        QTest::newRow("double quote in --out") << s("out") << s("a\"b") << s("double quote");
+        QTest::newRow("backslash in --out") << s("out") << s("a\\b") << s("backslash");
+        QTest::newRow("newline in --config") << s("config") << s("e\nx.json") << s("\\x0A");
+    }
+    void controlCharactersInPathsAreRefused() {
+        QFETCH(QString, option);
+        QFETCH(QString, name);
+        QFETCH(QString, shown);
+        QTemporaryDir tmp;
+        const QString path = QDir(tmp.path()).filePath(name);
+        QStringList args{s("sweep"), s("slurm"), s("--shards"), s("1")};
+        args << s("--") + option << path;
+        if (option != s("out")) args << s("--out") << QDir(tmp.path()).filePath(s("s"));
+        const Out o = run(s(MHLA_BINARY), args);
+        QVERIFY2(o.code == 2, qPrintable(QString::number(o.code) + s(" ") + s(o.err)));
+        QVERIFY2(o.err.contains((s("--") + option).toUtf8()), o.err.constData());
+        QVERIFY2(o.err.contains(shown.toUtf8()), o.err.constData());
+        QVERIFY2(!o.err.contains('\x1b') && !o.err.contains('\r'), o.err.constData());
+        QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+                 QStringList());
+    }
+
+    // The shard count is bounded by the runs: every array task has work.
+    void shardsAreBoundedByTheRuns_data() {
+        QTest::addColumn<QString>("shards");
+        QTest::addColumn<int>("code");
+        QTest::newRow("2 shards, 2 runs") << s("2") << 0;
+        QTest::newRow("3 shards, 2 runs") << s("3") << 2;
+        QTest::newRow("100000 shards, 2 runs") << s("100000") << 2;
+    }
+    void shardsAreBoundedByTheRuns() {
+        QFETCH(QString, shards);
+        QFETCH(int, code);
+        QTemporaryDir tmp;
+        const QString out = QDir(tmp.path()).filePath(s("s"));
+        const Out o = run(s(MHLA_BINARY), {s("sweep"), s("slurm"), s("--out"), out, s("--shards"),
+                                           shards, s("--grid"), s("task.seed=1,2")});
+        QVERIFY2(o.code == code, qPrintable(QString::number(o.code) + s(" ") + s(o.err)));
+        if (code == 0) {
+            QVERIFY(readAll(QDir(out).filePath(s("sweep.sbatch"))).contains("--array=\"0-1\""));
+        } else {
+            QVERIFY2(o.err.contains("--shards: " + shards.toUtf8() +
+                                    " is more than the 2 runs of this sweep; expected an integer "
+                                    "in [1, 2]"),
+                     o.err.constData());
+            QVERIFY(!QFile::exists(out));
+        }
+    }
+
     void arrayAndMergeOnRealSlurm() {
         // .ci/run installs Slurm where it runs this test and sets MHLA_REQUIRE_SLURM=1: there
         // a skip would hide that the end-to-end test did not run, so it fails instead.

@@ -1,5 +1,5 @@
-// Sweeps (core/sweep/sweep.h, `mhla-lab sweep`): the VALUES grammar, product and zip, strict parsing,
-// per-point validation, the option struct; then through the binary: results identical for
+// Sweeps (core/sweep/sweep.h, `mhla-lab sweep`): the VALUES grammar, product and zip, strict
+// parsing, per-point validation, the option struct; then through the binary: results identical for
 // --jobs 1 and 2, resume does nothing the second time, shards merged = unsharded bit for bit,
 // another sweep refused; and the direction of each paper claim on small fixed seeds, plus the
 // authors' orthogonal sampler (MATH.md §7).
@@ -389,10 +389,11 @@ private Q_SLOTS:
                                   s("00:05:00"), s("--cpus"), s("2")});
         QVERIFY2(p.code == 0, p.err.constData());
         const QByteArray sweep = readAll(QDir(dir).filePath(s("sweep.sbatch")));
-        QVERIFY(sweep.contains("#SBATCH --array=0-2"));
-        QVERIFY(sweep.contains("#SBATCH --partition=debug"));
-        QVERIFY(sweep.contains("#SBATCH --time=00:05:00"));
-        QVERIFY(sweep.contains("#SBATCH --cpus-per-task=2"));
+        // Every #SBATCH value is quoted (issue 26; tests/tst_slurm.cpp checks the quoting).
+        QVERIFY(sweep.contains("#SBATCH --array=\"0-2\"\n"));
+        QVERIFY(sweep.contains("#SBATCH --partition=\"debug\"\n"));
+        QVERIFY(sweep.contains("#SBATCH --time=\"00:05:00\"\n"));
+        QVERIFY(sweep.contains("#SBATCH --cpus-per-task=\"2\"\n"));
         QVERIFY(sweep.contains("--shard \"$SLURM_ARRAY_TASK_ID/3\" --jobs 2"));
         QVERIFY(readAll(QDir(dir).filePath(s("merge.sbatch"))).contains(" sweep merge "));
         QVERIFY(QFile::exists(QDir(dir).filePath(s("sweep.json"))));

@@ -2,13 +2,17 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QStringDecoder>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 namespace mhla {
 
@@ -29,6 +33,21 @@ int writeAll(int fd, const char* data, qint64 size) {
         size -= n;
     }
     return 0;
+}
+
+/// The one spelling of writeFileAtomic()'s temporary names: ".NAME.tmp-PID-N".
+QByteArray temporaryName(const QByteArray& name, pid_t pid, int attempt) {
+    return "." + name + ".tmp-" + QByteArray::number(static_cast<qlonglong>(pid)) + "-" +
+           QByteArray::number(attempt);
+}
+
+/// The writer's PID if name is one of temporaryName()'s, else 0.
+pid_t temporaryWriter(const QByteArray& name) {
+    static const QRegularExpression re(QStringLiteral("^\\..+\\.tmp-([0-9]{1,10})-[0-9]{1,3}$"));
+    const QRegularExpressionMatch m = re.match(QString::fromLatin1(name));
+    if (!m.hasMatch()) return 0;
+    const long long pid = m.captured(1).toLongLong();
+    return pid > 0 && pid <= 0x7fffffff ? static_cast<pid_t>(pid) : 0;
 }
 
 } // namespace
@@ -91,9 +110,7 @@ QString writeFileAtomic(const QString& path, const QByteArray& data) {
     QByteArray tmp;
     int fd = -1;
     for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-        tmp = dir + "/." + QFile::encodeName(info.fileName()) + ".tmp-" +
-              QByteArray::number(static_cast<qlonglong>(::getpid())) + "-" +
-              QByteArray::number(attempt);
+        tmp = dir + "/" + temporaryName(QFile::encodeName(info.fileName()), ::getpid(), attempt);
         fd = ::open(tmp.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0 && errno != EEXIST)
             return q("cannot write \"") + path + q("\": ") + osError(errno);
@@ -108,6 +125,28 @@ QString writeFileAtomic(const QString& path, const QByteArray& data) {
         return q("cannot write \"") + path + q("\": ") + osError(err);
     }
     return {};
+}
+
+QString removeFile(const QString& path) {
+    if (::unlink(QFile::encodeName(path).constData()) != 0 && errno != ENOENT)
+        return q("cannot remove \"") + path + q("\": ") + osError(errno);
+    return {};
+}
+
+QStringList removeStaleTemporaries(const QString& dir) {
+    QStringList removed;
+    DIR* d = ::opendir(QFile::encodeName(dir).constData());
+    if (!d) return removed;
+    std::vector<QByteArray> names;
+    while (const dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
+    ::closedir(d);
+    const QByteArray base = QFile::encodeName(dir) + "/";
+    for (const QByteArray& name : names) {
+        const pid_t pid = temporaryWriter(name);
+        if (pid == 0 || pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+        if (::unlink((base + name).constData()) == 0) removed << QFile::decodeName(name);
+    }
+    return removed;
 }
 
 QString prepareOutputFolder(const QString& dir) {

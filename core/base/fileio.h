@@ -5,6 +5,7 @@
 // leaves the previous file untouched and nothing is ever written through a symbolic link.
 #include <QByteArray>
 #include <QString>
+#include <QStringList>
 
 namespace mhla {
 
@@ -22,6 +23,14 @@ bool readRegularFile(const QString& path, QByteArray* data, QString* error,
 /// path is unchanged, and the returned message names the file and the OS reason. Returns an
 /// empty string on success.
 QString writeFileAtomic(const QString& path, const QByteArray& data);
+
+/// Removes the file (or symbolic link) at path; a missing one is no error. Returns an empty
+/// string on success, else a message naming the file and the OS reason (e.g. a folder there).
+QString removeFile(const QString& path);
+
+/// Removes the temporary files writeFileAtomic() left in dir (".NAME.tmp-PID-N") when process
+/// PID no longer runs (killed mid-write); a live writer's are kept. Returns their names.
+QStringList removeStaleTemporaries(const QString& dir);
 
 /// Makes sure dir is a usable output folder: creates it (and its parents) if missing; refuses
 /// a symbolic link, a non-folder in the way and a folder that cannot be written. Returns an

@@ -510,6 +510,16 @@ void setFromJson(const KeyInfo& k, const QJsonValue& v, ExperimentConfig& cfg) {
             fail(where + q("NaN and infinite values are not allowed; expected ") + k.allowed());
         if (k.type == T::Integer && std::floor(x) != x)
             fail(where + numberText(x) + q(" is not an integer; expected ") + k.allowed());
+        // The JSON parser keeps an integer literal exactly (toInteger); above 2^53 its double
+        // is rounded (9007199254740993 reads as ...992): refuse it rather than run another seed.
+        if (k.type == T::Integer) {
+            constexpr qint64 kNotInteger = std::numeric_limits<qint64>::min();
+            const qint64 exact = v.toInteger(kNotInteger);
+            if (exact != kNotInteger &&
+                (exact > static_cast<qint64>(k.max) || exact < static_cast<qint64>(k.min)))
+                fail(where + QString::number(exact) + q(" is out of range; expected ") +
+                     k.allowed());
+        }
         const bool below = k.minOpen ? x <= k.min : x < k.min;
         const bool above = k.maxOpen ? x >= k.max : x > k.max;
         if (below || above)

@@ -2,6 +2,7 @@
 // The experiment file (JSON), shared by the GUI and the command line. Parsing is strict:
 // unknown keys, wrong types, out-of-range and non-finite values are errors that name the key,
 // the value and what is allowed. Every default is filled in and echoed by toJson().
+#include "core/base/process.h"
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -16,8 +17,10 @@ namespace mhla {
 /// the offending dotted key ("task.samples"), empty when the error is not about one key.
 class ConfigError : public std::runtime_error {
 public:
+    /// Control characters in msg (a NUL, an escape sequence in a key) are written as \xHH.
     explicit ConfigError(const std::string& msg, QString key = {})
-        : std::runtime_error(msg), m_key(std::move(key)) {}
+        : std::runtime_error(escapeControlCharacters(QString::fromStdString(msg)).toStdString()),
+          m_key(std::move(key)) {}
     const QString& key() const { return m_key; }
 
 private:
@@ -150,8 +153,8 @@ ExperimentConfig experimentFromJsonText(const QByteArray& text);
 /// Parses JSON text into an experiment object without interpreting the keys: malformed JSON,
 /// a non-object and repeated keys are errors. Throws ConfigError.
 QJsonObject experimentObjectFromJsonText(const QByteArray& text);
-/// Reads a file (see loadExperiment() in core/experiment/loader.h, which also returns the warnings).
-/// Throws ConfigError (unreadable file, malformed JSON, invalid values).
+/// Reads a file (see loadExperiment() in core/experiment/loader.h, which also returns the
+/// warnings). Throws ConfigError (unreadable file, malformed JSON, invalid values).
 ExperimentConfig experimentFromFile(const QString& path);
 /// The resolved experiment with every key (defaults filled in).
 QJsonObject experimentToJson(const ExperimentConfig& cfg);
@@ -162,7 +165,8 @@ void applyOverride(QJsonObject& obj, const QString& assignment);
 /// it: that is admission, core/run/admission.h). Throws ConfigError for the first problem.
 void validate(const ExperimentConfig& cfg);
 /// Every problem of an experiment object at once (types, ranges, unknown keys, cross-key
-/// constraints; not memory, see core/run/admission.h), each with its key: what the GUI marks at the fields. Empty = valid.
+/// constraints; not memory, see core/run/admission.h), each with its key: what the GUI marks at the
+/// fields. Empty = valid.
 std::vector<ConfigIssue> validateAll(const QJsonObject& obj);
 /// Keys present in obj that the run it describes does not read (e.g. task.d with the
 /// associative memory), as dotted paths. The parser accepts them; callers warn.

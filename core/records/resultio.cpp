@@ -1,6 +1,6 @@
 #include "core/records/resultio.h"
-#include "core/run/explorer.h"
 #include "core/base/fileio.h"
+#include "core/run/explorer.h"
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -302,6 +302,20 @@ QString writeFiles(const QString& dir, const std::vector<std::pair<QString, QByt
         if (written) *written << path;
     }
     return {};
+}
+
+QString writeRunFolder(const QString& dir, std::vector<std::pair<QString, QByteArray>> files) {
+    const QString resultName = resultFileNames().first();
+    const auto result = std::find_if(files.begin(), files.end(),
+                                     [&](const auto& f) { return f.first == resultName; });
+    if (result != files.end()) std::rotate(result, result + 1, files.end());
+    QStringList stale = resultFileNames() << q("seeds.csv");
+    for (const auto& f : files) stale.removeAll(f.first);
+    stale.prepend(resultName);
+    for (const QString& name : stale)
+        if (const QString e = removeFile(QDir(dir).filePath(name)); !e.isEmpty()) return e;
+    removeStaleTemporaries(dir);
+    return writeFiles(dir, files);
 }
 
 } // namespace mhla

@@ -87,4 +87,11 @@ std::vector<std::pair<QString, QByteArray>> resultFiles(const ExperimentResult& 
 QString writeFiles(const QString& dir, const std::vector<std::pair<QString, QByteArray>>& files,
                    QStringList* written = nullptr);
 
+/// Writes the files of one run (resultFiles(), plus seeds.csv) into dir so that the folder is
+/// at every moment either one whole run or refused by the reader (which needs result.json):
+/// the old result.json is removed first, then the old run's files this one does not write
+/// (seeds.csv, history.csv) and stale temporaries of killed writers; then every file, each
+/// atomically, and result.json last. Returns the first failure's message, empty on success.
+QString writeRunFolder(const QString& dir, std::vector<std::pair<QString, QByteArray>> files);
+
 } // namespace mhla

@@ -1,12 +1,14 @@
 #include "core/records/resultread.h"
-#include "core/base/fileio.h"
 #include "core/algebra/model.h"
+#include "core/base/fileio.h"
+#include "core/base/process.h"
 #include "core/records/resultio.h"
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -19,8 +21,13 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 /// A reading error; the message already names the file and the place.
 struct ReadError : std::runtime_error {
-    explicit ReadError(const QString& m) : std::runtime_error(m.toStdString()) {}
+    explicit ReadError(const QString& m)
+        : std::runtime_error(escapeControlCharacters(m).toStdString()) {}
 };
+
+/// The largest number of rows a folder's CSV may declare, whatever the experiment says: a
+/// 64 MiB file (kMaxReadBytes) holds fewer lines of at least two bytes.
+constexpr long long kMaxCsvRows = kMaxReadBytes / 2;
 
 QString q(const char* s) { return QString::fromUtf8(s); }
 
@@ -73,11 +80,36 @@ public:
         return integerOf(v, q(key), min);
     }
     long long integerOf(const QJsonValue& v, const QString& key, long long min = 0) const {
+        constexpr long long kMaxExact = 9007199254740992LL; // 2^53: every integer up to it exact
         if (!v.isDouble()) fail(key, q("expected an integer >= %1").arg(min));
         const double x = v.toDouble();
-        if (x != std::floor(x) || x < static_cast<double>(min) || x > 9007199254740992.0)
-            fail(key, q("%1 is not an integer >= %2").arg(x).arg(min));
+        // An integer written as such beyond 2^53 is kept exactly by the parser (toInteger) but
+        // would round as a double: refused, not rounded.
+        const qint64 exact = v.toInteger(std::numeric_limits<qint64>::min());
+        if (x != std::floor(x) || x < static_cast<double>(min) || x > double(kMaxExact) ||
+            exact > kMaxExact)
+            fail(key, q("%1 is not an integer in [%2, %3]")
+                          .arg(exact != std::numeric_limits<qint64>::min() ? QString::number(exact)
+                                                                           : QString::number(x))
+                          .arg(min)
+                          .arg(kMaxExact));
         return static_cast<long long>(x);
+    }
+    /// An integer that must equal `want`, which the embedded experiment implies.
+    long long implied(const char* key, long long want, const char* why) const {
+        const long long v = integer(key, 0);
+        if (v != want)
+            fail(q(key), q("%1 disagrees with the embedded experiment (%2 gives %3)")
+                             .arg(v)
+                             .arg(q(why))
+                             .arg(want));
+        return v;
+    }
+    /// An integer in [min, max]; `what` says where max comes from.
+    long long bounded(const char* key, long long min, long long max, const char* what) const {
+        const long long v = integer(key, min);
+        if (v > max) fail(q(key), q("%1 is more than %2 allows (%3)").arg(v).arg(q(what)).arg(max));
+        return v;
     }
     std::optional<bool> boolean(const char* key) const {
         const QJsonValue v = value(key);
@@ -120,7 +152,8 @@ Metrics readMetrics(const JsonReader& o) {
 }
 
 /// Returns whether the file holds an identifiability report (not read back).
-bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResult& r, int* seeds) {
+bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResult& r, int* seeds,
+                    long long* declaredHeads) {
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &pe);
     if (pe.error != QJsonParseError::NoError) {
@@ -163,13 +196,15 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
         toString(r.config.solver.kind).toStdString() != solver)
         o.fail(q("task"), q("\"%1\"/\"%2\" disagree with the embedded config")
                               .arg(QString::fromStdString(task), QString::fromStdString(solver)));
-    r.d = static_cast<int>(o.integer("d", 1));
-    r.tokens = static_cast<int>(o.integer("tokens", 1));
-    r.dOut = static_cast<int>(o.integer("d_out", 1));
+    // Every size is checked against the embedded experiment before anything is allocated.
+    const TaskDims dims = taskDims(r.config.task);
+    r.d = static_cast<int>(o.implied("d", dims.d, "its task"));
+    r.tokens = static_cast<int>(o.implied("tokens", dims.n, "its task"));
+    r.dOut = static_cast<int>(o.implied("d_out", dims.dOut, "its task"));
     if (r.d > 4096 || r.tokens > 1000000 || r.dOut > 4096)
         o.fail(q("d"),
                q("d = %1, d_out = %2 are out of range (at most 4096)").arg(r.d).arg(r.dOut));
-    r.featureDim = o.integer("feature_dim", 1);
+    r.featureDim = o.implied("feature_dim", featureDim(r.d), "D = d^2(d+1)/2 of its d");
     r.samples = o.integer("samples", 0);
 
     Certificate& c = r.certificate;
@@ -178,15 +213,28 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
         c.lambdaMin = o.real("lambda_min");
         c.lambdaMax = o.real("lambda_max");
         c.condition = o.real("condition_number", std::numeric_limits<double>::infinity());
-        c.nullDim = static_cast<int>(o.integer("null_dim", 0));
+        if (!o.value("null_dim").isNull())
+            c.nullDim =
+                static_cast<int>(o.bounded("null_dim", 0, r.featureDim, "the feature dimension D"));
         c.certified = o.boolean("certified").value_or(false);
         c.tolerance = o.real("tolerance");
     }
     r.solveMethod = o.text("solve_method");
     r.metrics = readMetrics(o);
-    r.heads.rank = static_cast<int>(o.integer("rank", 0));
-    r.teacherHeads.rank = static_cast<int>(o.integer("teacher_rank", 0));
+    const long long maxRank =
+        std::min(static_cast<long long>(r.dOut) * r.d, static_cast<long long>(r.d) * r.d);
+    r.heads.rank = static_cast<int>(o.bounded("rank", 0, maxRank, "min(d_out d, d^2)"));
+    r.teacherHeads.rank =
+        static_cast<int>(o.bounded("teacher_rank", 0, maxRank, "min(d_out d, d^2)"));
+    // Heads kept: at most the rank for the exact solver, at most solver.heads for trainers.
+    if (o.has("heads"))
+        *declaredHeads = o.bounded("heads", 0, std::max<long long>(maxRank, r.config.solver.heads),
+                                   "max(min(d_out d, d^2), solver.heads)");
     const QJsonArray sv = o.array("singular_values");
+    if (sv.size() > maxRank)
+        o.fail(q("singular_values"), q("%1 values; unfold(P) has at most min(d_out d, d^2) = %2")
+                                         .arg(sv.size())
+                                         .arg(maxRank));
     r.heads.singularValues.resize(sv.size());
     for (qsizetype i = 0; i < sv.size(); ++i)
         r.heads.singularValues(i) = o.realOf(sv[i], q("singular_values[%1]").arg(i));
@@ -223,8 +271,17 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
 /// One CSV file with a fixed header; cells are read by column.
 class CsvReader {
 public:
-    CsvReader(QString file, const QByteArray& bytes, const QStringList& header)
+    /// `maxRows` (data rows) is checked on the raw bytes, before any line is split.
+    CsvReader(QString file, const QByteArray& bytes, const QStringList& header, long long maxRows,
+              const QString& why)
         : m_file(std::move(file)) {
+        const long long lineCount = bytes.count('\n') + (bytes.endsWith('\n') ? 0 : 1);
+        if (lineCount - 1 > maxRows)
+            throw ReadError(q("%1: %2 rows; %3 allows at most %4")
+                                .arg(m_file)
+                                .arg(lineCount - 1)
+                                .arg(why)
+                                .arg(maxRows));
         const QString text = QString::fromUtf8(bytes);
         QStringList lines = text.split(QLatin1Char('\n'));
         if (!lines.isEmpty() && lines.last().isEmpty()) lines.removeLast();
@@ -253,6 +310,7 @@ public:
         m_header = header;
     }
 
+    const QString& file() const { return m_file; }
     qsizetype rows() const { return static_cast<qsizetype>(m_rows.size()); }
     int line(qsizetype row) const { return static_cast<int>(row) + 2; }
     const QString& cell(qsizetype row, int col) const { return m_rows[row][col]; }
@@ -325,7 +383,12 @@ private:
     std::vector<QStringList> m_rows;
 };
 
-void readSpectrum(const CsvReader& t, Certificate& c) {
+void readSpectrum(const CsvReader& t, Certificate& c, long long D) {
+    if (t.rows() != 0 && t.rows() != D)
+        throw ReadError(q("%1: %2 rows; expected D = %3 (one per eigenvalue of Lambda) or none")
+                            .arg(t.file())
+                            .arg(t.rows())
+                            .arg(D));
     c.spectrum.resize(t.rows());
     for (qsizetype i = 0; i < t.rows(); ++i) {
         if (t.integer(i, 0, 0, t.rows() - 1) != i)
@@ -335,22 +398,54 @@ void readSpectrum(const CsvReader& t, Certificate& c) {
     }
 }
 
-void readHeads(const CsvReader& t, const ExperimentResult& r, Heads& learned, Heads& teacher) {
-    constexpr long long kMaxHeads = 100000;
+void readHeads(const CsvReader& t, const ExperimentResult& r, long long declaredHeads,
+               Heads& learned, Heads& teacher) {
+    // First pass: the head count of each model, from the cells alone. Matrices are made only
+    // once the rows are exactly heads x (d_out d + d^2) per model and the counts agree with
+    // result.json, so memory is bounded by the file, not by what it claims.
+    const long long perHead =
+        static_cast<long long>(r.dOut) * r.d + static_cast<long long>(r.d) * r.d;
+    long long count[2] = {0, 0}, rows[2] = {0, 0};
+    std::vector<int> model(static_cast<size_t>(t.rows()));
     for (qsizetype i = 0; i < t.rows(); ++i) {
-        Heads& h = t.choice(i, 0, {q("learned"), q("teacher")}) == q("learned") ? learned : teacher;
-        const long long k = t.integer(i, 1, 0, kMaxHeads);
-        const bool isV = t.choice(i, 2, {q("V"), q("Q")}) == q("V");
-        const int rows = isV ? r.dOut : r.d;
-        const long long row = t.integer(i, 3, 0, rows - 1);
-        const long long col = t.integer(i, 4, 0, r.d - 1);
-        if (k > h.count())
+        const int m = t.choice(i, 0, {q("learned"), q("teacher")}) == q("learned") ? 0 : 1;
+        model[static_cast<size_t>(i)] = m;
+        const long long k = t.integer(i, 1, 0, kMaxCsvRows);
+        if (k > count[m])
             t.fail(i, 1,
-                   q("head %1 before head %2 (heads are written in order)").arg(k).arg(h.count()));
-        if (k == h.count()) {
+                   q("head %1 before head %2 (heads are written in order)").arg(k).arg(count[m]));
+        if (k == count[m]) ++count[m];
+        ++rows[m];
+    }
+    for (int m = 0; m < 2; ++m) {
+        const QString name = m == 0 ? q("learned") : q("teacher");
+        if (rows[m] != count[m] * perHead)
+            throw ReadError(q("heads.csv: the %1 model has %2 rows for %3 heads; expected %4 "
+                              "(d_out x d + d x d = %5 entries per head)")
+                                .arg(name)
+                                .arg(rows[m])
+                                .arg(count[m])
+                                .arg(count[m] * perHead)
+                                .arg(perHead));
+    }
+    if (declaredHeads >= 0 && count[0] != declaredHeads)
+        throw ReadError(q("heads.csv: %1 learned heads; result.json says heads = %2")
+                            .arg(count[0])
+                            .arg(declaredHeads));
+    for (int m = 0; m < 2; ++m) {
+        Heads& h = m == 0 ? learned : teacher;
+        for (long long k = 0; k < count[m]; ++k) {
             h.V.push_back(Mat::Constant(r.dOut, r.d, kNaN));
             h.Q.push_back(Mat::Constant(r.d, r.d, kNaN));
         }
+    }
+    for (qsizetype i = 0; i < t.rows(); ++i) {
+        Heads& h = model[static_cast<size_t>(i)] == 0 ? learned : teacher;
+        const long long k = t.integer(i, 1, 0, h.count() - 1);
+        const bool isV = t.choice(i, 2, {q("V"), q("Q")}) == q("V");
+        const int rowCount = isV ? r.dOut : r.d;
+        const long long row = t.integer(i, 3, 0, rowCount - 1);
+        const long long col = t.integer(i, 4, 0, r.d - 1);
         (isV ? h.V : h.Q)[k](row, col) = t.real(i, 5);
     }
     for (const Heads* h : {&learned, &teacher})
@@ -384,24 +479,37 @@ std::optional<ResultFolder> readResultFolder(const QString& dir, QString* error)
             return QDir::toNativeSeparators(d.filePath(q(name)));
         };
         int seeds = 1;
-        const bool hasIdentifiability = readResultJson(
-            file("result.json"), readFile(d, q("result.json"), true, &present), r, &seeds);
+        long long declaredHeads = -1;
+        const bool hasIdentifiability =
+            readResultJson(file("result.json"), readFile(d, q("result.json"), true, &present), r,
+                           &seeds, &declaredHeads);
         if (seeds > 1)
             out.notes << q("The folder holds %1 seeds (solve --seeds); the first one, whose CSV "
                            "files are in the folder, is loaded")
                              .arg(seeds);
 
         readSpectrum(CsvReader(file("spectrum.csv"), readFile(d, q("spectrum.csv"), true, &present),
-                               {q("index"), q("eigenvalue"), q("below_tolerance")}),
-                     r.certificate);
+                               {q("index"), q("eigenvalue"), q("below_tolerance")}, r.featureDim,
+                               q("the feature dimension D")),
+                     r.certificate, r.featureDim);
 
+        // Learned heads: result.json's count (bounded above); teacher heads: its rank bound.
+        const long long perHead =
+            static_cast<long long>(r.dOut) * r.d + static_cast<long long>(r.d) * r.d;
+        const long long maxRank =
+            std::min(static_cast<long long>(r.dOut) * r.d, static_cast<long long>(r.d) * r.d);
+        const long long learnedBound = declaredHeads >= 0
+                                           ? declaredHeads
+                                           : std::max<long long>(maxRank, r.config.solver.heads);
         readHeads(CsvReader(file("heads.csv"), readFile(d, q("heads.csv"), true, &present),
-                            {q("model"), q("head"), q("matrix"), q("row"), q("col"), q("value")}),
-                  r, r.heads.heads, r.teacherHeads.heads);
+                            {q("model"), q("head"), q("matrix"), q("row"), q("col"), q("value")},
+                            std::min(kMaxCsvRows, (learnedBound + maxRank) * perHead),
+                            q("heads x (d_out d + d^2) of the embedded experiment")),
+                  r, declaredHeads, r.heads.heads, r.teacherHeads.heads);
 
-        const CsvReader trace(file("lambda_trace.csv"),
-                              readFile(d, q("lambda_trace.csv"), true, &present),
-                              {q("samples"), q("lambda_min")});
+        const CsvReader trace(
+            file("lambda_trace.csv"), readFile(d, q("lambda_trace.csv"), true, &present),
+            {q("samples"), q("lambda_min")}, kMaxCsvRows, q("the file size limit"));
         for (qsizetype i = 0; i < trace.rows(); ++i)
             r.lambdaTrace.emplace_back(trace.integer(i, 0, 0, 9007199254740992LL),
                                        trace.real(i, 1));
@@ -410,7 +518,8 @@ std::optional<ResultFolder> readResultFolder(const QString& dir, QString* error)
             const CsvReader h(file("history.csv"), readFile(d, q("history.csv"), true, &present),
                               {q("epoch"), q("step"), q("lr"), q("train_mse"), q("val_mse"),
                                q("ood_rel_mse"), q("distance_p"), q("distance_p_rel"),
-                               q("distance_exact_rel")});
+                               q("distance_exact_rel")},
+                              kMaxCsvRows, q("the file size limit"));
             for (qsizetype i = 0; i < h.rows(); ++i) {
                 HistoryPoint p;
                 p.epoch = static_cast<int>(h.integer(i, 0, 0, 1000000000));

@@ -58,6 +58,7 @@ QJsonObject finishedSweepResult(const QString& dir, const SweepRun& r) {
 
 QString claimSweepFolder(const QString& dir, const SweepPlan& plan) {
     if (const QString e = prepareOutputFolder(dir); !e.isEmpty()) return q("--out: ") + e;
+    removeStaleTemporaries(dir);
     const QString path = QDir(dir).filePath(q("sweep.json"));
     const QByteArray mine = plan.sweepJson();
     if (QFileInfo::exists(path)) {
@@ -123,12 +124,12 @@ SweepOutcome executeSweep(const SweepPlan& plan, const QString& dir, const Sweep
             try {
                 const ExperimentResult r = runExperiment(run.config, ctx);
                 const QJsonObject json = resultToJson(r);
-                auto files = resultFiles(r, QJsonDocument(json).toJson(QJsonDocument::Indented));
                 // result.json last: its presence means the folder is complete.
-                std::rotate(files.begin(), files.begin() + 1, files.end());
                 const QString d = sweepRunDir(dir, run);
                 QString e = prepareOutputFolder(d);
-                if (e.isEmpty()) e = writeFiles(d, files);
+                if (e.isEmpty())
+                    e = writeRunFolder(
+                        d, resultFiles(r, QJsonDocument(json).toJson(QJsonDocument::Indented)));
                 if (!e.isEmpty()) {
                     p.failed = true;
                     p.message = q("failed: ") + e;

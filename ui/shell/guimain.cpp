@@ -1,5 +1,6 @@
 #include "ui/shell/guimain.h"
 #include "core/base/fileio.h"
+#include "core/base/process.h"
 #include "core/experiment/config.h"
 #include "core/experiment/loader.h"
 #include "core/run/runner.h"
@@ -29,7 +30,6 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -105,11 +105,6 @@ bool fileHasSweep(const QString& path) {
     }
 }
 
-CancelToken* g_figuresCancel = nullptr;
-extern "C" void onFiguresSigint(int) {
-    if (g_figuresCancel) g_figuresCancel->cancel();
-}
-
 /// The paper style of --style (nullopt: as on screen).
 std::optional<PaperStyle> paperStyleOf(FigureStyle s) {
     switch (s) {
@@ -158,13 +153,12 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
     }
     ensurePlatform();
     QApplication app(argc, argv);
+    useCNumericLocale();
     setAppInfo();
     initResources();
 
     CancelToken cancel;
-    g_figuresCancel = &cancel;
-    std::signal(SIGINT, onFiguresSigint);
-    std::signal(SIGTERM, onFiguresSigint);
+    std::optional<CancelOnSignals> onSignals(&cancel);
     SweepExecution ex;
     ex.jobs = opt.jobs;
     ex.cancel = &cancel;
@@ -176,9 +170,7 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
     std::fprintf(stderr, "mhla-lab figures: %zu points x %d seeds = %zu runs on %d jobs\n",
                  plan.points.size(), plan.spec.seeds, plan.runs.size(), opt.jobs);
     const SweepOutcome outcome = executeSweep(plan, out, ex);
-    g_figuresCancel = nullptr;
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    onSignals.reset();
     if (outcome.cancelled) {
         std::fprintf(stderr, "mhla-lab figures: cancelled; finished runs are kept, rerun the same "
                              "command to resume\n");
@@ -268,12 +260,18 @@ int runFigures(int argc, char** argv) {
 
     ensurePlatform();
     QApplication app(argc, argv);
+    useCNumericLocale();
     setAppInfo();
     initResources();
 
+    // A fatal signal cancels the run (exit 130, nothing written); one that arrives while the
+    // figures are exported waits for the export to finish, so the folder is whole.
+    CancelToken cancel;
+    const CancelOnSignals onSignals(&cancel);
     ExperimentResult result;
     try {
         RunContext ctx;
+        ctx.cancel = &cancel;
         int lastPct = -10;
         std::string lastPhase;
         ctx.progress = [&](const ProgressEvent& e) {
@@ -290,6 +288,9 @@ int runFigures(int argc, char** argv) {
     } catch (const ConfigError& e) {
         std::fprintf(stderr, "\nmhla-lab figures: invalid input: %s\n", e.what());
         return 2;
+    } catch (const Cancelled&) {
+        std::fprintf(stderr, "\nmhla-lab figures: cancelled; nothing was written\n");
+        return 130;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "\nmhla-lab figures: internal error: %s\n", e.what());
         return 1;
@@ -363,6 +364,7 @@ int runFigures(int argc, char** argv) {
 
 int runGui(int argc, char** argv) {
     QApplication app(argc, argv); // consumes Qt's own options (-platform, -style, …)
+    useCNumericLocale();
     GuiOptions opt;
     if (const QString err = parseGuiOptions(QApplication::arguments(), &opt); !err.isEmpty()) {
         std::fprintf(stderr, "mhla-lab: %s\n", qPrintable(err));
