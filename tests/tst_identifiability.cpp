@@ -3,8 +3,10 @@
 // known answer and Monte-Carlo over seeds.
 #include "core/algebra/certificate.h"
 #include "core/algebra/features.h"
+#include "core/algebra/solver.h"
 #include "core/identifiability/identifiability.h"
 #include "core/tasks/tasks.h"
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QTest>
 
@@ -73,6 +75,17 @@ Mat lambdaWithNullSpace(const Mat& N, std::uint64_t seed) {
     Vec ev(D - k);
     for (Index i = 0; i < ev.size(); ++i) ev(i) = 0.1 + rng.uniform();
     return comp * ev.asDiagonal() * comp.transpose();
+}
+
+/// The least-squares fit P of a certified random-MHLA run (the how_many_heads preset's setup:
+/// T = 8 tokens, N = 2048 samples, noise 0), as the exact solver computes it; *certified says
+/// whether Lambda certified.
+Mat certifiedFitP(int d, int heads, long long seed, bool* certified) {
+    const auto task = randomTask(d, 8, seed, 0.0, heads);
+    const MomentAccumulator acc = accumulate(*task, 2048);
+    const PolySolution sol = solveCertified(acc.lambda(), acc.crossMoment(), 0.0, CertifyOptions{});
+    if (certified) *certified = sol.certificate.certified;
+    return sol.P;
 }
 
 } // namespace
@@ -144,6 +157,78 @@ private Q_SLOTS:
         } else {
             QVERIFY(std::isnan(r.lowerRankBestErrorRel));
         }
+    }
+
+    // Issue 21 point 3: certified random-MHLA fits just below the generic count, where the
+    // search used to report more heads than the teacher has (d = 4, H* = 6 -> 7 in 3/3 seeds;
+    // d = 5, H* = 9 -> 10). min_heads <= H* with an exact refit (a proven upper bound). The
+    // continuation from the (H* + 1)-head fit fixes seed 1; the other rows are known failures
+    // (QEXPECT_FAIL: an XPASS here means the search got better and the mark must go).
+    void minHeadsNeverAboveCertifiedTeacher_data() {
+        QTest::addColumn<int>("d");
+        QTest::addColumn<int>("heads");
+        QTest::addColumn<int>("seed");
+        for (int seed = 1; seed <= 3; ++seed) QTest::addRow("d4 H6 seed%d", seed) << 4 << 6 << seed;
+        QTest::newRow("d5 H9 seed1") << 5 << 9 << 1;
+    }
+    void minHeadsNeverAboveCertifiedTeacher() {
+        QFETCH(int, d);
+        QFETCH(int, heads);
+        QFETCH(int, seed);
+        bool certified = false;
+        const Mat P = certifiedFitP(d, heads, seed, &certified);
+        QVERIFY(certified);
+        const MinHeadsResult r = minHeads(P, d);
+        QString tried;
+        for (const RankAttempt& a : r.attempts)
+            tried += QString::asprintf(" %d:%s:%d:%.2g", a.rank, a.phase.c_str(), a.starts,
+                                       a.bestErrorRel);
+        if (seed > 1 || d == 5)
+            QEXPECT_FAIL("", "issue 21.3, still open: every start at rank H* ends near 3e-3",
+                         Abort);
+        QVERIFY2(r.minHeads <= heads, qPrintable(QString::number(r.minHeads) + tried));
+        QVERIFY(r.exact);
+        QVERIFY2(r.refitErrorRel <= r.exactTol, qPrintable(QString::number(r.refitErrorRel)));
+        QVERIFY((foldHeads(r.heads, d, d) - P).norm() <= r.exactTol * P.norm());
+    }
+
+    // The table of issue 21 point 3 (not in the default run: set MHLA_BENCH_MIN_HEADS=1, and
+    // optionally MHLA_BENCH_MIN_HEADS_D=4,5,6; d = 6 needs QTEST_FUNCTION_TIMEOUT=3600000 or more):
+    // for d = 4, 5, 6 and H* = 1 .. generic_heads(d), certified fits, 3 seeds each: min_heads found
+    // vs H* and the median time of the search.
+    void benchMinHeadsTable() {
+        if (qEnvironmentVariableIsEmpty("MHLA_BENCH_MIN_HEADS"))
+            QSKIP("set MHLA_BENCH_MIN_HEADS=1 to measure the min_heads table");
+        QList<int> dims{4, 5, 6};
+        if (const QString only = qEnvironmentVariable("MHLA_BENCH_MIN_HEADS_D"); !only.isEmpty()) {
+            dims.clear();
+            for (const QString& t : only.split(QLatin1Char(','))) dims.append(t.toInt());
+        }
+        int runs = 0, above = 0;
+        for (int d : dims) {
+            const int generic = genericMinHeads(d, d);
+            for (int h = 1; h <= generic; ++h) {
+                QStringList found;
+                std::vector<double> secs;
+                for (int seed = 1; seed <= 3; ++seed) {
+                    bool certified = false;
+                    const Mat P = certifiedFitP(d, h, seed, &certified);
+                    QVERIFY(certified);
+                    QElapsedTimer t;
+                    t.start();
+                    const MinHeadsResult r = minHeads(P, d);
+                    secs.push_back(static_cast<double>(t.nsecsElapsed()) * 1e-9);
+                    found << QString::number(r.minHeads) + (r.exact ? QString() : s("!"));
+                    ++runs;
+                    if (r.minHeads > h) ++above;
+                }
+                std::sort(secs.begin(), secs.end());
+                std::printf("min_heads d=%d generic=%d H*=%2d found %s median %.2f s\n", d, generic,
+                            h, qPrintable(found.join(s(" "))), secs[1]);
+                std::fflush(stdout);
+            }
+        }
+        std::printf("min_heads above H*: %d of %d runs\n", above, runs);
     }
 
     // The search does not depend on the relaxation: with no relaxation step its guess is rank 1,
@@ -570,13 +655,40 @@ private Q_SLOTS:
     void jsonFields() {
         const Mat P = randomTeacherP(3, 3, 1, 5);
         const QJsonObject mh = toJson(minHeads(P, 3));
-        for (const char* key :
-             {"min_heads", "unfold_rank", "max_heads", "generic_heads", "nuclear_rank",
-              "nuclear_norm", "relaxation_iterations", "relaxation_converged", "relaxation_minimal",
-              "refit_error_rel", "exact", "lower_rank_best_error_rel", "lower_rank_starts",
-              "attempts", "heads", "head_singular_values", "note"})
+        for (const char* key : {"min_heads",
+                                "unfold_rank",
+                                "max_heads",
+                                "generic_heads",
+                                "nuclear_rank",
+                                "nuclear_norm",
+                                "relaxation_iterations",
+                                "relaxation_converged",
+                                "relaxation_minimal",
+                                "refit_error_rel",
+                                "exact",
+                                "lower_rank_best_error_rel",
+                                "lower_rank_starts",
+                                "attempts",
+                                "heads",
+                                "head_singular_values",
+                                "note",
+                                "exact_tol",
+                                "min_heads_proven_upper_bound",
+                                "min_heads_proven_minimal"})
             QVERIFY2(mh.contains(s(key)), key);
         QCOMPARE(mh.value(s("min_heads")).toInt(), 1);
+        QCOMPARE(mh.value(s("min_heads_proven_upper_bound")).toInt(), 1);
+        QVERIFY(mh.value(s("min_heads_proven_minimal")).toBool()); // zero heads cannot fit P != 0
+        QCOMPARE(mh.value(s("exact_tol")).toDouble(), MinHeadsOptions{}.exactTol);
+        for (const QJsonValue& a : mh.value(s("attempts")).toArray())
+            QVERIFY(a.toObject().value(s("phase")).toString() == s("starts") ||
+                    a.toObject().value(s("phase")).toString() == s("continuation"));
+        // Two heads: the upper bound is proven, minimality is only evidence.
+        const QJsonObject two = toJson(minHeads(randomTeacherP(3, 3, 2, 6), 3));
+        QCOMPARE(two.value(s("min_heads")).toInt(), 2);
+        QCOMPARE(two.value(s("min_heads_proven_upper_bound")).toInt(), 2);
+        QVERIFY(!two.value(s("min_heads_proven_minimal")).toBool());
+        QVERIFY(two.value(s("lower_rank_best_error_rel")).toDouble() > 1e-3);
         QVERIFY(mh.value(s("lower_rank_best_error_rel")).isNull());
         const QJsonObject head = mh.value(s("heads")).toArray().at(0).toObject();
         QCOMPARE(head.value(s("V")).toArray().size(), 3);

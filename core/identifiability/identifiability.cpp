@@ -1,9 +1,9 @@
 #include "core/identifiability/identifiability.h"
 #include "core/algebra/certificate.h"
-#include "core/tasks/samplerows.h"
 #include "core/algebra/features.h"
 #include "core/base/parallel.h"
 #include "core/base/rng.h"
+#include "core/tasks/samplerows.h"
 #include "core/tasks/tasks.h"
 #include <QJsonArray>
 #include <algorithm>
@@ -22,6 +22,13 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 /// Below this best error at min_heads - 1, the evidence that fewer heads fail is called weak.
 constexpr double kWeakEvidence = 1e-6;
+/// A refit that ends between the tolerance and this error is refined by a longer
+/// Levenberg-Marquardt run (kRefineOuter iterations, giving up after kRefineStall slow steps).
+constexpr double kRefineBelow = 1e-6;
+constexpr int kRefineOuter = 400;
+constexpr int kRefineStall = 40;
+/// Levenberg-Marquardt iterations per continuation start.
+constexpr int kContinuationOuter = 300;
 
 QString q(const char* s) { return QString::fromUtf8(s); }
 QJsonValue number(double v) {
@@ -140,7 +147,7 @@ void rebalance(Factors& f) {
 /// matrix-free by conjugate gradients. `scale` sets the damping (sigma_1 of the target), `norm`
 /// the size of the target (stops at ||F|| <= 1e-15 norm). Returns ||F||_F at the end.
 double levenbergMarquardt(const AffineSet& set, Factors& f, double scale, double norm, int maxOuter,
-                          const RunContext& ctx) {
+                          const RunContext& ctx, int stallLimit = 8) {
     const double stopAbs = 1e-15 * norm;
     Mat F = set.residual(f.product());
     double fn = F.norm();
@@ -185,12 +192,26 @@ double levenbergMarquardt(const AffineSet& set, Factors& f, double scale, double
             F = set.residual(f.product());
             fn = F.norm();
             mu = std::max(mu / 3.0, 1e-15 * scale);
-            if (stalled >= 8) break; // converging to a non-zero minimum: no exact fit here
+            if (stalled >= stallLimit) break; // converging to a non-zero minimum: no exact fit here
         } else {
             mu *= 4.0;
         }
     }
     return fn;
+}
+
+/// Factors of the canonical SVD heads of W with head `drop` left out (the top `keep` + 1 heads,
+/// one removed): a start for rank `keep` continued from an exact fit with one head more.
+Factors factorsWithoutHead(const Svd& s, int keep, int drop) {
+    Factors f{Mat(s.U.rows(), keep), Mat(s.V.rows(), keep)};
+    for (int k = 0, j = 0; k <= keep; ++k) {
+        if (k == drop) continue;
+        const double root = std::sqrt(s.s(k));
+        f.U.col(j) = root * s.U.col(k);
+        f.V.col(j) = root * s.V.col(k);
+        ++j;
+    }
+    return f;
 }
 
 /// Alternating projections between rank-r matrices and the set. `push` (optional) is applied
@@ -301,6 +322,7 @@ MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const R
     requireShape(d >= 1 && P.rows() >= 1 && P.cols() == featureDim(d),
                  "minHeads: P must be d_out x D(d)");
     MinHeadsResult out;
+    out.exactTol = opt.exactTol;
     const int dOut = static_cast<int>(P.rows());
     const Index m = static_cast<Index>(dOut) * d, n = static_cast<Index>(d) * d;
     out.maxHeads = static_cast<int>(std::min(m, n));
@@ -354,9 +376,24 @@ MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const R
     out.nuclearRank = std::max(1, svtRank);
 
     // 2. Refit at rank r from several starts.
+    const double tol = opt.exactTol;
     struct Refit {
         double err = std::numeric_limits<double>::infinity();
         Mat W;
+    };
+    auto errorOf = [&](const Mat& Wr) { return (foldW(Wr, d, dOut) - P).norm() / pNorm; };
+    // Levenberg-Marquardt from factors f; a start that ends close to P but above the tolerance
+    // (the valley of a fit that converges slowly) is refined further before it is judged.
+    auto polish = [&](Factors f, int outer, int stall) {
+        levenbergMarquardt(reps, f, sigma1, wNorm, outer, ctx, stall);
+        Refit fit{0.0, f.product()};
+        fit.err = errorOf(fit.W);
+        if (fit.err > tol && fit.err < kRefineBelow) {
+            levenbergMarquardt(reps, f, sigma1, wNorm, kRefineOuter, ctx, kRefineStall);
+            fit.W = f.product();
+            fit.err = errorOf(fit.W);
+        }
+        return fit;
     };
     auto refit = [&](int r) {
         Refit best;
@@ -374,19 +411,38 @@ MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const R
                 start = W0 + randomKernelElement(m, n, d, scale * wNorm, rng);
             }
             const Mat Xa = alternatingProjections(reps, start, r, 200, wNorm, {}, ctx);
-            Factors f = truncatedFactors(Xa, r);
-            levenbergMarquardt(reps, f, sigma1, wNorm, 60, ctx);
-            const Mat Wr = f.product();
-            const double err = (foldW(Wr, d, dOut) - P).norm() / pNorm;
+            Refit fit = polish(truncatedFactors(Xa, r), 60, 8);
             ++tried;
-            if (err < best.err) {
-                best.err = err;
-                best.W = Wr;
-            }
-            if (best.err <= opt.exactTol) break;
+            if (fit.err < best.err) best = std::move(fit);
+            if (best.err <= tol) break;
         }
-        out.attempts.push_back(RankAttempt{r, tried, best.err, best.err <= opt.exactTol});
+        out.attempts.push_back(RankAttempt{r, tried, best.err, best.err <= tol, "starts"});
         ctx.report(ProgressEvent{"min_heads: refit rank " + std::to_string(r), 0.5});
+        return best;
+    };
+    // Continuation below an exact fit W_above of rank r + 1: each of its r + 1 canonical heads
+    // dropped in turn, then random factor starts, each polished by Levenberg-Marquardt for longer.
+    auto continueBelow = [&](int r, const Mat& above) {
+        Refit best;
+        int tried = 0;
+        const Svd sa = svdOf(above);
+        const int drops = std::min(r + 1, static_cast<int>(sa.s.size()));
+        for (int k = 0; k < drops + opt.continuationStarts && best.err > tol; ++k) {
+            ctx.checkCancel();
+            Factors f;
+            if (k < drops) f = factorsWithoutHead(sa, r, drops - 1 - k); // smallest head first
+            else {
+                Rng rng(opt.seed, 0x4D43,
+                        static_cast<std::uint64_t>(r) * 1000 + static_cast<std::uint64_t>(k));
+                const double sd = std::sqrt(wNorm / std::sqrt(static_cast<double>(m * n * r)));
+                f = Factors{rng.normalMatrix(m, r, sd), rng.normalMatrix(n, r, sd)};
+            }
+            Refit fit = polish(std::move(f), kContinuationOuter, kRefineStall);
+            ++tried;
+            if (fit.err < best.err) best = std::move(fit);
+        }
+        out.attempts.push_back(RankAttempt{r, tried, best.err, best.err <= tol, "continuation"});
+        ctx.report(ProgressEvent{"min_heads: continuation rank " + std::to_string(r), 0.8});
         return best;
     };
 
@@ -422,15 +478,25 @@ MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const R
             lo = mid;
         }
     }
+    // 4. Continuation: below the smallest exact fit, each lower rank is searched again from that
+    // fit with one head dropped (and from random factors), until a rank fails.
+    while (hiFit.err <= tol && hi > 1 && opt.continuationStarts >= 0) {
+        Refit below = continueBelow(hi - 1, hiFit.W);
+        if (below.err > tol) break;
+        --hi;
+        hiFit = std::move(below);
+    }
     out.minHeads = hi;
     out.W = hiFit.W;
     out.refitErrorRel = hiFit.err;
-    out.exact = hiFit.err <= opt.exactTol;
+    out.exact = hiFit.err <= tol;
     out.relaxationMinimal = out.minHeads == out.nuclearRank;
     for (const RankAttempt& a : out.attempts)
         if (a.rank == out.minHeads - 1) {
-            out.lowerRankBestErrorRel = a.bestErrorRel;
-            out.lowerRankStarts = a.starts;
+            out.lowerRankBestErrorRel = std::isnan(out.lowerRankBestErrorRel)
+                                            ? a.bestErrorRel
+                                            : std::min(out.lowerRankBestErrorRel, a.bestErrorRel);
+            out.lowerRankStarts += a.starts;
         }
     out.heads = headsFromW(out.W, d, out.minHeads, &out.headSingularValues);
     if (!out.exact)
@@ -460,7 +526,8 @@ QJsonObject toJson(const MinHeadsResult& r) {
         attempts.append(QJsonObject{{q("rank"), a.rank},
                                     {q("starts"), a.starts},
                                     {q("best_error_rel"), number(a.bestErrorRel)},
-                                    {q("exact"), a.exact}});
+                                    {q("exact"), a.exact},
+                                    {q("phase"), QString::fromStdString(a.phase)}});
     return QJsonObject{{q("min_heads"), r.minHeads},
                        {q("unfold_rank"), r.unfoldRank},
                        {q("max_heads"), r.maxHeads},
@@ -472,6 +539,10 @@ QJsonObject toJson(const MinHeadsResult& r) {
                        {q("relaxation_minimal"), r.relaxationMinimal},
                        {q("refit_error_rel"), number(r.refitErrorRel)},
                        {q("exact"), r.exact},
+                       {q("exact_tol"), number(r.exactTol)},
+                       {q("min_heads_proven_upper_bound"),
+                        r.exact ? QJsonValue(r.minHeads) : QJsonValue(QJsonValue::Null)},
+                       {q("min_heads_proven_minimal"), r.exact && r.minHeads <= 1},
                        {q("lower_rank_best_error_rel"), number(r.lowerRankBestErrorRel)},
                        {q("lower_rank_starts"), r.lowerRankStarts},
                        {q("attempts"), attempts},

@@ -55,7 +55,10 @@ struct MinHeadsOptions {
     double relaxationTol =
         1e-9; ///< Douglas-Rachford stops when ||Y - X||_F <= relaxationTol ||unfold(P)||_F
     int relaxationIterations = 4000;
-    int starts = 6;         ///< refit starts per tested rank (2 deterministic + random ones)
+    int starts = 6; ///< refit starts per tested rank (2 deterministic + random ones)
+    /// Continuation below the smallest exact fit (rank r + 1): its r + 1 heads dropped in turn,
+    /// plus this many random factor starts, per lower rank; -1 turns the continuation off.
+    int continuationStarts = 8;
     std::uint64_t seed = 1; ///< random refit starts
     int genericHeadsMaxRows =
         1000; ///< compute generic_heads only when d_out * D <= this (cost O((d_out D)^3))
@@ -68,6 +71,10 @@ struct RankAttempt {
     double bestErrorRel =
         0;              ///< json: best_error_rel, min over starts of ||fold(W_r) - P||_F / ||P||_F
     bool exact = false; ///< json: exact, best_error_rel <= exact_tol
+    /// json: phase, "starts" (the search's refit from the relaxation, unfold(P) and random
+    /// representatives) or "continuation" (from the exact fit one rank up, one head dropped,
+    /// and from random factors)
+    std::string phase = "starts";
 };
 
 struct MinHeadsResult {
@@ -87,6 +94,12 @@ struct MinHeadsResult {
         0; ///< json: refit_error_rel, ||fold(W_r) - P||_F / ||P||_F at r = min_heads
     bool exact =
         false; ///< json: exact, refit_error_rel <= exact_tol (false only if even max_heads failed)
+    double exactTol = 0; ///< json: exact_tol, the tolerance the refits were held to
+    // What is proven and what is evidence. json: min_heads_proven_upper_bound, min_heads when
+    // exact (a refit with that many heads reproduces P to exact_tol, so the fewest heads is at
+    // most min_heads), else null. json: min_heads_proven_minimal, true only when exact and
+    // min_heads <= 1 (zero heads cannot fit P != 0); otherwise that fewer heads fail is evidence
+    // (the failed lower ranks: lower_rank_best_error_rel, lower_rank_starts, attempts).
     /// json: lower_rank_best_error_rel, the best refit error at min_heads - 1 (null when
     /// min_heads <= 1: zero heads cannot fit P != 0). Evidence, not proof, that fewer heads fail.
     double lowerRankBestErrorRel = std::numeric_limits<double>::quiet_NaN();
@@ -114,6 +127,11 @@ struct MinHeadsResult {
 ///     refits too, the relaxation was not minimal and a bisection on [1, r_nuc - 1] finds the
 ///     smallest rank that refits. If r_nuc fails, a bisection on (r_nuc, unfold_rank] does
 ///     (unfold(P) itself has rank unfold_rank). Either way min_heads - 1 is among the ranks tried.
+///  4. Continuation: below the smallest exact fit W (rank r + 1), rank r is tried again from W
+///     with each of its heads dropped in turn (smallest first) and from `continuationStarts`
+///     random factors, with longer Levenberg-Marquardt runs; on success one rank lower, and so on.
+///  A start that ends between exact_tol and 1e-6 is refined by a longer Levenberg-Marquardt run
+///  before it is judged (slow convergence is not mistaken for failure).
 ///
 /// Guarantees. `exact` means W_r has rank min_heads and reproduces P to exact_tol: min_heads is
 /// a proven upper bound on the true minimum. The lower side is evidence: nuclear-norm
