@@ -1,6 +1,6 @@
 #include "core/records/resultread.h"
-#include "core/base/fileio.h"
 #include "core/algebra/model.h"
+#include "core/base/fileio.h"
 #include "core/records/resultio.h"
 #include <QDir>
 #include <QFileInfo>
@@ -109,13 +109,15 @@ private:
     QJsonObject m_obj;
 };
 
-Metrics readMetrics(const JsonReader& o) {
+/// The metrics of a task kind; those it does not define (no teacher, no validation stream) are
+/// absent from the file and read as NaN.
+Metrics readMetrics(const JsonReader& o, const TaskKindInfo& kind) {
     Metrics m;
     m.trainMse = o.real("train_mse");
-    m.valMse = o.real("val_mse");
-    m.oodRelMse = o.real("ood_rel_mse");
-    m.distanceP = o.real("distance_p");
-    m.distancePRel = o.real("distance_p_rel");
+    m.valMse = o.real("val_mse", kNaN, kind.validation);
+    m.oodRelMse = o.real("ood_rel_mse", kNaN, kind.teacher);
+    m.distanceP = o.real("distance_p", kNaN, kind.teacher);
+    m.distancePRel = o.real("distance_p_rel", kNaN, kind.teacher);
     return m;
 }
 
@@ -153,16 +155,6 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
                                             .arg(v)
                                             .arg(kResultFormatVersion));
     }
-    try {
-        r.config = experimentFromJson(o.object("config").json());
-    } catch (const ConfigError& e) {
-        throw ReadError(q("%1: key \"config\": %2").arg(file, QString::fromUtf8(e.what())));
-    }
-    const std::string task = o.text("task"), solver = o.text("solver");
-    if (toString(r.config.task.kind).toStdString() != task ||
-        toString(r.config.solver.kind).toStdString() != solver)
-        o.fail(q("task"), q("\"%1\"/\"%2\" disagree with the embedded config")
-                              .arg(QString::fromStdString(task), QString::fromStdString(solver)));
     r.d = static_cast<int>(o.integer("d", 1));
     r.tokens = static_cast<int>(o.integer("tokens", 1));
     r.dOut = static_cast<int>(o.integer("d_out", 1));
@@ -171,6 +163,19 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
                q("d = %1, d_out = %2 are out of range (at most 4096)").arg(r.d).arg(r.dOut));
     r.featureDim = o.integer("feature_dim", 1);
     r.samples = o.integer("samples", 0);
+    try {
+        // A dataset's shape is the result's own: the result reads without its data files.
+        const DatasetShape shape{r.samples, {r.d, r.tokens, r.dOut}};
+        r.config = experimentFromJson(o.object("config").json(), &shape);
+    } catch (const ConfigError& e) {
+        throw ReadError(q("%1: key \"config\": %2").arg(file, QString::fromUtf8(e.what())));
+    }
+    const std::string task = o.text("task"), solver = o.text("solver");
+    if (toString(r.config.task.kind).toStdString() != task ||
+        toString(r.config.solver.kind).toStdString() != solver)
+        o.fail(q("task"), q("\"%1\"/\"%2\" disagree with the embedded config")
+                              .arg(QString::fromStdString(task), QString::fromStdString(solver)));
+    const TaskKindInfo& kind = taskKindInfo(r.config.task.kind);
 
     Certificate& c = r.certificate;
     c.method = o.text("certificate_method");
@@ -183,16 +188,16 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
         c.tolerance = o.real("tolerance");
     }
     r.solveMethod = o.text("solve_method");
-    r.metrics = readMetrics(o);
+    r.metrics = readMetrics(o, kind);
     r.heads.rank = static_cast<int>(o.integer("rank", 0));
     r.teacherHeads.rank = static_cast<int>(o.integer("teacher_rank", 0));
     const QJsonArray sv = o.array("singular_values");
     r.heads.singularValues.resize(sv.size());
     for (qsizetype i = 0; i < sv.size(); ++i)
         r.heads.singularValues(i) = o.realOf(sv[i], q("singular_values[%1]").arg(i));
-    if (o.has("untruncated")) r.untruncatedMetrics = readMetrics(o.object("untruncated"));
-    if (o.has("exact")) r.exactMetrics = readMetrics(o.object("exact"));
-    if (o.has("null_witness")) r.nullWitness = readMetrics(o.object("null_witness"));
+    if (o.has("untruncated")) r.untruncatedMetrics = readMetrics(o.object("untruncated"), kind);
+    if (o.has("exact")) r.exactMetrics = readMetrics(o.object("exact"), kind);
+    if (o.has("null_witness")) r.nullWitness = readMetrics(o.object("null_witness"), kind);
     if (o.has("execution")) {
         const JsonReader e = o.object("execution");
         ExecutionResult x;
