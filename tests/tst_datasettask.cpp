@@ -8,6 +8,9 @@
 #include "core/records/resultio.h"
 #include "core/run/runner.h"
 #include "core/tasks/datasettask.h"
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cstring>
@@ -32,6 +35,41 @@ void exportSamples(const ExperimentConfig& cfg, const QString& dir) {
     QVERIFY(writeFileAtomic(dir + s("/prompts.npy"), npyBytes({N, n, d}, Z.data())).isEmpty());
     QVERIFY(writeFileAtomic(dir + s("/targets.npy"), npyBytes({N, dOut}, Y.data())).isEmpty());
 }
+/// Written by NumPy, not by MHLA Lab: a random 2-head MHLA teacher (d = 3, n = 4, d_out = 2),
+/// N = 600 prompts, its folded coefficients P* and NumPy's own lambda_min of the uncentred
+/// second moment of psi (MATH.md 2-3).
+const char* const kNumpyTeacher = R"PY(import sys, numpy as np
+out = sys.argv[1]
+rng = np.random.default_rng(7)
+N, n, d, dout, H = 600, 4, 3, 2, 2
+V = rng.normal(0, 1/np.sqrt(d), (H, dout, d)); Q = rng.normal(0, 1/np.sqrt(d), (H, d, d))
+Z = rng.normal(0, 1/np.sqrt(n), (N, n, d))
+pairs = [(a, b) for a in range(d) for b in range(a, d)]
+S = np.einsum('sta,stb->sab', Z, Z)
+u = np.stack([S[:, a, b] for a, b in pairs], axis=1)
+psi = (u[:, :, None] * Z[:, -1, None, :]).reshape(N, -1)
+P = np.zeros((dout, len(pairs) * d))
+for p, (a, b) in enumerate(pairs):
+    for c in range(d):
+        col = p * d + c
+        for h in range(H):
+            P[:, col] += V[h][:, a] * Q[h][b, c] + (V[h][:, b] * Q[h][a, c] if a < b else 0)
+y = np.einsum('hia,sab,hbc,sc->si', V, S, Q, Z[:, -1, :])  # f*(Z), no noise
+assert np.allclose(y, psi @ P.T)
+Lam = psi.T @ psi / N
+np.save(out + '/Z.npy', Z); np.save(out + '/y.npy', y)
+np.save(out + '/lambda_min.npy', np.array([np.linalg.eigvalsh(Lam)[0]]))
+np.save(out + '/P.npy', P)
+)PY";
+
+Mat readMatrix(const QString& path, Index rows, Index cols) {
+    std::vector<double> v;
+    readNpyData(path, readNpyHeader(path), v);
+    Mat m(rows, cols);
+    for (Index i = 0; i < rows; ++i)
+        for (Index j = 0; j < cols; ++j) m(i, j) = v[static_cast<size_t>(i * cols + j)];
+    return m;
+}
 bool sameBits(const Mat& a, const Mat& b) {
     return a.rows() == b.rows() && a.cols() == b.cols() &&
            std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<size_t>(a.size())) == 0;
@@ -45,6 +83,7 @@ private Q_SLOTS:
     void roundTripIsBitForBit();
     void refusesBadFiles_data();
     void refusesBadFiles();
+    void certifiesNumpyData();
 };
 
 void TestDatasetTask::roundTripIsBitForBit_data() {
@@ -134,6 +173,40 @@ void TestDatasetTask::refusesBadFiles() {
         QVERIFY2(msg.contains(expected), qPrintable(msg));
         QVERIFY2(msg.contains(dir.path()), qPrintable(msg)); // names the file
     }
+}
+
+void TestDatasetTask::certifiesNumpyData() {
+    const QString python = s("/usr/bin/python3");
+    if (!QFileInfo(python).isExecutable())
+        QSKIP("/usr/bin/python3 is missing (apt-get install python3-numpy)");
+    QProcess probe;
+    probe.start(python, {s("-c"), s("import numpy")});
+    if (!probe.waitForFinished(30000) || probe.exitCode() != 0)
+        QSKIP("NumPy is missing for /usr/bin/python3 (apt-get install python3-numpy)");
+    QTemporaryDir dir;
+    QFile script(dir.filePath(s("gen.py")));
+    QVERIFY(script.open(QIODevice::WriteOnly));
+    script.write(kNumpyTeacher);
+    script.close();
+    QProcess gen;
+    gen.start(python, {script.fileName(), dir.path()});
+    QVERIFY(gen.waitForFinished(120000));
+    QVERIFY2(gen.exitCode() == 0, gen.readAllStandardError().constData());
+    const ExperimentConfig cfg =
+        loadExperiment({}, {s("task.kind=dataset"), s("task.prompts=") + dir.filePath(s("Z.npy")),
+                            s("task.targets=") + dir.filePath(s("y.npy"))})
+            .config;
+    QCOMPARE(cfg.task.samples, 600LL);
+    const ExperimentResult r = runExperiment(cfg);
+    QVERIFY(r.certificate.certified);
+    const double numpyLambda = readMatrix(dir.filePath(s("lambda_min.npy")), 1, 1)(0, 0);
+    QVERIFY(numpyLambda > 0);
+    QVERIFY2(std::abs(r.certificate.lambdaMin - numpyLambda) <= 1e-8 * numpyLambda,
+             qPrintable(QString::number(r.certificate.lambdaMin, 'g', 17) + s(" vs ") +
+                        QString::number(numpyLambda, 'g', 17)));
+    const Mat teacherP = readMatrix(dir.filePath(s("P.npy")), 2, 18);
+    const double rel = (r.P - teacherP).norm() / teacherP.norm();
+    QVERIFY2(rel <= 1e-8, qPrintable(QString::number(rel)));
 }
 
 QTEST_APPLESS_MAIN(TestDatasetTask)
