@@ -114,6 +114,11 @@ void TestDatasetTask::roundTripIsBitForBit() {
     QCOMPARE(data.promptDim(), synth.promptDim());
     QCOMPARE(data.tokenCount(), synth.tokenCount());
     QCOMPARE(data.outputDim(), synth.outputDim());
+    // Every experiment echoes task.prompts/targets ("" when unused) and reads back; a dataset
+    // config reads back without its files when its shape is known (a finished result).
+    QCOMPARE(experimentFromJson(experimentToJson(synth)).task.samples, synth.task.samples);
+    const DatasetShape shape{data.task.samples, taskDims(data.task)};
+    QCOMPARE(experimentFromJson(experimentToJson(data), &shape).task.prompts, data.task.prompts);
     RunContext ctx;
     ctx.threads = 2;
     const ExperimentResult a = runExperiment(synth, ctx), b = runExperiment(data, ctx);

@@ -518,7 +518,8 @@ void setFromJson(const KeyInfo& k, const QJsonValue& v, ExperimentConfig& cfg) {
     const auto fail = [&k](const QString& msg) { throw ConfigError(str(msg), k.path()); };
     switch (k.type) {
     case T::Path:
-        if (!v.isString() || v.toString().trimmed().isEmpty())
+        // "" is the default (no file): every experiment echoes the key, read or not.
+        if (!v.isString())
             fail(where + describe(v) + q(" is not allowed; expected ") + k.allowed());
         k.setText(cfg, v.toString());
         return;
@@ -604,7 +605,7 @@ QString KeyInfo::tooltipHtml() const {
 
 QString KeyInfo::allowed() const {
     switch (type) {
-    case Type::Path: return q("the path of a .npy file (a non-empty string)");
+    case Type::Path: return q("the path of a .npy file (a string)");
     case Type::Bool: return q("true or false");
     case Type::Choice: return q("one of ") + choices.join(q(", "));
     case Type::Integer:
