@@ -155,17 +155,13 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
                                             .arg(v)
                                             .arg(kResultFormatVersion));
     }
-    r.d = static_cast<int>(o.integer("d", 1));
-    r.tokens = static_cast<int>(o.integer("tokens", 1));
-    r.dOut = static_cast<int>(o.integer("d_out", 1));
-    if (r.d > 4096 || r.tokens > 1000000 || r.dOut > 4096)
-        o.fail(q("d"),
-               q("d = %1, d_out = %2 are out of range (at most 4096)").arg(r.d).arg(r.dOut));
-    r.featureDim = o.integer("feature_dim", 1);
-    r.samples = o.integer("samples", 0);
     try {
-        // A dataset's shape is the result's own: the result reads without its data files.
-        const DatasetShape shape{r.samples, {r.d, r.tokens, r.dOut}};
+        // A dataset's shape is the result's own (checked below): the result reads without its
+        // data files.
+        const QJsonObject& top = o.json();
+        const DatasetShape shape{top.value(q("samples")).toInteger(),
+                                 {top.value(q("d")).toInt(), top.value(q("tokens")).toInt(),
+                                  top.value(q("d_out")).toInt()}};
         r.config = experimentFromJson(o.object("config").json(), &shape);
     } catch (const ConfigError& e) {
         throw ReadError(q("%1: key \"config\": %2").arg(file, QString::fromUtf8(e.what())));
@@ -176,6 +172,14 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
         o.fail(q("task"), q("\"%1\"/\"%2\" disagree with the embedded config")
                               .arg(QString::fromStdString(task), QString::fromStdString(solver)));
     const TaskKindInfo& kind = taskKindInfo(r.config.task.kind);
+    r.d = static_cast<int>(o.integer("d", 1));
+    r.tokens = static_cast<int>(o.integer("tokens", 1));
+    r.dOut = static_cast<int>(o.integer("d_out", 1));
+    if (r.d > 4096 || r.tokens > 1000000 || r.dOut > 4096)
+        o.fail(q("d"),
+               q("d = %1, d_out = %2 are out of range (at most 4096)").arg(r.d).arg(r.dOut));
+    r.featureDim = o.integer("feature_dim", 1);
+    r.samples = o.integer("samples", 0);
 
     Certificate& c = r.certificate;
     c.method = o.text("certificate_method");
