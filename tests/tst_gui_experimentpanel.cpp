@@ -90,7 +90,7 @@ private Q_SLOTS:
                         }
                         ++combos;
                     }
-        QCOMPARE(combos, 3 * 4 * 2 * 2);
+        QCOMPARE(combos, 4 * 4 * 2 * 2); // task kinds (dataset included), solvers, optimizers
     }
 
     void badValueMarksExactlyThatField_data() {

@@ -1,4 +1,5 @@
 #include "core/experiment/config.h"
+#include "core/base/npy.h"
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -34,12 +35,16 @@ struct Accessor {
     std::function<double(const ExperimentConfig&)> get;
     std::function<void(ExperimentConfig&, double)> set;
 };
+struct TextAccessor {
+    std::function<QString(const ExperimentConfig&)> get;
+    std::function<void(ExperimentConfig&, const QString&)> set;
+};
 
 constexpr unsigned bit(TaskKind k) { return 1u << static_cast<int>(k); }
 constexpr unsigned bit(SolverKind k) { return 1u << static_cast<int>(k); }
 constexpr unsigned bit(OptimizerKind k) { return 1u << static_cast<int>(k); }
 constexpr unsigned kRandom = bit(TaskKind::RandomMhla), kAssoc = bit(TaskKind::AssociativeMemory),
-                   kAuto = bit(TaskKind::Automaton);
+                   kAuto = bit(TaskKind::Automaton), kData = bit(TaskKind::Dataset);
 constexpr unsigned kPoly = bit(SolverKind::Poly), kTrainers = Applicability::kTrainers;
 
 /// Builds one row of the key table.
@@ -53,6 +58,13 @@ public:
         m_k.max = type == T::Bool ? 1 : 0;
         m_k.get = std::move(a.get);
         m_k.set = std::move(a.set);
+    }
+    /// A Path key (a string value).
+    K(const char* section, const char* key, TextAccessor a) : K(section, key, T::Path, {}) {
+        m_k.getText = std::move(a.get);
+        m_k.setText = std::move(a.set);
+        m_k.get = [](const ExperimentConfig&) { return 0.0; };
+        m_k.set = [](ExperimentConfig&, double) {};
     }
     K& range(double lo, double hi, bool loOpen = false, bool hiOpen = false) {
         m_k.min = lo, m_k.max = hi, m_k.minOpen = loOpen, m_k.maxOpen = hiOpen;
@@ -109,6 +121,10 @@ template <typename S> Accessor field(S ExperimentConfig::*section, double S::*me
     return {[=](const ExperimentConfig& c) { return c.*section.*member; },
             [=](ExperimentConfig& c, double v) { (c.*section).*member = v; }};
 }
+TextAccessor taskText(QString TaskConfig::*m) {
+    return {[=](const ExperimentConfig& c) { return c.task.*m; },
+            [=](ExperimentConfig& c, const QString& v) { c.task.*m = v; }};
+}
 template <typename F> Accessor taskField(F TaskConfig::*m) {
     return field(&ExperimentConfig::task, m);
 }
@@ -120,7 +136,8 @@ template <typename F> Accessor evalField(F EvalConfig::*m) {
 }
 
 std::vector<KeyInfo> buildKeys() {
-    const QStringList tasks{q("random_mhla"), q("associative_memory"), q("automaton")};
+    const QStringList tasks{q("random_mhla"), q("associative_memory"), q("automaton"),
+                            q("dataset")};
     const QStringList embeddings{q("onehot"), q("orthogonal"), q("gaussian")};
     const QStringList samplers{q("haar"), q("qr_unsigned")};
     const QStringList tokenScales{q("inverse_length"), q("unit")};
@@ -135,10 +152,13 @@ std::vector<KeyInfo> buildKeys() {
     add(K("task", "kind", T::Choice, taskField(&TaskConfig::kind))
             .choices(tasks)
             .text(
-                u"Task", "Which synthetic task generates the prompts Z (d x n) and labels y.",
+                u"Task",
+                "Which task gives the prompts Z (d x n) and labels y: a synthetic one, or dataset "
+                "(read from task.prompts and task.targets).",
                 u"<b>Task</b>: which data the model learns from.<br>random_mhla: labels from a random "
                 u"multi-head linear attention teacher.<br>associative_memory: recall the value stored "
-                u"under a key.<br>automaton: look up a DFA's transition table given in the prompt."));
+                u"under a key.<br>automaton: look up a DFA's transition table given in the prompt.<br>"
+                u"dataset: your own prompts and targets, read from .npy files."));
     add(K("task", "seed", T::Integer, taskField(&TaskConfig::seed))
             .range(0, kMaxExactInt)
             .text(
@@ -149,6 +169,7 @@ std::vector<KeyInfo> buildKeys() {
                 u"execution). Same seed ⇒ same data, bit for bit, for any thread count."));
     add(K("task", "samples", T::Integer, taskField(&TaskConfig::samples))
             .range(1, 1e10)
+            .tasks(Applicability::kAllTasks & ~kData)
             .text(
                 u"Training samples N", "Training samples N (Lambda = (1/N) sum psi psi^T).",
                 u"<b>N</b>: number of training prompts. Λ = (1/N) Σ<sub>s</sub> ψ(Z<sub>s</sub>)"
@@ -292,6 +313,25 @@ std::vector<KeyInfo> buildKeys() {
             .text(
                 u"Word length L", "Length L of the words executed at evaluation.",
                 u"<b>L</b>: letters per word when executing the DFA (one table query per letter)."));
+    add(K("task", "prompts", taskText(&TaskConfig::prompts))
+            .tasks(kData)
+            .text(
+                u"Prompts file",
+                "The prompts: a .npy file of shape N x n x d (float64 or float32, little-endian, C "
+                "or Fortran order), tokens as rows, the last token the query. N, n and d come from "
+                "its header. A relative path is resolved against the experiment file's folder "
+                "(the working directory for --set).",
+                u"<b>Prompts</b>: a NumPy <tt>.npy</tt> file of shape N × n × d (float64 or float32), "
+                u"tokens as rows, the query token last. Nothing is normalised or centred: ψ, Λ and C "
+                u"are those of the file's values."));
+    add(K("task", "targets", taskText(&TaskConfig::targets))
+            .tasks(kData)
+            .text(
+                u"Targets file",
+                "The targets: a .npy file of shape N x d_out (float64 or float32), row s the label "
+                "of prompt s. A relative path is resolved as for task.prompts.",
+                u"<b>Targets</b>: a NumPy <tt>.npy</tt> file of shape N × d<sub>out</sub>, row s the "
+                u"label y<sub>s</sub> of prompt s."));
 
     // ---- solver
     add(K("solver", "kind", T::Choice, solverField(&SolverConfig::kind))
@@ -488,6 +528,12 @@ void setFromJson(const KeyInfo& k, const QJsonValue& v, ExperimentConfig& cfg) {
     const QString where = k.path() + q(": ");
     const auto fail = [&k](const QString& msg) { throw ConfigError(str(msg), k.path()); };
     switch (k.type) {
+    case T::Path:
+        // "" is the default (no file): every experiment echoes the key, read or not.
+        if (!v.isString())
+            fail(where + describe(v) + q(" is not allowed; expected ") + k.allowed());
+        k.setText(cfg, v.toString());
+        return;
     case T::Bool:
         if (!v.isBool()) fail(where + describe(v) + q(" is not allowed; expected true or false"));
         k.set(cfg, v.toBool() ? 1.0 : 0.0);
@@ -549,7 +595,8 @@ QString Applicability::text() const {
     QStringList parts;
     if (tasks != kAllTasks) {
         QStringList t;
-        for (TaskKind k : {TaskKind::RandomMhla, TaskKind::AssociativeMemory, TaskKind::Automaton})
+        for (TaskKind k : {TaskKind::RandomMhla, TaskKind::AssociativeMemory, TaskKind::Automaton,
+                           TaskKind::Dataset})
             if (tasks & bit(k)) t << toString(k);
         parts << t.join(q(", "));
     }
@@ -579,6 +626,7 @@ QString KeyInfo::tooltipHtml() const {
 
 QString KeyInfo::allowed() const {
     switch (type) {
+    case Type::Path: return q("the path of a .npy file (a string)");
     case Type::Bool: return q("true or false");
     case Type::Choice: return q("one of ") + choices.join(q(", "));
     case Type::Integer:
@@ -597,8 +645,10 @@ QString KeyInfo::allowed() const {
 }
 
 QJsonValue KeyInfo::value(const ExperimentConfig& cfg) const {
+    if (type == Type::Path) return QJsonValue(getText(cfg));
     const double v = get(cfg);
     switch (type) {
+    case Type::Path: break;
     case Type::Bool: return QJsonValue(v != 0.0);
     case Type::Choice: return QJsonValue(choices.value(static_cast<int>(v)));
     case Type::Integer: return QJsonValue(static_cast<qint64>(v));
@@ -619,7 +669,13 @@ TaskDims taskDims(const TaskConfig& task) {
     case TaskKind::Automaton:
         return {task.states * task.alphabet + task.states, automatonListedPairs(task) + 1,
                 task.states};
+    case TaskKind::Dataset: return {task.dataD, task.dataTokens, task.dataDOut};
     }
+    return {};
+}
+
+TaskKindTraits taskKindTraits(TaskKind kind) {
+    if (kind == TaskKind::Dataset) return {/*teacher=*/false, /*validation=*/false};
     return {};
 }
 
@@ -645,6 +701,10 @@ std::vector<ConfigIssue> crossKeyIssues(const ExperimentConfig& cfg) {
     const int d = cfg.promptDim();
     const int dOut = cfg.outputDim();
     const bool trainer = cfg.solver.kind != SolverKind::Poly;
+    if (trainer && cfg.task.kind == TaskKind::Dataset)
+        issue("solver.kind", q("\"") + toString(cfg.solver.kind) +
+                                 q("\" is not available for task.kind \"dataset\" yet; expected "
+                                   "poly"));
     if (trainer && cfg.solver.heads < 1)
         issue("solver.heads", q("0 is not allowed for solver.kind \"") + toString(cfg.solver.kind) +
                                   q("\"; expected an integer >= 1"));
@@ -710,7 +770,76 @@ void parseInto(const QJsonObject& obj, ExperimentConfig& cfg, std::vector<Config
 
 [[noreturn]] void throwIssue(const ConfigIssue& i) { throw ConfigError(str(i.message), i.key); }
 
+/// A dataset task's shape into cfg (from knownShape, else from the files' headers).
+void applyDatasetShape(ExperimentConfig& cfg, const DatasetShape* knownShape) {
+    if (cfg.task.kind != TaskKind::Dataset) return;
+    const DatasetShape shape = knownShape ? *knownShape : readDatasetShape(cfg.task);
+    cfg.task.samples = shape.samples;
+    cfg.task.dataD = shape.dims.d;
+    cfg.task.dataTokens = shape.dims.n;
+    cfg.task.dataDOut = shape.dims.dOut;
+}
+
 } // namespace
+
+DatasetShape readDatasetShape(const TaskConfig& task) {
+    const auto header = [](const char* keyPath, const QString& path) {
+        if (path.isEmpty())
+            throw ConfigError(str(q(keyPath) +
+                                  q(": required for task.kind \"dataset\"; expected ") +
+                                  q("the path of a .npy file")),
+                              q(keyPath));
+        try {
+            return readNpyHeader(path);
+        } catch (const NpyError& e) {
+            throw ConfigError(str(q(keyPath) + q(": ") + QString::fromStdString(e.what())),
+                              q(keyPath));
+        }
+    };
+    const auto bad = [](const char* keyPath, const QString& path, const QString& what) {
+        throw ConfigError(str(q(keyPath) + q(": ") + path + q(": ") + what), q(keyPath));
+    };
+    const NpyHeader p = header("task.prompts", task.prompts);
+    if (p.shape.size() != 3)
+        bad("task.prompts", task.prompts,
+            q("shape ") + npyShapeText(p.shape) +
+                q(" is not allowed; expected 3 dimensions N x n x d (samples, tokens, coordinates)"));
+    const KeyInfo* dKey = findExperimentKey(q("task.d"));
+    if (p.shape[0] < 1)
+        bad("task.prompts", task.prompts,
+            q("shape ") + npyShapeText(p.shape) + q(" has N = 0 samples; expected N >= 1"));
+    if (p.shape[1] < 1 || p.shape[1] > 100000)
+        bad("task.prompts", task.prompts,
+            q("shape ") + npyShapeText(p.shape) + q(" has n = ") + QString::number(p.shape[1]) +
+                q(" tokens; expected n in [1, 100000]"));
+    if (p.shape[2] < static_cast<long long>(dKey->min) ||
+        p.shape[2] > static_cast<long long>(dKey->max))
+        bad("task.prompts", task.prompts,
+            q("shape ") + npyShapeText(p.shape) + q(" has token dimension d = ") +
+                QString::number(p.shape[2]) + q("; expected ") + dKey->allowed());
+    const long long N = p.shape[0];
+    const NpyHeader t = header("task.targets", task.targets);
+    if (t.shape.size() != 2)
+        bad("task.targets", task.targets,
+            q("shape ") + npyShapeText(t.shape) +
+                q(" is not allowed; expected 2 dimensions N x d_out (samples, outputs)"));
+    if (t.shape[0] != N)
+        bad("task.targets", task.targets,
+            q("shape ") + npyShapeText(t.shape) + q(" has ") + QString::number(t.shape[0]) +
+                q(" rows, but the prompts (") + task.prompts + q(") hold N = ") +
+                QString::number(N) + q(" samples; expected one target row per prompt"));
+    const KeyInfo* outKey = findExperimentKey(q("task.d_out"));
+    if (t.shape[1] < static_cast<long long>(outKey->min) ||
+        t.shape[1] > static_cast<long long>(outKey->max))
+        bad("task.targets", task.targets,
+            q("shape ") + npyShapeText(t.shape) + q(" has d_out = ") + QString::number(t.shape[1]) +
+                q("; expected ") + outKey->allowed());
+    DatasetShape out;
+    out.samples = N;
+    out.dims = {static_cast<int>(p.shape[2]), static_cast<int>(p.shape[1]),
+                static_cast<int>(t.shape[1])};
+    return out;
+}
 
 void validate(const ExperimentConfig& cfg) {
     const auto issues = crossKeyIssues(cfg);
@@ -721,7 +850,14 @@ std::vector<ConfigIssue> validateAll(const QJsonObject& obj) {
     ExperimentConfig cfg;
     std::vector<ConfigIssue> issues;
     parseInto(obj, cfg, issues);
-    if (issues.empty()) issues = crossKeyIssues(cfg);
+    if (issues.empty()) {
+        try {
+            applyDatasetShape(cfg, nullptr);
+        } catch (const ConfigError& e) {
+            return {{e.key(), QString::fromStdString(e.what())}};
+        }
+        issues = crossKeyIssues(cfg);
+    }
     return issues;
 }
 
@@ -730,17 +866,18 @@ QStringList unreadKeys(const QJsonObject& obj, const ExperimentConfig& cfg) {
     const ExperimentConfig defaults;
     for (const auto& k : experimentKeys()) {
         const QJsonObject sec = obj.value(k.section).toObject();
-        if (sec.contains(k.key) && !k.applies.reads(cfg) && k.get(cfg) != k.get(defaults))
+        if (sec.contains(k.key) && !k.applies.reads(cfg) && k.value(cfg) != k.value(defaults))
             out << k.path();
     }
     return out;
 }
 
-ExperimentConfig experimentFromJson(const QJsonObject& obj) {
+ExperimentConfig experimentFromJson(const QJsonObject& obj, const DatasetShape* knownShape) {
     ExperimentConfig cfg;
     std::vector<ConfigIssue> issues;
     parseInto(obj, cfg, issues);
     if (!issues.empty()) throwIssue(issues.front());
+    applyDatasetShape(cfg, knownShape);
     validate(cfg);
     return cfg;
 }
@@ -873,7 +1010,7 @@ QString experimentKeysHelp() {
             out += q("\n  ") + current + q(":\n");
         }
         const QJsonValue v = k.value(defaults);
-        const QString def = v.isString() ? v.toString()
+        const QString def = v.isString() ? (v.toString().isEmpty() ? q("(none)") : v.toString())
                             : v.isBool() ? (v.toBool() ? q("true") : q("false"))
                                          : numberText(v.toDouble());
         out += q("    ") + k.path().leftJustified(22) + q(" default ") + def.leftJustified(18) +

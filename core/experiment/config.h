@@ -34,7 +34,8 @@ struct ConfigIssue {
     QString message;
 };
 
-enum class TaskKind { RandomMhla, AssociativeMemory, Automaton };
+/// Dataset: prompts (and targets) read from .npy files (MATH.md, "Data on disk").
+enum class TaskKind { RandomMhla, AssociativeMemory, Automaton, Dataset };
 enum class Embedding { OneHot, Orthogonal, Gaussian };
 /// How the associative memory draws its orthogonal keys and values (MATH.md §7).
 enum class OrthogonalSampler { Haar, QrUnsigned };
@@ -76,6 +77,12 @@ struct TaskConfig {
     double coverage = 1.0;
     double queryFiller = 0.1;
     int wordLength = 20;
+    // dataset
+    QString prompts; ///< .npy of shape N x n x d (tokens as rows, the query last)
+    QString targets; ///< .npy of shape N x d_out
+    /// The data's N, n, d and d_out as the file headers give them: filled by the parser (not
+    /// keys of the file); task.samples is set to N.
+    int dataD = 0, dataTokens = 0, dataDOut = 0;
 };
 
 struct SolverConfig {
@@ -134,6 +141,24 @@ struct TaskDims {
 /// The dimensions a task configuration implies (MATH.md §7): a pure function of its keys, so
 /// that the experiment room needs no task to know them.
 [[nodiscard]] TaskDims taskDims(const TaskConfig& task);
+/// What the records of a task kind hold: a teacher P* (distances and ood_rel_mse are defined)
+/// and a validation stream (val_mse is defined); without, those numbers are absent from every
+/// record. A fact of the kind, so the writers and readers need no task to know it.
+struct TaskKindTraits {
+    bool teacher = true;
+    bool validation = true;
+};
+[[nodiscard]] TaskKindTraits taskKindTraits(TaskKind kind);
+
+/// The shape of a dataset task's data: N samples of n tokens of dimension d, targets d_out.
+struct DatasetShape {
+    long long samples = 0;
+    TaskDims dims;
+};
+/// Reads the headers (only) of task.prompts and task.targets and checks their shapes (prompts
+/// N x n x d with N, n >= 1 and d in [1, 64]; targets N x d_out with the same N). Throws
+/// ConfigError naming the key, the file, what is wrong and what is allowed.
+[[nodiscard]] DatasetShape readDatasetShape(const TaskConfig& task);
 
 struct ExperimentConfig {
     TaskConfig task;
@@ -146,8 +171,11 @@ struct ExperimentConfig {
     int outputDim() const;
 };
 
-/// Parses and validates an experiment object. Throws ConfigError.
-ExperimentConfig experimentFromJson(const QJsonObject& obj);
+/// Parses and validates an experiment object. Throws ConfigError. A dataset task's shape comes
+/// from its files' headers (readDatasetShape), or from `knownShape` when given (a finished
+/// result, readable without its data files).
+ExperimentConfig experimentFromJson(const QJsonObject& obj,
+                                    const DatasetShape* knownShape = nullptr);
 /// Parses JSON text (errors for malformed JSON carry the offset). Throws ConfigError.
 ExperimentConfig experimentFromJsonText(const QByteArray& text);
 /// Parses JSON text into an experiment object without interpreting the keys: malformed JSON,
@@ -178,7 +206,7 @@ QString experimentKeysHelp();
 /// optimizer; `exactOnly` keys are read only when the exact solver runs (poly, or a trainer
 /// with solver.compare_exact).
 struct Applicability {
-    static constexpr unsigned kAllTasks = 0b111, kAllSolvers = 0b1111, kAllOptimizers = 0b11;
+    static constexpr unsigned kAllTasks = 0b1111, kAllSolvers = 0b1111, kAllOptimizers = 0b11;
     static constexpr unsigned kTrainers = 0b1110;
     unsigned tasks = kAllTasks;           ///< bit 1 << int(TaskKind)
     unsigned solvers = kAllSolvers;       ///< bit 1 << int(SolverKind)
@@ -195,7 +223,8 @@ struct Applicability {
 /// types, ranges, defaults, labels, help texts and applicability. The parser, --help, the
 /// GUI form (fields, labels, tooltips, visibility) and the error messages all read it.
 struct KeyInfo {
-    enum class Type { Integer, Real, Bool, Choice };
+    /// Path: a file name (a string; relative paths are resolved by the loader).
+    enum class Type { Integer, Real, Bool, Choice, Path };
     QString section; ///< "task", "solver" or "eval"
     QString key;     ///< JSON key inside the section
     Type type;
@@ -208,6 +237,9 @@ struct KeyInfo {
     QString tooltip; ///< rich-text meaning, formula and unit (GUI); see tooltipHtml()
     std::function<double(const ExperimentConfig&)> get; ///< Choice: the index
     std::function<void(ExperimentConfig&, double)> set;
+    /// Path keys: the value is a string (get/set are not used).
+    std::function<QString(const ExperimentConfig&)> getText;
+    std::function<void(ExperimentConfig&, const QString&)> setText;
 
     QString path() const { return section + QLatin1Char('.') + key; }
     /// The GUI tooltip: the rich text, what is allowed and where the key applies.

@@ -1,11 +1,27 @@
 #include "core/experiment/loader.h"
 #include "core/base/fileio.h"
+#include <QDir>
+#include <QFileInfo>
 
 namespace mhla {
 
 namespace {
 QString q(const char* s) { return QString::fromUtf8(s); }
 constexpr qint64 kMaxExperimentBytes = 1024 * 1024;
+
+/// Makes the relative values of the Path keys (task.prompts, ...) absolute against baseDir.
+void resolvePathKeys(QJsonObject& obj, const QString& baseDir) {
+    for (const KeyInfo& k : experimentKeys()) {
+        if (k.type != KeyInfo::Type::Path || !obj.value(k.section).isObject()) continue;
+        QJsonObject sec = obj.value(k.section).toObject();
+        const QJsonValue v = sec.value(k.key);
+        if (!v.isString() || v.toString().trimmed().isEmpty() ||
+            QFileInfo(v.toString()).isAbsolute())
+            continue;
+        sec.insert(k.key, QDir::cleanPath(QDir(baseDir).absoluteFilePath(v.toString())));
+        obj.insert(k.section, sec);
+    }
+}
 } // namespace
 
 QStringList keysReadBy(const ExperimentConfig& cfg) {
@@ -21,6 +37,8 @@ LoadedExperiment loadExperimentObject(QJsonObject obj, const QStringList& overri
         applyOverride(obj, a);
         overridden << a.left(a.indexOf(QLatin1Char('='))).trimmed();
     }
+    // Relative paths left (from --set, or text without a file) name files in the working folder.
+    resolvePathKeys(obj, QDir::currentPath());
     LoadedExperiment out;
     out.config = experimentFromJson(obj);
     out.json = obj;
@@ -58,7 +76,14 @@ LoadedExperiment loadExperiment(const QString& path, const QStringList& override
     QString error;
     if (!readRegularFile(path, &text, &error, kMaxExperimentBytes))
         throw ConfigError(q("the experiment file: ").toStdString() + error.toStdString());
-    return loadExperimentText(text, overrides, path);
+    try {
+        // Relative paths in the file name files beside it.
+        QJsonObject obj = experimentObjectFromJsonText(text);
+        resolvePathKeys(obj, QFileInfo(path).absolutePath());
+        return loadExperimentObject(obj, overrides);
+    } catch (const ConfigError& e) {
+        throw ConfigError((path + q(": ")).toStdString() + e.what(), e.key());
+    }
 }
 
 ExperimentConfig experimentFromFile(const QString& path) { return loadExperiment(path).config; }

@@ -21,12 +21,17 @@ QJsonValue number(double v) {
     return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
 }
 
-QJsonObject metricsJson(const Metrics& m) {
-    return QJsonObject{{q("train_mse"), number(m.trainMse)},
-                       {q("val_mse"), number(m.valMse)},
-                       {q("ood_rel_mse"), number(m.oodRelMse)},
-                       {q("distance_p"), number(m.distanceP)},
-                       {q("distance_p_rel"), number(m.distancePRel)}};
+/// The metrics a task kind defines: without a teacher (validation stream) the numbers that need
+/// it are absent, not null and not zero.
+QJsonObject metricsJson(const Metrics& m, const TaskKindTraits& kind) {
+    QJsonObject o{{q("train_mse"), number(m.trainMse)}};
+    if (kind.validation) o.insert(q("val_mse"), number(m.valMse));
+    if (kind.teacher) {
+        o.insert(q("ood_rel_mse"), number(m.oodRelMse));
+        o.insert(q("distance_p"), number(m.distanceP));
+        o.insert(q("distance_p_rel"), number(m.distancePRel));
+    }
+    return o;
 }
 
 QJsonArray vectorJson(const Vec& v) {
@@ -38,6 +43,7 @@ QJsonArray vectorJson(const Vec& v) {
 } // namespace
 
 QJsonObject resultToJson(const ExperimentResult& r) {
+    const TaskKindTraits kind = taskKindTraits(r.config.task.kind);
     QJsonObject o;
     o.insert(q("mhla_lab_version"), q(MHLA_VERSION));
     o.insert(q("format_version"), kResultFormatVersion);
@@ -58,15 +64,15 @@ QJsonObject resultToJson(const ExperimentResult& r) {
     o.insert(q("tolerance"), haveCert ? number(c.tolerance) : QJsonValue());
     o.insert(q("certificate_method"), QString::fromStdString(c.method));
     o.insert(q("solve_method"), QString::fromStdString(r.solveMethod));
-    const QJsonObject m = metricsJson(r.metrics);
+    const QJsonObject m = metricsJson(r.metrics, kind);
     for (auto it = m.begin(); it != m.end(); ++it) o.insert(it.key(), it.value());
     o.insert(q("heads"), r.heads.heads.count());
     o.insert(q("rank"), r.heads.rank);
     o.insert(q("teacher_rank"), r.teacherHeads.rank);
     o.insert(q("singular_values"), vectorJson(r.heads.singularValues));
-    if (r.untruncatedMetrics) o.insert(q("untruncated"), metricsJson(*r.untruncatedMetrics));
-    if (r.exactMetrics) o.insert(q("exact"), metricsJson(*r.exactMetrics));
-    if (r.nullWitness) o.insert(q("null_witness"), metricsJson(*r.nullWitness));
+    if (r.untruncatedMetrics) o.insert(q("untruncated"), metricsJson(*r.untruncatedMetrics, kind));
+    if (r.exactMetrics) o.insert(q("exact"), metricsJson(*r.exactMetrics, kind));
+    if (r.nullWitness) o.insert(q("null_witness"), metricsJson(*r.nullWitness, kind));
     if (r.execution) {
         const ExecutionResult& e = *r.execution;
         o.insert(q("execution"), QJsonObject{{q("step_accuracy"), e.stepAccuracy},

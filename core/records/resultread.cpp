@@ -141,13 +141,15 @@ private:
     QJsonObject m_obj;
 };
 
-Metrics readMetrics(const JsonReader& o) {
+/// The metrics of a task kind; those it does not define (no teacher, no validation stream) are
+/// absent from the file and read as NaN.
+Metrics readMetrics(const JsonReader& o, const TaskKindTraits& kind) {
     Metrics m;
     m.trainMse = o.real("train_mse");
-    m.valMse = o.real("val_mse");
-    m.oodRelMse = o.real("ood_rel_mse");
-    m.distanceP = o.real("distance_p");
-    m.distancePRel = o.real("distance_p_rel");
+    m.valMse = o.real("val_mse", kNaN, kind.validation);
+    m.oodRelMse = o.real("ood_rel_mse", kNaN, kind.teacher);
+    m.distanceP = o.real("distance_p", kNaN, kind.teacher);
+    m.distancePRel = o.real("distance_p_rel", kNaN, kind.teacher);
     return m;
 }
 
@@ -187,7 +189,13 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
                                             .arg(kResultFormatVersion));
     }
     try {
-        r.config = experimentFromJson(o.object("config").json());
+        // A dataset's shape is the result's own (checked below): the result reads without its
+        // data files.
+        const QJsonObject& top = o.json();
+        const DatasetShape shape{top.value(q("samples")).toInteger(),
+                                 {top.value(q("d")).toInt(), top.value(q("tokens")).toInt(),
+                                  top.value(q("d_out")).toInt()}};
+        r.config = experimentFromJson(o.object("config").json(), &shape);
     } catch (const ConfigError& e) {
         throw ReadError(q("%1: key \"config\": %2").arg(file, QString::fromUtf8(e.what())));
     }
@@ -196,6 +204,7 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
         toString(r.config.solver.kind).toStdString() != solver)
         o.fail(q("task"), q("\"%1\"/\"%2\" disagree with the embedded config")
                               .arg(QString::fromStdString(task), QString::fromStdString(solver)));
+    const TaskKindTraits kind = taskKindTraits(r.config.task.kind);
     // Every size is checked against the embedded experiment before anything is allocated.
     const TaskDims dims = taskDims(r.config.task);
     r.d = static_cast<int>(o.implied("d", dims.d, "its task"));
@@ -220,7 +229,7 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
         c.tolerance = o.real("tolerance");
     }
     r.solveMethod = o.text("solve_method");
-    r.metrics = readMetrics(o);
+    r.metrics = readMetrics(o, kind);
     const long long maxRank =
         std::min(static_cast<long long>(r.dOut) * r.d, static_cast<long long>(r.d) * r.d);
     r.heads.rank = static_cast<int>(o.bounded("rank", 0, maxRank, "min(d_out d, d^2)"));
@@ -238,9 +247,9 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
     r.heads.singularValues.resize(sv.size());
     for (qsizetype i = 0; i < sv.size(); ++i)
         r.heads.singularValues(i) = o.realOf(sv[i], q("singular_values[%1]").arg(i));
-    if (o.has("untruncated")) r.untruncatedMetrics = readMetrics(o.object("untruncated"));
-    if (o.has("exact")) r.exactMetrics = readMetrics(o.object("exact"));
-    if (o.has("null_witness")) r.nullWitness = readMetrics(o.object("null_witness"));
+    if (o.has("untruncated")) r.untruncatedMetrics = readMetrics(o.object("untruncated"), kind);
+    if (o.has("exact")) r.exactMetrics = readMetrics(o.object("exact"), kind);
+    if (o.has("null_witness")) r.nullWitness = readMetrics(o.object("null_witness"), kind);
     if (o.has("execution")) {
         const JsonReader e = o.object("execution");
         ExecutionResult x;

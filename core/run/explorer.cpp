@@ -10,6 +10,9 @@ namespace mhla {
 
 bool explores(const ExperimentConfig& cfg, long long featureDim) {
     if (cfg.solver.kind != SolverKind::Poly) return false;
+    // The explorer measures against the teacher and a validation stream, which data on disk
+    // does not have.
+    if (cfg.task.kind == TaskKind::Dataset) return false;
     switch (cfg.eval.identifiability) {
     case ExploreMode::Full: return true;
     case ExploreMode::None: return false;

@@ -1,8 +1,8 @@
 #include "core/run/learner.h"
+#include "core/base/stopwatch.h"
 #include "core/run/exact.h"
 #include "core/run/explorer.h"
 #include "core/run/metrics.h"
-#include "core/base/stopwatch.h"
 #include "core/run/training/training.h"
 #include <cmath>
 
@@ -21,7 +21,7 @@ public:
         r.timingsMs.emplace_back("certificate_solve", exact.solveMs);
         r.certificate = exact.solution.certificate;
         r.lambdaTrace = std::move(exact.trace);
-        if (exact.solution.nullVector.size() > 0) {
+        if (exact.solution.nullVector.size() > 0 && task.hasTeacher()) {
             Mat witness = exact.solution.P;
             witness.row(0) += r.teacherP.norm() * exact.solution.nullVector.transpose();
             r.nullWitness = evaluateFolded(task, witness, cfg, ctx, exact.trainRows.get());

@@ -1,7 +1,7 @@
 #include "core/run/metrics.h"
-#include "core/run/exact.h"
 #include "core/algebra/features.h"
 #include "core/algebra/model.h"
+#include "core/run/exact.h"
 #include "core/tasks/tasks.h"
 #include <limits>
 
@@ -76,8 +76,16 @@ Metrics evaluateFolded(const Task& task, const Mat& P, const ExperimentConfig& c
     m.trainMse = (cached ? chunkedSum(cfg.task.samples, ctx, cachedResidual)
                          : chunkedSum(cfg.task.samples, ctx, residual(Stream::Train))) /
                  (cfg.task.samples * outDim);
-    m.valMse = chunkedSum(cfg.eval.valSamples, ctx, residual(Stream::Validation)) /
-               (cfg.eval.valSamples * outDim);
+    constexpr double kAbsent = std::numeric_limits<double>::quiet_NaN();
+    m.valMse = task.hasValidation()
+                   ? chunkedSum(cfg.eval.valSamples, ctx, residual(Stream::Validation)) /
+                         (cfg.eval.valSamples * outDim)
+                   : kAbsent;
+    if (!task.hasTeacher()) {
+        // No P*: no distance to it and no out-of-distribution error against it.
+        m.oodRelMse = m.distanceP = m.distancePRel = kAbsent;
+        return m;
+    }
     // ood_rel_mse as oodRelMse computes it (the same two chunked sums), each prompt drawn once
     // and without per-prompt allocations.
     const auto ood = chunkedSum2(cfg.eval.oodSamples, ctx, [&](long long i) {

@@ -2,9 +2,9 @@
 // The value a run returns: certificate, solution, heads, metrics and everything the GUI, the
 // CLI and the writers show. Plain data; filled by runExperiment() (core/run/runner.h).
 #include "core/algebra/certificate.h"
+#include "core/algebra/model.h"
 #include "core/experiment/config.h"
 #include "core/identifiability/identifiability.h"
-#include "core/algebra/model.h"
 #include "core/tasks/tasks.h"
 #include <limits>
 #include <optional>
@@ -14,6 +14,8 @@
 
 namespace mhla {
 
+/// A task without a teacher or a validation stream (the dataset task) leaves the numbers that
+/// need them NaN: absent from result.json and the CSVs (see hasTeacher() in core/tasks/tasks.h).
 struct Metrics {
     double trainMse = 0, valMse = 0, oodRelMse = 0;
     double distanceP = 0, distancePRel = 0;

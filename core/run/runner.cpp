@@ -1,8 +1,8 @@
 #include "core/run/runner.h"
 #include "core/algebra/features.h"
+#include "core/base/stopwatch.h"
 #include "core/run/admission.h"
 #include "core/run/learner.h"
-#include "core/base/stopwatch.h"
 
 namespace mhla {
 
@@ -24,7 +24,8 @@ ExperimentResult runExperiment(const ExperimentConfig& cfg, const RunContext& ct
     const bool executes = cfg.task.kind == TaskKind::Automaton;
     learnerFor(cfg.solver.kind).learn(*task, cfg, ctx, executes ? 0.95 : 1.0, r);
 
-    r.teacherHeads = headsFromP(r.teacherP, r.d, 0, cfg.solver.rankTolerance, ctx);
+    if (task->hasTeacher())
+        r.teacherHeads = headsFromP(r.teacherP, r.d, 0, cfg.solver.rankTolerance, ctx);
     if (cfg.task.kind == TaskKind::Automaton && r.P.size() > 0) {
         ctx.report(ProgressEvent{"execute", 0.95});
         const auto t0 = Clock::now();

@@ -1,7 +1,8 @@
 #include "core/tasks/tasks.h"
-#include "core/tasks/causal.h"
 #include "core/algebra/features.h"
 #include "core/base/parallel.h"
+#include "core/tasks/causal.h"
+#include "core/tasks/datasettask.h"
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -338,6 +339,7 @@ const std::vector<TaskKindInfo>& taskRegistry() {
         {TaskKind::RandomMhla, &make<RandomMhlaTask>},
         {TaskKind::AssociativeMemory, &make<AssociativeMemoryTask>},
         {TaskKind::Automaton, &make<AutomatonTask>},
+        {TaskKind::Dataset, &make<DatasetTask>},
     };
     return registry;
 }
@@ -349,7 +351,8 @@ const TaskKindInfo& taskKindInfo(TaskKind kind) {
 }
 
 std::unique_ptr<Task> makeTask(const TaskConfig& cfg) {
-    // task.causal applies to random_mhla only (its key's applicability in core/experiment/config.cpp).
+    // task.causal applies to random_mhla only (its key's applicability in
+    // core/experiment/config.cpp).
     if (cfg.causal && cfg.kind == TaskKind::RandomMhla)
         return makeCausalTask(taskKindInfo(cfg.kind).make(cfg), cfg);
     return taskKindInfo(cfg.kind).make(cfg);

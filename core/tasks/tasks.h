@@ -1,9 +1,9 @@
 #pragma once
 // The synthetic tasks of MATH.md §7. A task is a deterministic function of (seed, stream,
 // index): sample(Stream::Train, 17) is the same on every thread and every run.
-#include "core/experiment/config.h"
 #include "core/algebra/model.h"
 #include "core/base/rng.h"
+#include "core/experiment/config.h"
 #include <memory>
 #include <vector>
 
@@ -32,6 +32,11 @@ public:
     const Heads& teacher() const { return m_teacher; }
     /// Folded teacher coefficients P*.
     const Mat& teacherP() const { return m_teacherP; }
+    /// False for data without a teacher (the dataset task): teacher() and teacherP() are empty
+    /// and every number that needs P* (distances, ood_rel_mse) is absent.
+    bool hasTeacher() const { return m_teacher.count() > 0; }
+    /// False when the task has no validation stream (the dataset task): val_mse is absent.
+    virtual bool hasValidation() const { return true; }
     /// A sample of the task distribution (label includes noise where the task has noise).
     virtual Sample sample(Stream stream, long long index) const = 0;
     /// The same sample written into `out`, reusing its storage. The tasks on the exact solver's

@@ -126,6 +126,7 @@ void ExperimentPanel::buildForm() {
         case KeyInfo::Type::Real: f.type = Field::Type::Double; break;
         case KeyInfo::Type::Choice: f.type = Field::Type::Enum; break;
         case KeyInfo::Type::Bool: f.type = Field::Type::Bool; break;
+        case KeyInfo::Type::Path: f.type = Field::Type::Text; break;
         }
         f.form = forms.value(k.section);
         const QString tip = k.tooltipHtml();
@@ -137,6 +138,7 @@ void ExperimentPanel::buildForm() {
         switch (f.type) {
         case Field::Type::Int:
         case Field::Type::Double:
+        case Field::Type::Text:
             f.edit = new QLineEdit(f.row);
             connect(f.edit, &QLineEdit::textChanged, this, &ExperimentPanel::revalidate);
             input = f.edit;
@@ -287,6 +289,7 @@ QJsonValue ExperimentPanel::fieldValue(const Field& f) const {
     }
     case Field::Type::Enum: return QJsonValue(f.combo->currentText());
     case Field::Type::Bool: return QJsonValue(f.check->isChecked());
+    case Field::Type::Text: return QJsonValue(f.edit->text().trimmed());
     }
     return {};
 }
@@ -294,7 +297,8 @@ QJsonValue ExperimentPanel::fieldValue(const Field& f) const {
 void ExperimentPanel::setFieldValue(Field& f, const QJsonValue& v) {
     switch (f.type) {
     case Field::Type::Int:
-    case Field::Type::Double: f.edit->setText(valueText(v)); break;
+    case Field::Type::Double:
+    case Field::Type::Text: f.edit->setText(valueText(v)); break;
     case Field::Type::Enum: {
         const int i = f.combo->findText(v.toString());
         if (i >= 0) f.combo->setCurrentIndex(i);

@@ -82,7 +82,7 @@ private:
     struct Field {
         const KeyInfo* info = nullptr; ///< core's description: label, tooltip, range, applicability
         QString key;                   ///< dotted path ("task.samples")
-        enum class Type { Int, Double, Enum, Bool } type = Type::Int;
+        enum class Type { Int, Double, Enum, Bool, Text } type = Type::Int;
         QGridLayout* form = nullptr;
         QWidget* row = nullptr;
         QLabel* label = nullptr;

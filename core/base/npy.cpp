@@ -1,0 +1,203 @@
+#include "core/base/npy.h"
+#include <QByteArray>
+#include <QFile>
+#include <QFileInfo>
+#include <QStringList>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace mhla {
+
+static_assert(std::endian::native == std::endian::little,
+              "the .npy reader and writer copy little-endian values as they are");
+
+namespace {
+
+QString q(const char* s) { return QString::fromUtf8(s); }
+
+[[noreturn]] void fail(const QString& path, const QString& what) {
+    throw NpyError((path + q(": ") + what).toStdString());
+}
+
+const char kMagic[] = "\x93NUMPY";
+constexpr int kMagicBytes = 6;
+/// Headers longer than this are not NumPy's (it pads to 64 bytes; a dict of a few keys).
+constexpr long long kMaxHeaderBytes = 1LL << 20;
+
+/// The value text after 'key': in a header dict (up to the next top-level comma or brace).
+QString dictValue(const QString& path, const QString& dict, const char* key) {
+    const QString k = QLatin1Char('\'') + q(key) + QLatin1Char('\'');
+    const qsizetype at = dict.indexOf(k);
+    if (at < 0) fail(path, q("the header has no '") + q(key) + q("' entry (not a .npy header)"));
+    qsizetype i = dict.indexOf(QLatin1Char(':'), at + k.size());
+    if (i < 0) fail(path, q("malformed header near '") + q(key) + q("'"));
+    ++i;
+    int depth = 0;
+    qsizetype j = i;
+    for (; j < dict.size(); ++j) {
+        const QChar c = dict[j];
+        if (c == QLatin1Char('(') || c == QLatin1Char('[')) ++depth;
+        else if (c == QLatin1Char(')') || c == QLatin1Char(']')) --depth;
+        else if (depth == 0 && (c == QLatin1Char(',') || c == QLatin1Char('}'))) break;
+    }
+    return dict.mid(i, j - i).trimmed();
+}
+
+} // namespace
+
+long long NpyHeader::elementCount() const {
+    long long n = 1;
+    for (long long s : shape) n *= s;
+    return n;
+}
+
+QString npyShapeText(const std::vector<long long>& shape) {
+    QStringList parts;
+    for (long long s : shape) parts << QString::number(s);
+    if (shape.size() == 1) return q("(") + parts.front() + q(",)");
+    return q("(") + parts.join(q(", ")) + q(")");
+}
+
+NpyHeader readNpyHeader(const QString& path) {
+    const QFileInfo info(path);
+    if (!info.exists()) fail(path, q("no such file; expected a NumPy .npy file"));
+    if (!info.isFile()) fail(path, q("not a regular file; expected a NumPy .npy file"));
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) fail(path, q("cannot be opened: ") + f.errorString());
+    const long long fileBytes = f.size();
+    const QByteArray head = f.read(kMagicBytes + 2);
+    if (head.size() < kMagicBytes + 2 || std::memcmp(head.constData(), kMagic, kMagicBytes) != 0)
+        fail(path, q("not a NumPy .npy file (the magic string \\x93NUMPY is missing)"));
+    NpyHeader h;
+    h.version = static_cast<unsigned char>(head[kMagicBytes]);
+    if (h.version < 1 || h.version > 3)
+        fail(path, q("format version ") + QString::number(h.version) + q(".") +
+                       QString::number(static_cast<unsigned char>(head[kMagicBytes + 1])) +
+                       q(" is not supported; allowed: 1.0, 2.0, 3.0"));
+    const int lenBytes = h.version == 1 ? 2 : 4;
+    const QByteArray lenRaw = f.read(lenBytes);
+    if (lenRaw.size() < lenBytes) fail(path, q("truncated: the file ends inside its header"));
+    long long headerLen = 0;
+    for (int i = lenBytes - 1; i >= 0; --i)
+        headerLen = headerLen * 256 + static_cast<unsigned char>(lenRaw[i]);
+    if (headerLen > kMaxHeaderBytes)
+        fail(path, q("the header claims ") + QString::number(headerLen) +
+                       q(" bytes; a .npy header has at most ") + QString::number(kMaxHeaderBytes));
+    const QByteArray dictRaw = f.read(headerLen);
+    if (dictRaw.size() < headerLen) fail(path, q("truncated: the file ends inside its header"));
+    h.dataOffset = kMagicBytes + 2 + lenBytes + headerLen;
+    const QString dict = h.version == 3 ? QString::fromUtf8(dictRaw) : QString::fromLatin1(dictRaw);
+
+    const QString descr = dictValue(path, dict, "descr");
+    if (descr == q("'<f8'")) h.itemBytes = 8;
+    else if (descr == q("'<f4'")) h.itemBytes = 4;
+    else
+        fail(path, q("dtype ") + descr +
+                       q(" is not supported; allowed: '<f8' (float64) or '<f4' (float32), "
+                         "little-endian (convert with a.astype('<f8'))"));
+    const QString order = dictValue(path, dict, "fortran_order");
+    if (order == q("True")) h.fortranOrder = true;
+    else if (order == q("False")) h.fortranOrder = false;
+    else fail(path, q("fortran_order ") + order + q(" is not True or False"));
+    QString shape = dictValue(path, dict, "shape");
+    if (!shape.startsWith(QLatin1Char('(')) || !shape.endsWith(QLatin1Char(')')))
+        fail(path, q("shape ") + shape + q(" is not a tuple"));
+    shape = shape.mid(1, shape.size() - 2);
+    // Overflow-safe product of the shape, in bytes.
+    long double bytes = h.itemBytes;
+    for (const QString& part : shape.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const long long s = part.trimmed().toLongLong(&ok);
+        if (!ok || s < 0)
+            fail(path, q("shape (") + shape + q(") holds ") + part.trimmed() +
+                           q(", not a dimension >= 0"));
+        h.shape.push_back(s);
+        bytes *= static_cast<long double>(s);
+    }
+    const long double available = static_cast<long double>(fileBytes - h.dataOffset);
+    if (bytes > available)
+        fail(path, q("truncated: the header claims shape ") + npyShapeText(h.shape) + q(" of ") +
+                       QString::number(h.itemBytes) + q("-byte values, ") +
+                       QString::number(static_cast<double>(bytes), 'g', 6) +
+                       q(" bytes of data, but the file holds ") +
+                       QString::number(static_cast<double>(available), 'g', 6) +
+                       q(" bytes after its header"));
+    return h;
+}
+
+void readNpyData(const QString& path, const NpyHeader& h, std::vector<double>& out) {
+    const long long count = h.elementCount();
+    out.assign(static_cast<size_t>(count), 0.0);
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) fail(path, q("cannot be opened: ") + f.errorString());
+    if (!f.seek(h.dataOffset)) fail(path, q("cannot seek to its data: ") + f.errorString());
+    // C-order strides, to place Fortran-ordered values (file index L) where they belong.
+    const size_t nd = h.shape.size();
+    std::vector<long long> cStride(nd, 1);
+    for (size_t k = nd; k-- > 1;) cStride[k - 1] = cStride[k] * h.shape[k];
+    std::vector<long long> idx(nd, 0); // Fortran multi-index of the current file element
+    const long long perBlock = kNpyReadBlockBytes / h.itemBytes;
+    QByteArray block;
+    for (long long L = 0; L < count;) {
+        const long long b = std::min(perBlock, count - L);
+        block = f.read(b * h.itemBytes);
+        if (block.size() != b * h.itemBytes)
+            fail(path, q("truncated: the file ended after ") +
+                           QString::number(L + block.size() / h.itemBytes) + q(" of ") +
+                           QString::number(count) + q(" values"));
+        const char* p = block.constData();
+        for (long long j = 0; j < b; ++j, ++L) {
+            double v;
+            if (h.itemBytes == 8) std::memcpy(&v, p + 8 * j, 8);
+            else {
+                float x;
+                std::memcpy(&x, p + 4 * j, 4);
+                v = static_cast<double>(x);
+            }
+            long long dst = L;
+            if (h.fortranOrder && nd > 1) {
+                dst = 0;
+                for (size_t k = 0; k < nd; ++k) dst += idx[k] * cStride[k];
+                for (size_t k = 0; k < nd; ++k) {
+                    if (++idx[k] < h.shape[k]) break;
+                    idx[k] = 0;
+                }
+            }
+            if (!std::isfinite(v)) {
+                QStringList at;
+                for (size_t k = 0; k < nd; ++k)
+                    at << QString::number((dst / cStride[k]) % std::max(1LL, h.shape[k]));
+                fail(path, q("value ") + (std::isnan(v) ? q("NaN") : q("inf")) + q(" at [") +
+                               at.join(q(", ")) + q("]; every value must be finite"));
+            }
+            out[static_cast<size_t>(dst)] = v;
+        }
+    }
+}
+
+QByteArray npyBytes(const std::vector<long long>& shape, const double* data) {
+    QByteArray dict =
+        "{'descr': '<f8', 'fortran_order': False, 'shape': " + npyShapeText(shape).toLatin1() +
+        ", }";
+    // Pad with spaces so that magic + version + length + dict + '\n' is a multiple of 64.
+    const int fixed = kMagicBytes + 2 + 2;
+    while ((fixed + dict.size() + 1) % 64 != 0) dict += ' ';
+    dict += '\n';
+    long long count = 1;
+    for (long long s : shape) count *= s;
+    QByteArray out;
+    out.reserve(static_cast<qsizetype>(fixed + dict.size() + 8 * count));
+    out.append(kMagic, kMagicBytes);
+    out.append(char(1));
+    out.append(char(0));
+    out.append(static_cast<char>(dict.size() & 0xff));
+    out.append(static_cast<char>((dict.size() >> 8) & 0xff));
+    out.append(dict);
+    static_assert(std::numeric_limits<double>::is_iec559, "IEEE doubles are written as-is");
+    out.append(reinterpret_cast<const char*>(data), static_cast<qsizetype>(8 * count));
+    return out;
+}
+
+} // namespace mhla

@@ -1,0 +1,48 @@
+#pragma once
+// NumPy .npy files (format versions 1.0, 2.0 and 3.0), the layout of the dataset task
+// (MATH.md, "Data on disk"). Only little-endian float64 ('<f8') and float32 ('<f4') arrays are
+// read, in C or Fortran order; data are written as float64 in C order. Every refusal names the
+// file, what is wrong and what is allowed.
+#include <QString>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mhla {
+
+/// A .npy file that cannot be read as asked. what() names the file and the reason.
+class NpyError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct NpyHeader {
+    int version = 1;                ///< major format version (1, 2 or 3)
+    int itemBytes = 8;              ///< 8 for '<f8', 4 for '<f4'
+    bool fortranOrder = false;      ///< column-major data
+    std::vector<long long> shape;   ///< as written ((N, n, d) for prompts)
+    long long dataOffset = 0;       ///< bytes before the data
+    long long elementCount() const; ///< product of shape (1 for a 0-d array)
+};
+
+/// Reads and checks the header only (cheap: at most the header bytes are read): magic,
+/// version, dtype, order, shape, and that the file holds every byte the header claims.
+/// Throws NpyError.
+[[nodiscard]] NpyHeader readNpyHeader(const QString& path);
+
+/// Reads the whole array as float64 in C (row-major) order into out (resized to
+/// elementCount()), streaming the file in blocks of kNpyReadBlockBytes; refuses NaN and
+/// infinite values, naming the first one's index. Throws NpyError.
+void readNpyData(const QString& path, const NpyHeader& header, std::vector<double>& out);
+
+/// Bytes read from the file at a time by readNpyData (beyond its output, the only memory used).
+constexpr long long kNpyReadBlockBytes = 1LL << 20;
+
+/// A complete .npy file (version 1.0, '<f8', C order) holding data (row-major, of the given
+/// shape), as bytes ready to be written.
+[[nodiscard]] QByteArray npyBytes(const std::vector<long long>& shape, const double* data);
+
+/// "(2, 3, 4)": a shape as NumPy prints it.
+[[nodiscard]] QString npyShapeText(const std::vector<long long>& shape);
+
+} // namespace mhla

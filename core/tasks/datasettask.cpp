@@ -1,0 +1,52 @@
+#include "core/tasks/datasettask.h"
+#include "core/base/npy.h"
+#include <cstring>
+#include <stdexcept>
+
+namespace mhla {
+
+namespace {
+QString q(const char* s) { return QString::fromUtf8(s); }
+
+void readChecked(const char* keyPath, const QString& path, const std::vector<long long>& shape,
+                 std::vector<double>& out) {
+    try {
+        const NpyHeader h = readNpyHeader(path);
+        if (h.shape != shape)
+            throw NpyError((path + q(": shape ") + npyShapeText(h.shape) +
+                            q(" differs from the shape ") + npyShapeText(shape) +
+                            q(" read when the experiment was loaded (was the file replaced?)"))
+                               .toStdString());
+        readNpyData(path, h, out);
+    } catch (const NpyError& e) {
+        throw ConfigError(keyPath + std::string(": ") + e.what(), q(keyPath));
+    }
+}
+} // namespace
+
+DatasetTask::DatasetTask(const TaskConfig& cfg)
+    : Task(cfg.seed, taskDims(cfg)), m_samples(cfg.samples) {
+    readChecked("task.prompts", cfg.prompts, {m_samples, m_n, m_d}, m_prompts);
+    readChecked("task.targets", cfg.targets, {m_samples, m_dOut}, m_targets);
+}
+
+Sample DatasetTask::sample(Stream stream, long long index) const {
+    Sample s;
+    sampleInto(stream, index, s);
+    return s;
+}
+
+void DatasetTask::drawInto(Stream stream, long long index, Sample& s) const {
+    if (stream != Stream::Train || index < 0 || index >= m_samples)
+        throw std::logic_error("the dataset task has training samples 0..N-1 only");
+    if (s.Z.rows() != m_d || s.Z.cols() != m_n) s.Z.resize(m_d, m_n);
+    if (s.y.size() != m_dOut) s.y.resize(m_dOut);
+    // Sample index's n x d row-major block is Z (d x n, column-major) as it is.
+    const size_t block = static_cast<size_t>(m_n) * static_cast<size_t>(m_d);
+    std::memcpy(s.Z.data(), m_prompts.data() + static_cast<size_t>(index) * block,
+                block * sizeof(double));
+    std::memcpy(s.y.data(), m_targets.data() + static_cast<size_t>(index * m_dOut),
+                static_cast<size_t>(m_dOut) * sizeof(double));
+}
+
+} // namespace mhla

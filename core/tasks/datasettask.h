@@ -1,0 +1,32 @@
+#pragma once
+// The dataset task (MATH.md, "Data on disk"): prompts and targets read from .npy files. There
+// is no teacher: the run certifies and fits the data; numbers that need P* are absent.
+#include "core/tasks/tasks.h"
+#include <vector>
+
+namespace mhla {
+
+/// Training sample s is prompt s of task.prompts (its n x d block transposed into Z) with
+/// target row s of task.targets. Memory: one float64 copy of each file (N n d + N d_out
+/// doubles), read in blocks of kNpyReadBlockBytes; samples are views copied out by index, so
+/// the accumulation's blocks add O(block) on top. There is no validation stream.
+class DatasetTask final : public Task {
+public:
+    /// Reads both files. Throws ConfigError (key task.prompts or task.targets) naming the file
+    /// when it cannot be read, holds a NaN or infinite value, or no longer has the shape the
+    /// configuration was parsed with.
+    explicit DatasetTask(const TaskConfig& cfg);
+    Sample sample(Stream stream, long long index) const override;
+    [[nodiscard]] long long samples() const { return m_samples; }
+    bool hasValidation() const override { return false; }
+
+protected:
+    void drawInto(Stream stream, long long index, Sample& out) const override;
+
+private:
+    long long m_samples = 0;
+    std::vector<double> m_prompts; ///< N x n x d, C order
+    std::vector<double> m_targets; ///< N x d_out, C order
+};
+
+} // namespace mhla

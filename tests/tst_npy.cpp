@@ -1,0 +1,176 @@
+// core/base/npy: the .npy reader takes versions 1.0-3.0, '<f8' and '<f4', C and Fortran order,
+// and refuses each bad file with a message naming the file and what is wrong; the writer's
+// files read back bit for bit.
+#include "core/base/npy.h"
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace mhla;
+
+namespace {
+QString s(const char* t) { return QString::fromUtf8(t); }
+
+/// A .npy file written by hand: magic, version, header length (2 or 4 bytes), dict padded with
+/// spaces and '\n' to a multiple of 64, then the raw data.
+QByteArray npyFile(int major, const QByteArray& dictText, const QByteArray& data) {
+    const int lenBytes = major == 1 ? 2 : 4;
+    QByteArray dict = dictText;
+    while ((10 + (lenBytes - 2) + dict.size() + 1) % 64 != 0) dict += ' ';
+    dict += '\n';
+    QByteArray out("\x93NUMPY", 6);
+    out.append(static_cast<char>(major));
+    out.append(char(0));
+    for (int i = 0; i < lenBytes; ++i)
+        out.append(static_cast<char>((dict.size() >> (8 * i)) & 0xff));
+    return out + dict + data;
+}
+QByteArray dictFor(const char* descr, bool fortran, const char* shape) {
+    return QByteArray("{'descr': '") + descr +
+           "', 'fortran_order': " + (fortran ? "True" : "False") + ", 'shape': " + shape + ", }";
+}
+template <typename T> QByteArray raw(const std::vector<T>& v) {
+    return QByteArray(reinterpret_cast<const char*>(v.data()),
+                      static_cast<qsizetype>(v.size() * sizeof(T)));
+}
+QString writeFile(const QTemporaryDir& dir, const char* name, const QByteArray& bytes) {
+    const QString path = dir.filePath(s(name));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size()) return {};
+    return path;
+}
+/// The values 0.5 * (i + 1) of a (2, 3, 4) array at C index i, laid out in the requested order.
+std::vector<double> ramp(bool fortran) {
+    std::vector<double> v(24);
+    for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 3; ++b)
+            for (int c = 0; c < 4; ++c) {
+                const int cIdx = (a * 3 + b) * 4 + c;
+                const int fIdx = a + 2 * (b + 3 * c);
+                v[static_cast<size_t>(fortran ? fIdx : cIdx)] = 0.5 * (cIdx + 1);
+            }
+    return v;
+}
+} // namespace
+
+class TestNpy : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void readsEveryLayout_data();
+    void readsEveryLayout();
+    void refusesBadFiles_data();
+    void refusesBadFiles();
+    void writerRoundTripsBitForBit();
+};
+
+void TestNpy::readsEveryLayout_data() {
+    QTest::addColumn<int>("major");
+    QTest::addColumn<bool>("f4");
+    QTest::addColumn<bool>("fortran");
+    for (int major : {1, 2, 3})
+        for (bool f4 : {false, true})
+            for (bool fortran : {false, true})
+                QTest::addRow("v%d.0 %s %s", major, f4 ? "f4" : "f8", fortran ? "F" : "C")
+                    << major << f4 << fortran;
+}
+
+void TestNpy::readsEveryLayout() {
+    QFETCH(int, major);
+    QFETCH(bool, f4);
+    QFETCH(bool, fortran);
+    QTemporaryDir dir;
+    const std::vector<double> values = ramp(fortran);
+    QByteArray data;
+    if (f4) {
+        std::vector<float> v(values.begin(), values.end());
+        data = raw(v);
+    } else data = raw(values);
+    const QString path = writeFile(
+        dir, "a.npy", npyFile(major, dictFor(f4 ? "<f4" : "<f8", fortran, "(2, 3, 4)"), data));
+    const NpyHeader h = readNpyHeader(path);
+    QCOMPARE(h.version, major);
+    QCOMPARE(h.shape, (std::vector<long long>{2, 3, 4}));
+    QCOMPARE(h.fortranOrder, fortran);
+    QCOMPARE(h.itemBytes, f4 ? 4 : 8);
+    std::vector<double> out;
+    readNpyData(path, h, out);
+    QCOMPARE(out.size(), size_t(24));
+    // 0.5 * k is exact in float32 and float64: the values compare exactly.
+    for (int i = 0; i < 24; ++i) QCOMPARE(out[static_cast<size_t>(i)], 0.5 * (i + 1));
+}
+
+void TestNpy::refusesBadFiles_data() {
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("expected");
+    const QByteArray good24 = raw(ramp(false));
+    QTest::addRow("not npy") << QByteArray("hello, world") << s("not a NumPy .npy file");
+    QTest::addRow("version 4")
+        << npyFile(2, dictFor("<f8", false, "(2, 3, 4)"), good24).replace(6, 1, "\x04")
+        << s("format version 4.0 is not supported; allowed: 1.0, 2.0, 3.0");
+    QTest::addRow("big-endian")
+        << npyFile(1, dictFor(">f8", false, "(2, 3, 4)"), good24)
+        << s("dtype '>f8' is not supported; allowed: '<f8' (float64) or '<f4'");
+    QTest::addRow("int64") << npyFile(1, dictFor("<i8", false, "(2, 3, 4)"), good24)
+                           << s("dtype '<i8' is not supported");
+    QTest::addRow("truncated data")
+        << npyFile(1, dictFor("<f8", false, "(2, 3, 4)"), good24.left(100))
+        << s("truncated: the header claims shape (2, 3, 4)");
+    QTest::addRow("truncated header") << npyFile(1, dictFor("<f8", false, "(2, 3, 4)"), {}).left(30)
+                                      << s("truncated: the file ends inside its header");
+    // 10 GB more than the file holds: refused from the header, nothing allocated.
+    QTest::addRow("10 GB claim") << npyFile(1, dictFor("<f8", false, "(1250000000, 1, 1)"), good24)
+                                 << s("1e+10 bytes of data, but the file holds 192 bytes");
+    QTest::addRow("negative shape")
+        << npyFile(1, dictFor("<f8", false, "(-2, 3, 4)"), good24) << s("not a dimension >= 0");
+    QTest::addRow("no shape") << npyFile(1, "{'descr': '<f8', 'fortran_order': False, }", good24)
+                              << s("the header has no 'shape' entry");
+    std::vector<double> nan = ramp(false);
+    nan[13] = std::numeric_limits<double>::quiet_NaN(); // C index 13 = [1, 0, 1]
+    QTest::addRow("NaN") << npyFile(1, dictFor("<f8", false, "(2, 3, 4)"), raw(nan))
+                         << s("value NaN at [1, 0, 1]; every value must be finite");
+    std::vector<float> inf(24, 1.0f);
+    inf[0] = std::numeric_limits<float>::infinity();
+    QTest::addRow("inf f4") << npyFile(1, dictFor("<f4", false, "(2, 3, 4)"), raw(inf))
+                            << s("value inf at [0, 0, 0]");
+}
+
+void TestNpy::refusesBadFiles() {
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    const QString path = writeFile(dir, "bad.npy", bytes);
+    try {
+        const NpyHeader h = readNpyHeader(path);
+        std::vector<double> out;
+        readNpyData(path, h, out);
+        QFAIL("accepted a bad file");
+    } catch (const NpyError& e) {
+        const QString msg = QString::fromStdString(e.what());
+        QVERIFY2(msg.startsWith(path + s(": ")), qPrintable(msg));
+        QVERIFY2(msg.contains(expected), qPrintable(msg));
+    }
+}
+
+void TestNpy::writerRoundTripsBitForBit() {
+    QTemporaryDir dir;
+    std::vector<double> v(2 * 5 * 3);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(1.0 + static_cast<double>(i)) / 3.0;
+    const std::vector<long long> shape{2, 5, 3};
+    const QByteArray bytes = npyBytes(shape, v.data());
+    QCOMPARE(bytes.size() % 64, 0 + (static_cast<qsizetype>(8 * v.size()) % 64)); // aligned data
+    const QString path = writeFile(dir, "w.npy", bytes);
+    const NpyHeader h = readNpyHeader(path);
+    QCOMPARE(h.shape, shape);
+    QCOMPARE(h.dataOffset % 64, 0LL);
+    std::vector<double> out;
+    readNpyData(path, h, out);
+    QCOMPARE(out.size(), v.size());
+    QVERIFY(std::memcmp(out.data(), v.data(), 8 * v.size()) == 0);
+    QCOMPARE(npyShapeText({7}), s("(7,)"));
+}
+
+QTEST_APPLESS_MAIN(TestNpy)
+#include "tst_npy.moc"
