@@ -1,6 +1,6 @@
 #pragma once
-// `mhla-lab sweep`: run a grid of experiments times seeds (core/sweep/sweep.h), resume, shard, merge
-// shard folders, and write Slurm job-array scripts.
+// `mhla-lab sweep`: run a grid of experiments times seeds (core/sweep/sweep.h), resume, shard,
+// merge shard folders, and write Slurm job-array scripts.
 #include <QString>
 #include <QStringList>
 

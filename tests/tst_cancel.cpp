@@ -9,9 +9,9 @@
 #include "core/algebra/certificate.h"
 #include "core/algebra/features.h"
 #include "core/algebra/model.h"
+#include "core/algebra/solver.h"
 #include "core/base/rng.h"
 #include "core/run/runner.h"
-#include "core/algebra/solver.h"
 #include <QTest>
 #include <algorithm>
 #include <atomic>

@@ -1,9 +1,9 @@
 // The causal all-positions setup (MATH.md §1, the paper's Sec 4.1): causal prefix features,
 // the causal task, the exact solver and a trainer on it, and the token scale.
-#include "core/tasks/causal.h"
 #include "core/algebra/certificate.h"
 #include "core/algebra/features.h"
 #include "core/run/runner.h"
+#include "core/tasks/causal.h"
 #include "smallconfigs.h"
 #include <QTest>
 #include <cmath>

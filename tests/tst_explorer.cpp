@@ -1,8 +1,8 @@
 // The identifiability explorer as a run reports it (result.json "identifiability"): which runs
 // explore, and what it finds on the associative memory with Gaussian and orthonormal keys.
+#include "core/records/resultio.h"
 #include "core/run/explorer.h"
 #include "core/run/metrics.h"
-#include "core/records/resultio.h"
 #include "core/run/runner.h"
 #include "smallconfigs.h"
 #include <QJsonArray>
@@ -40,11 +40,11 @@ private Q_SLOTS:
             const ProgressEvent& e = events[i];
             QVERIFY2(e.fraction >= 0.0 && e.fraction <= 1.0, e.phase.c_str());
             if (i > 0)
-                QVERIFY2(e.fraction >= events[i - 1].fraction,
-                         qPrintable(QString::fromStdString(events[i - 1].phase + " -> " + e.phase) +
-                                    QStringLiteral(": %1 -> %2")
-                                        .arg(events[i - 1].fraction)
-                                        .arg(e.fraction)));
+                QVERIFY2(
+                    e.fraction >= events[i - 1].fraction,
+                    qPrintable(
+                        QString::fromStdString(events[i - 1].phase + " -> " + e.phase) +
+                        QStringLiteral(": %1 -> %2").arg(events[i - 1].fraction).arg(e.fraction)));
             if (std::isfinite(e.lambdaMinSoFar))
                 QCOMPARE(QString::fromStdString(e.phase), QStringLiteral("generate+accumulate"));
             explored = explored || e.phase.rfind("min_heads", 0) == 0;

@@ -58,11 +58,12 @@ private Q_SLOTS:
                     kernels::accumulationGemm().name);
     }
 
-    // Every sum-of-outer-products kernel (core/kernels/gemmkernel.h, OuterSum) this CPU can run: against
-    // a plain loop, error <= 4 k eps relative to the sum of |terms| (a dot product of length k);
-    // the padding columns and C's other rows untouched; a scaled B gives the same bits as B
-    // scaled beforehand (the accumulation uses both and counts on it); and for the x86-64 kernels
-    // two calls over parts of k cut at a multiple of the chunk give the same bits as one call.
+    // Every sum-of-outer-products kernel (core/kernels/gemmkernel.h, OuterSum) this CPU can run:
+    // against a plain loop, error <= 4 k eps relative to the sum of |terms| (a dot product of
+    // length k); the padding columns and C's other rows untouched; a scaled B gives the same bits
+    // as B scaled beforehand (the accumulation uses both and counts on it); and for the x86-64
+    // kernels two calls over parts of k cut at a multiple of the chunk give the same bits as one
+    // call.
     void outerSumKernelsAgreeWithTheDefinition_data() {
         QTest::addColumn<long>("m");
         QTest::newRow("one row tile and a part") << 5L;

@@ -6,12 +6,12 @@
 #include "core/run/explorer.h"
 #include "core/run/runner.h"
 #include "smallconfigs.h"
+#include "ui/experiment/presets.h"
 #include "ui/panels/certificatepanel.h"
 #include "ui/panels/explorerpanel.h"
 #include "ui/panels/headspanel.h"
 #include "ui/plot/heatmapwidget.h"
 #include "ui/plot/plotwidget.h"
-#include "ui/experiment/presets.h"
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>

@@ -2,12 +2,12 @@
 // the experiment, seeds and app version; "Export all" writes everything and never overwrites
 // silently; the headless `figures` command writes the same set and rejects invalid input.
 #include "core/run/runner.h"
-#include "ui/shell/appsettings.h"
+#include "ui/experiment/presets.h"
 #include "ui/export/exporter.h"
 #include "ui/plot/heatmapwidget.h"
-#include "ui/shell/mainwindow.h"
 #include "ui/plot/plotwidget.h"
-#include "ui/experiment/presets.h"
+#include "ui/shell/appsettings.h"
+#include "ui/shell/mainwindow.h"
 #include <QFile>
 #include <QImage>
 #include <QJsonDocument>

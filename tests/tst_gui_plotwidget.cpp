@@ -1,12 +1,12 @@
 // Issue 9: plots you can explore and legends that never cut a name. The legend is ours (it
 // wraps; a click hides or shows a run), the mouse zooms (wheel, box), pans (Shift+drag) and
 // fits again (double-click), and smoothing draws the raw curve faint behind the smoothed one.
-#include "ui/panels/curvespanel.h"
 #include "ui/export/exporter.h"
+#include "ui/panels/curvespanel.h"
+#include "ui/panels/sweepfigures.h"
 #include "ui/plot/heatmapwidget.h"
 #include "ui/plot/plotlegend.h"
 #include "ui/plot/plotwidget.h"
-#include "ui/panels/sweepfigures.h"
 #include <QApplication>
 #include <QCategoryAxis>
 #include <QChart>

@@ -2,10 +2,10 @@
 // counts, cancellation within one minibatch, target-loss stop and divergence handling.
 #include "core/algebra/certificate.h"
 #include "core/algebra/features.h"
-#include "core/tasks/tasks.h"
 #include "core/run/training/mhlamodel.h"
 #include "core/run/training/trainer.h"
 #include "core/run/training/training.h"
+#include "core/tasks/tasks.h"
 #include "smallconfigs.h"
 #include <QTest>
 #include <atomic>

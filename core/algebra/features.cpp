@@ -1,6 +1,6 @@
 #include "core/algebra/features.h"
-#include "core/kernels/gemmkernel.h"
 #include "core/base/parallel.h"
+#include "core/kernels/gemmkernel.h"
 #include <algorithm>
 #include <unistd.h>
 

@@ -1,9 +1,9 @@
 #pragma once
 // The folded cubic feature map psi (MATH.md §2) and the streaming accumulation of the
 // uncentred second moment Lambda and the cross moment C (MATH.md §3-4).
-#include "core/kernels/gemmkernel.h"
 #include "core/algebra/model.h"
 #include "core/base/types.h"
+#include "core/kernels/gemmkernel.h"
 #include <vector>
 
 namespace mhla {
@@ -25,8 +25,8 @@ void promptVech(const Mat& Z, double* out);
 /// G[(p <= p'), (c <= c')] = sum_s u_p' (u_p q_c q_c')_s: for each p, the sum of the outer
 /// products of the samples' rows u_{p..P-1} with their query pairs scaled by u_p (about D^2/4
 /// multiply-adds per sample, the useful work). A register-tiled kernel chosen for the CPU at run
-/// time (core/kernels/gemmkernel.h, OuterSum) reads the rows as they are, with nothing packed, and each
-/// entry of G (and of C) is a sum, in sample order, of sums over chunks of 64 samples, so the
+/// time (core/kernels/gemmkernel.h, OuterSum) reads the rows as they are, with nothing packed, and
+/// each entry of G (and of C) is a sum, in sample order, of sums over chunks of 64 samples, so the
 /// result does not depend on the thread count or on how the work is cut into items. Memory O(D^2/4
 /// + block * D^(2/3)).
 class MomentAccumulator {

@@ -1,7 +1,7 @@
 #pragma once
 // Vectors of 4 and 8 doubles (GCC/Clang vector extensions), for the small products written by
-// hand (core/algebra/model.cpp, core/run/training/mhlamodel.cpp). The compiler splits them into what the
-// target has (two AVX2 halves of a V8, SSE pairs). Spelled out, not built from a template
+// hand (core/algebra/model.cpp, core/run/training/mhlamodel.cpp). The compiler splits them into
+// what the target has (two AVX2 halves of a V8, SSE pairs). Spelled out, not built from a template
 // parameter: GCC silently drops a dependent vector_size attribute.
 
 namespace mhla::simd {

@@ -476,14 +476,13 @@ std::vector<KeyInfo> buildKeys() {
     add(K("eval", "spectrum", T::Choice, evalField(&EvalConfig::spectrum))
             .choices(spectra)
             .exactOnly()
-            .text(
-                u"Spectrum of Λ",
-                q("Eigenvalues of Lambda: auto = all when D <= %1, full = always, none = only "
-                  "lambda_min and lambda_max.")
-                    .arg(kAutoSpectrumMaxFeatureDim),
-                QString::fromUtf16(u"Eigenvalues of Λ to compute: auto (all when D ≤ %1), full, "
-                                   u"none (λ<sub>min</sub> and λ<sub>max</sub> only).")
-                    .arg(kAutoSpectrumMaxFeatureDim)));
+            .text(u"Spectrum of Λ",
+                  q("Eigenvalues of Lambda: auto = all when D <= %1, full = always, none = only "
+                    "lambda_min and lambda_max.")
+                      .arg(kAutoSpectrumMaxFeatureDim),
+                  QString::fromUtf16(u"Eigenvalues of Λ to compute: auto (all when D ≤ %1), full, "
+                                     u"none (λ<sub>min</sub> and λ<sub>max</sub> only).")
+                      .arg(kAutoSpectrumMaxFeatureDim)));
     add(K("eval", "lambda_trace", T::Integer, evalField(&EvalConfig::lambdaTrace))
             .range(0, 100)
             .exactOnly()

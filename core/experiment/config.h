@@ -112,8 +112,9 @@ struct EvalConfig {
     long long valSamples = 4096;
     long long oodSamples = 4096;
     int words = 200;
-    SpectrumMode spectrum = SpectrumMode::Auto; ///< auto: full spectrum when D <= kAutoSpectrumMaxFeatureDim
-    int lambdaTrace = 12; ///< checkpoints of lambda_min vs samples seen (0 = off)
+    SpectrumMode spectrum =
+        SpectrumMode::Auto; ///< auto: full spectrum when D <= kAutoSpectrumMaxFeatureDim
+    int lambdaTrace = 12;   ///< checkpoints of lambda_min vs samples seen (0 = off)
     /// Identifiability explorer (poly): auto = when D <= 300, full = always, none = off.
     ExploreMode identifiability = ExploreMode::Auto;
 };

@@ -1,7 +1,7 @@
 #pragma once
-// The chunk and the column padding of the OuterSum kernels (core/kernels/gemmkernel.h), in a header of
-// their own because the kernels for each x86-64 level (core/kernels/gemmkernel_isa.inc) include nothing
-// else of the project.
+// The chunk and the column padding of the OuterSum kernels (core/kernels/gemmkernel.h), in a header
+// of their own because the kernels for each x86-64 level (core/kernels/gemmkernel_isa.inc) include
+// nothing else of the project.
 
 namespace mhla::kernels {
 

@@ -1,7 +1,7 @@
 #pragma once
 // The one matrix product the exact solver spends its time in, C += A^T B (the accumulation of
-// the distinct entries of Lambda, core/algebra/features.cpp), compiled for several x86-64 levels and
-// chosen at run time from the CPU found, so a portable binary (the .deb) runs it with AVX2/FMA
+// the distinct entries of Lambda, core/algebra/features.cpp), compiled for several x86-64 levels
+// and chosen at run time from the CPU found, so a portable binary (the .deb) runs it with AVX2/FMA
 // or AVX-512 where the CPU has them, not at the level of the build machine.
 //
 // Within one machine the same kernel is used for every call and every thread, so results stay

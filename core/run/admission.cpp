@@ -72,7 +72,8 @@ std::vector<ConfigIssue> admissionIssues(const ExperimentConfig& cfg, double ram
 
 void admit(const ExperimentConfig& cfg) {
     const auto issues = admissionIssues(cfg);
-    if (!issues.empty()) throw ConfigError(issues.front().message.toStdString(), issues.front().key);
+    if (!issues.empty())
+        throw ConfigError(issues.front().message.toStdString(), issues.front().key);
 }
 
 } // namespace mhla

@@ -1,9 +1,9 @@
 #include "core/run/estimate.h"
 #include "core/algebra/certificate.h"
-#include "core/run/explorer.h"
 #include "core/algebra/features.h"
 #include "core/algebra/model.h"
 #include "core/base/types.h"
+#include "core/run/explorer.h"
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

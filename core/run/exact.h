@@ -2,10 +2,10 @@
 // The polynomial-time algorithm's data pass (MATH.md §4): stream the training samples in
 // blocks into Lambda and C, record lambda_min at checkpoints, then certify and solve.
 #include "core/algebra/certificate.h"
+#include "core/base/types.h"
 #include "core/experiment/config.h"
 #include "core/tasks/samplerows.h"
 #include "core/tasks/tasks.h"
-#include "core/base/types.h"
 #include <memory>
 #include <utility>
 #include <vector>

@@ -45,9 +45,8 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
         nr.toleranceRel = cfg.solver.tolerance;
         out.nullRelations = nullRelations(lambda, d, nr);
         if (!out.nullRelations->relations.empty())
-            out.nullPath =
-                nullPath(task, cfg, P, out.nullRelations->relations.front().vector, 0,
-                         ctx.slice(0.5, 0.6));
+            out.nullPath = nullPath(task, cfg, P, out.nullRelations->relations.front().vector, 0,
+                                    ctx.slice(0.5, 0.6));
         if (out.nullPath && cfg.task.kind == TaskKind::Automaton)
             out.oodExecution = automatonOodExecution(static_cast<const AutomatonTask&>(task), P,
                                                      nullPathP(*out.nullPath, 1.0), cfg.eval.words,

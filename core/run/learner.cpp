@@ -78,8 +78,7 @@ public:
         ctx.report(ProgressEvent{"generate", start});
         const Dataset train = makeDataset(task, Stream::Train, cfg.task.samples, ctx);
         const Dataset val = makeDataset(task, Stream::Validation, cfg.eval.valSamples, ctx);
-        trainBaseline(cfg, task, train, val, exactP, r,
-                      ctx.slice(start, 0.95 * fractionEnd));
+        trainBaseline(cfg, task, train, val, exactP, r, ctx.slice(start, 0.95 * fractionEnd));
         if (r.stopReason == "diverged") {
             const int epoch = r.history.empty() ? 0 : r.history.back().epoch;
             r.warnings.push_back("training diverged (the loss became NaN or infinite); the model "

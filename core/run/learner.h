@@ -1,11 +1,11 @@
 #pragma once
 // The learners a run can use: the polynomial-time algorithm and the gradient-trained
 // baselines, behind one interface so that runExperiment() does not branch on solver kinds.
-// Adding a solver kind = its choice in the key table (core/experiment/config.cpp), a Learner subclass and
-// one line in learnerFor().
+// Adding a solver kind = its choice in the key table (core/experiment/config.cpp), a Learner
+// subclass and one line in learnerFor().
+#include "core/base/types.h"
 #include "core/run/result.h"
 #include "core/tasks/tasks.h"
-#include "core/base/types.h"
 
 namespace mhla {
 

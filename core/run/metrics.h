@@ -4,8 +4,8 @@
 // coefficient space. Every sum is a chunked sum reduced in a fixed order, so the numbers are
 // identical for any thread count; the trainers use the same routine.
 #include "core/base/parallel.h"
-#include "core/run/result.h"
 #include "core/base/types.h"
+#include "core/run/result.h"
 #include <algorithm>
 #include <array>
 #include <functional>

@@ -1,7 +1,7 @@
 #include "core/sweep/sweep.h"
-#include "core/run/admission.h"
 #include "core/experiment/loader.h"
 #include "core/records/resultio.h"
+#include "core/run/admission.h"
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <algorithm>

@@ -1,8 +1,8 @@
 #pragma once
 // Running a planned sweep into a folder (DIR/runs/<folder>/ per run, result.json last), resume,
 // and the sweep's tables. Shared by `mhla-lab sweep` and `mhla-lab figures` on a sweep file.
-#include "core/sweep/sweep.h"
 #include "core/base/types.h"
+#include "core/sweep/sweep.h"
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QString>

@@ -1,6 +1,6 @@
 #include "ui/experiment/experimentfile.h"
-#include "core/experiment/config.h"
 #include "core/base/fileio.h"
+#include "core/experiment/config.h"
 #include "core/experiment/loader.h"
 #include <QCoreApplication>
 #include <QFileInfo>

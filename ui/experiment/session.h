@@ -1,7 +1,7 @@
 #pragma once
 // A session: every finished run of a window, saved as one folder. Each run gets a subfolder
-// that is itself a results folder (the one result writer of core/records/resultio.h, so it also opens
-// with File ▸ Open results… or `mhla-lab DIR`), and session.json keeps the order, the names,
+// that is itself a results folder (the one result writer of core/records/resultio.h, so it also
+// opens with File ▸ Open results… or `mhla-lab DIR`), and session.json keeps the order, the names,
 // the visibility and the colours. Functions return errors; they never show a dialog.
 #include "core/run/result.h"
 #include <QColor>

@@ -1,6 +1,6 @@
 #include "ui/panels/certificatepanel.h"
-#include "ui/plot/colormap.h"
 #include "ui/panels/explanations.h"
+#include "ui/plot/colormap.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/plot/theme.h"
 #include <QCheckBox>

@@ -2,8 +2,8 @@
 // The identifiability certificate of the selected run: badge, lambda_min / lambda_max /
 // condition / null dimension, the spectrum of Lambda (log axis, non-positive eigenvalues drawn
 // explicitly at the floor) and lambda_min vs samples seen (live while accumulating).
-#include "ui/plot/plotmath.h"
 #include "ui/panels/resultpanel.h"
+#include "ui/plot/plotmath.h"
 #include "ui/run/runlist.h"
 #include <QWidget>
 

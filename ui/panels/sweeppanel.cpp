@@ -1,8 +1,8 @@
 #include "ui/panels/sweeppanel.h"
 #include "core/records/resultio.h"
+#include "ui/panels/sweepfigures.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/run/runlist.h"
-#include "ui/panels/sweepfigures.h"
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>

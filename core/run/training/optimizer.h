@@ -1,7 +1,7 @@
 #pragma once
 // Optimisers, learning-rate schedules and gradient clipping for the trainers (MATH.md §8).
-#include "core/experiment/config.h"
 #include "core/base/types.h"
+#include "core/experiment/config.h"
 
 namespace mhla::training {
 
