@@ -225,10 +225,10 @@ private Q_SLOTS:
                    R"({"task":{"kind":"random_mhla","d":12,"d_out":12,"samples":200000},"eval":{"lambda_trace":0}})")
             << QList<int>{300, 900};
         QTest::newRow("evaluate")
-            << QStringLiteral("evaluation (d=4, 2e6 OOD prompts)")
+            << QStringLiteral("evaluation (d=4, 2e7 OOD prompts)")
             << QStringLiteral(
-                   R"({"task":{"kind":"random_mhla","samples":4000},"eval":{"ood_samples":2000000,"val_samples":100}})")
-            << QList<int>{700, 1500};
+                   R"({"task":{"kind":"random_mhla","samples":4000},"eval":{"ood_samples":20000000,"val_samples":100}})")
+            << QList<int>{300, 700, 1500};
         QTest::newRow("trainer")
             << QStringLiteral("trainer epochs + evaluation (mhla, N=40000)")
             << QStringLiteral(
