@@ -35,6 +35,8 @@ public:
     double learningRateScale() const { return m_lrScale; }
     int currentRun() const { return m_currentRun; }
     int queued() const { return static_cast<int>(m_queue.size()); }
+    /// The worker (on its own thread): for a benchmark that times the worker's own signals.
+    const RunWorker* worker() const { return m_worker; }
 
 Q_SIGNALS:
     void started(int runId);
