@@ -171,6 +171,7 @@ struct LegendEntry {
     PlotSeries::Style style = PlotSeries::Style::Line;
     bool hidden = false;   ///< hidden by the user: drawn faded, a click shows it again
     bool offScale = false; ///< no point of it lies inside the axes shown
+    bool operator==(const LegendEntry&) const = default;
 };
 QList<LegendEntry> legendEntries(const PlotState& st, const Ranges& shown);
 

@@ -129,6 +129,25 @@ QList<QPointF> filtered(const PlotSeries& s, const PlotState& st, const Ranges& 
     return out;
 }
 
+/// Brings a chart series to `pts`: untouched when it already shows them (another run's curve
+/// while one run trains), the new tail appended when it shows their beginning (a live curve
+/// growing by a few points), replaced in one call otherwise. Qt Charts redraws a series on each
+/// change, so a series that did not change costs nothing.
+void setGrown(QXYSeries* series, const QList<QPointF>& pts) {
+    const QList<QPointF> now = series->points();
+    const qsizetype k = now.size();
+    const bool prefix = k <= pts.size() && std::equal(now.begin(), now.end(), pts.begin());
+    if (prefix && k == pts.size()) return;
+    // Each appended point is one redraw of the series (Qt 6.4 has no batch append signal):
+    // beyond a few points one replace() is cheaper.
+    constexpr qsizetype kMaxAppend = 4;
+    if (prefix && k > 0 && pts.size() - k <= kMaxAppend) {
+        for (qsizetype i = k; i < pts.size(); ++i) series->append(pts[i]);
+        return;
+    }
+    series->replace(pts);
+}
+
 /// Bars as a step outline over the baseline: (x-w, base), (x-w, y), (x+w, y), (x+w, base).
 void barOutline(const QList<QPointF>& pts, double base, QList<QPointF>& upper,
                 QList<QPointF>& lower) {
@@ -344,6 +363,7 @@ public:
     }
     std::function<void(const QString&)> onToggle;
     void setEntries(const QList<plotmath::LegendEntry>& entries) {
+        if (entries == m_entries) return; // a live curve grew: the legend stays as it is
         m_entries = entries;
         relayout();
         update();
@@ -787,7 +807,7 @@ void PlotWidget::refreshData() {
             area->upperSeries()->replace(pts);
             area->lowerSeries()->replace(filtered(bandLower(s), m_state, r));
         } else {
-            static_cast<QXYSeries*>(m_handles[i])->replace(pts);
+            setGrown(static_cast<QXYSeries*>(m_handles[i]), pts);
         }
     }
     updateNote();
