@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPainter>
 #include <QPixmap>
@@ -118,19 +119,38 @@ RunList::RunList(QWidget* parent) : QWidget(parent) {
         if (m_updating || col != 0) return;
         RunRecord* r = find(it->data(0, Qt::UserRole).toInt());
         if (!r) return;
-        r->visible = it->checkState(0) == Qt::Checked;
-        const QString name = it->text(0).trimmed();
-        if (!name.isEmpty()) r->name = name;
-        recolor();
-        Q_EMIT runsChanged();
-        Q_EMIT currentChanged();
+        const bool visible = it->checkState(0) == Qt::Checked;
+        if (it->text(0) != r->name) {
+            const QString err = rename(r->id, it->text(0));
+            if (!err.isEmpty()) Q_EMIT renameRefused(err);
+        }
+        if (visible != r->visible) setRunVisible(r->id, visible);
+    });
+    m_tree->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
+    m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_tree, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        QTreeWidgetItem* it = m_tree->itemAt(pos);
+        if (!it) return;
+        const int id = it->data(0, Qt::UserRole).toInt();
+        const RunRecord* r = find(id);
+        if (!r) return;
+        QMenu menu(this);
+        menu.addAction(tr("Rename…"), this, [this, id] { editName(id); })
+            ->setShortcut(QKeySequence(Qt::Key_F2));
+        menu.addAction(r->visible ? tr("Hide in the plots") : tr("Show in the plots"), this,
+                       [this, id, v = r->visible] { setRunVisible(id, !v); });
+        menu.addAction(tr("Remove"), this, [this, id] { remove(id); });
+        menu.exec(m_tree->viewport()->mapToGlobal(pos));
     });
     connect(m_tree, &QTreeWidget::currentItemChanged, this, [this] {
         if (!m_updating) Q_EMIT currentChanged();
     });
 }
 
-RunList::~RunList() = default;
+RunList::~RunList() {
+    // An editor still open commits when the tree goes, after the runs have: not to us.
+    disconnect(m_tree, nullptr, this, nullptr);
+}
 
 RunRecord& RunList::add(const QString& name, const ExperimentConfig& cfg) {
     auto rec = std::make_unique<RunRecord>();
@@ -221,6 +241,34 @@ void RunList::setRunVisible(int id, bool visible) {
     refresh(id);
     Q_EMIT runsChanged();
     Q_EMIT currentChanged();
+}
+
+QString RunList::rename(int id, const QString& name) {
+    RunRecord* r = find(id);
+    if (!r) return tr("there is no run %1").arg(id);
+    const QString n = name.trimmed();
+    QString err;
+    if (n.isEmpty()) err = tr("A run needs a name: %1 keeps its name.").arg(r->name);
+    else if (const RunRecord* other = findByName(n); other && other != r)
+        err = tr("Another run is already called %1 (legends and exports tell runs apart by "
+                 "name): %2 keeps its name.")
+                  .arg(n, r->name);
+    if (err.isEmpty() && n != r->name) {
+        r->name = n;
+        refresh(id);
+        Q_EMIT runsChanged();
+        Q_EMIT currentChanged();
+        return {};
+    }
+    refresh(id); // the list shows the name the run has
+    return err;
+}
+
+void RunList::editName(int id) {
+    if (QTreeWidgetItem* it = itemFor(id)) {
+        m_tree->setCurrentItem(it);
+        m_tree->editItem(it, 0);
+    }
 }
 
 const RunRecord* RunList::findByName(const QString& name) const {

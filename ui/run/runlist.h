@@ -71,6 +71,12 @@ public:
     void clear();
     /// Shows or hides a run in every plot (what its tick in the list does).
     void setRunVisible(int id, bool visible);
+    /// Renames a run (double-click, F2 or Rename in its context menu): the name its legends,
+    /// titles, exports and sessions use. Surrounding spaces are dropped; an empty name or one
+    /// another run has is refused with the reason (and the list shows the old name again).
+    [[nodiscard]] QString rename(int id, const QString& name);
+    /// Starts editing the name of run `id` in the list (what F2 does).
+    void editName(int id);
     /// The run whose name is `name`, or nullptr.
     [[nodiscard]] const RunRecord* findByName(const QString& name) const;
     /// Asks for the colour `c` for run `id` whenever it is free (a session's saved colour).
@@ -82,6 +88,8 @@ public:
 Q_SIGNALS:
     /// Visibility, names or the set of runs changed (overlay plots must be redrawn).
     void runsChanged();
+    /// A rename was refused (why, for the status bar).
+    void renameRefused(const QString& reason);
     /// The run shown by the single-run panels changed.
     void currentChanged();
 
