@@ -1,4 +1,5 @@
 #include "ui/run/runcontroller.h"
+#include <cmath>
 
 namespace mhla::ui {
 
@@ -82,6 +83,11 @@ void RunController::setLearningRateScale(double scale) {
     if (m_control) m_control->lrScale = scale;
 }
 
+void RunController::setWatchSpeed(double epochsPerSecond) {
+    m_watchSpeed->store(std::isfinite(epochsPerSecond) && epochsPerSecond > 0 ? epochsPerSecond
+                                                                              : 0.0);
+}
+
 void RunController::dispatchNext() {
     // Live controls belong to the run they were applied to: every run starts afresh.
     resetControls();
@@ -99,9 +105,11 @@ void RunController::dispatchNext() {
     RunWorker* w = m_worker;
     auto token = m_token;
     auto control = m_control;
+    std::shared_ptr<const std::atomic<double>> speed = m_watchSpeed;
     const ExperimentConfig cfg = job.config;
     QMetaObject::invokeMethod(
-        m_worker, [w, gen, cfg, token, control] { w->execute(gen, cfg, token, control); },
+        m_worker,
+        [w, gen, cfg, token, control, speed] { w->execute(gen, cfg, token, control, speed); },
         Qt::QueuedConnection);
     Q_EMIT started(job.runId);
 }

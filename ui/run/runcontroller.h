@@ -31,6 +31,11 @@ public:
     void setPaused(bool paused);
     void stepEpoch();
     void setLearningRateScale(double scale);
+    /// Watch speed of trainers in epochs per second (0 = as fast as the machine goes): the
+    /// worker waits between logged epochs so that a class can watch the curves grow. Applies
+    /// to the current run at once and to every later run.
+    void setWatchSpeed(double epochsPerSecond);
+    double watchSpeed() const { return m_watchSpeed->load(); }
     bool isPaused() const { return m_paused; }
     double learningRateScale() const { return m_lrScale; }
     int currentRun() const { return m_currentRun; }
@@ -65,6 +70,7 @@ private:
     std::shared_ptr<TrainingControl> m_control;
     bool m_paused = false;
     double m_lrScale = 1.0;
+    std::shared_ptr<std::atomic<double>> m_watchSpeed = std::make_shared<std::atomic<double>>(0.0);
 };
 
 } // namespace mhla::ui

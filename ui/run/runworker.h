@@ -4,6 +4,7 @@
 #include "core/run/runner.h"
 #include <QMetaType>
 #include <QObject>
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -25,10 +26,16 @@ public:
     static constexpr int progressIntervalMs = 33;
 
     /// Runs on the worker thread (invoke with a queued call). Emits exactly one of finished,
-    /// failed or cancelled, tagged with `generation`.
+    /// failed or cancelled, tagged with `generation`. `watchSpeed` (epochs per second, 0 = as
+    /// fast as it goes; read at every logged epoch, so it can change during the run) paces a
+    /// trainer: before the point of epoch e is delivered the worker waits until e / speed
+    /// seconds after the first point, in slices of at most pacingSliceMs that check the cancel
+    /// token (Stop never waits for the pace).
     void execute(quint64 generation, const mhla::ExperimentConfig& cfg,
                  std::shared_ptr<mhla::CancelToken> token,
-                 std::shared_ptr<mhla::TrainingControl> control);
+                 std::shared_ptr<mhla::TrainingControl> control,
+                 std::shared_ptr<const std::atomic<double>> watchSpeed = nullptr);
+    static constexpr int pacingSliceMs = 5;
 
 Q_SIGNALS:
     void progressed(quint64 generation, const mhla::ui::RunProgress& progress);
