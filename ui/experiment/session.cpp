@@ -33,6 +33,16 @@ bool isSessionFolder(const QString& dir) {
     return QFileInfo(QDir(dir).filePath(kSessionFile)).isFile();
 }
 
+std::optional<int> sessionRunCount(const QString& dir) {
+    if (!isSessionFolder(dir)) return std::nullopt;
+    QByteArray bytes;
+    QString error;
+    if (!readRegularFile(QDir(dir).filePath(kSessionFile), &bytes, &error)) return std::nullopt;
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes);
+    if (!doc.isObject() || !doc.object().value(q("runs")).isArray()) return std::nullopt;
+    return static_cast<int>(doc.object().value(q("runs")).toArray().size());
+}
+
 QString sessionFolderRisk(const QString& dir) {
     const QFileInfo fi(dir);
     if (!fi.exists()) return {};

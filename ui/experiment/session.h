@@ -38,6 +38,10 @@ QString writeSession(const QString& dir, std::vector<SessionRun> runs,
 /// line or key). Every run must read: a session that is half there is an error, not a guess.
 std::optional<std::vector<SessionRun>> readSession(const QString& dir, QString* error);
 
+/// How many runs dir's session.json lists (without reading the runs), or nothing when it is not
+/// a readable session.json.
+std::optional<int> sessionRunCount(const QString& dir);
+
 /// True when dir holds a session.json.
 bool isSessionFolder(const QString& dir);
 

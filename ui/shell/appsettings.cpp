@@ -1,6 +1,8 @@
 #include "ui/shell/appsettings.h"
 #include <QDir>
+#include <QFileInfo>
 #include <QSettings>
+#include <QStandardPaths>
 #include <memory>
 
 namespace mhla::ui {
@@ -30,6 +32,13 @@ std::unique_ptr<QSettings> openStore() {
 } // namespace
 
 void AppSettings::useFile(const QString& iniPath) { overridePath() = iniPath; }
+
+QString AppSettings::autosaveFolder() {
+    const QString base = overridePath().isEmpty()
+                             ? QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
+                             : QFileInfo(overridePath()).absolutePath();
+    return QDir(base).filePath(QStringLiteral("autosave"));
+}
 
 AppSettings::AppSettings() = default;
 

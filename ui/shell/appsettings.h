@@ -46,6 +46,11 @@ public:
     int lastPreset() const;
     void setLastPreset(int index);
 
+    /// Where the run list is autosaved as a session: "autosave" in the user's data folder
+    /// (QStandardPaths::AppDataLocation), or beside the settings file of useFile() (tests,
+    /// screenshots), so that no test touches the user's autosave. Never a folder the user chose.
+    static QString autosaveFolder();
+
 private:
     QString m_org;
 };
