@@ -22,6 +22,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDateTime>
 #include <QDesktopServices>
 #include <QDir>
@@ -31,11 +32,14 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFrame>
+#include <QHBoxLayout>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
@@ -45,8 +49,11 @@
 #include <QStyleFactory>
 #include <QTabWidget>
 #include <QTextBrowser>
+#include <QThreadPool>
 #include <QToolBar>
 #include <QUrl>
+#include <QVBoxLayout>
+#include <algorithm>
 #include <optional>
 
 namespace mhla::ui {
@@ -71,12 +78,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         syncPaused();
     });
     connect(m_controller, &RunController::progressed, this, &MainWindow::onProgress);
+    m_liveTimer.setSingleShot(true);
+    connect(&m_liveTimer, &QTimer::timeout, this, &MainWindow::flushLive);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabShown);
     connect(m_controller, &RunController::finished, this, &MainWindow::onFinished);
     connect(m_controller, &RunController::failed, this, &MainWindow::onFailed);
     connect(m_controller, &RunController::cancelled, this, &MainWindow::onCancelled);
     connect(m_controller, &RunController::idle, this, &MainWindow::updateRunState);
     connect(m_runs, &RunList::runsChanged, this, &MainWindow::refreshOverlay);
     connect(m_runs, &RunList::currentChanged, this, &MainWindow::refreshCurrent);
+    connect(m_runs, &RunList::renameRefused, this,
+            [this](const QString& why) { statusBar()->showMessage(why, 8000); });
     connect(m_panel, &ExperimentPanel::runRequested, this, &MainWindow::startRuns);
     connect(m_panel, &ExperimentPanel::stopRequested, this, &MainWindow::stopRuns);
     connect(m_panel, &ExperimentPanel::resetRequested, this, &MainWindow::resetInteractive);
@@ -150,6 +162,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     updateRecentMenu();
     updateRunState();
     setCurrentFile({});
+
+    m_autosaveTimer.setSingleShot(true);
+    m_autosaveTimer.setInterval(kAutosaveDelayMs);
+    connect(&m_autosaveTimer, &QTimer::timeout, this, &MainWindow::startAutosave);
+    // Removing, renaming or hiding runs changes what a restore would bring back.
+    connect(m_runs, &RunList::runsChanged, this, [this] {
+        if (m_autosaveArmed) scheduleAutosave();
+    });
+    const QString autosave = AppSettings::autosaveFolder();
+    if (const std::optional<int> n = sessionRunCount(autosave); n && *n > 0) {
+        m_offerDir = autosave;
+        m_offerCount = *n;
+        m_restoreText->setText(autosaveOffer());
+        m_restoreBar->setVisible(true);
+    }
 }
 
 MainWindow::~MainWindow() = default;
@@ -174,7 +201,35 @@ void MainWindow::buildLayout() {
     m_curves = panelOf<CurvesPanel>();
     m_heads = panelOf<HeadsPanel>();
     m_automaton = panelOf<AutomatonPanel>();
-    setCentralWidget(m_tabs);
+    // The bar that offers the runs of the last session back (autosave), above the tabs.
+    auto* central = new QWidget(this);
+    auto* centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    m_restoreBar = new QFrame(central);
+    m_restoreBar->setObjectName(QStringLiteral("restoreBar"));
+    static_cast<QFrame*>(m_restoreBar)->setFrameShape(QFrame::StyledPanel);
+    auto* barLayout = new QHBoxLayout(m_restoreBar);
+    barLayout->setContentsMargins(8, 4, 8, 4);
+    m_restoreText = new QLabel(m_restoreBar);
+    m_restoreText->setObjectName(QStringLiteral("restoreText"));
+    m_restoreText->setWordWrap(true);
+    auto* restoreButton = new QPushButton(tr("Restore"), m_restoreBar);
+    restoreButton->setObjectName(QStringLiteral("restoreButton"));
+    auto* declineButton = new QPushButton(tr("No, thanks"), m_restoreBar);
+    declineButton->setObjectName(QStringLiteral("declineRestoreButton"));
+    barLayout->addWidget(m_restoreText, 1);
+    barLayout->addWidget(restoreButton);
+    barLayout->addWidget(declineButton);
+    connect(restoreButton, &QPushButton::clicked, this, [this] {
+        if (const QString err = restoreAutosave(); !err.isEmpty())
+            QMessageBox::warning(this, tr("Restore the last session"), err);
+    });
+    connect(declineButton, &QPushButton::clicked, this, &MainWindow::declineAutosave);
+    m_restoreBar->setVisible(false);
+    centralLayout->addWidget(m_restoreBar);
+    centralLayout->addWidget(m_tabs, 1);
+    setCentralWidget(central);
 
     auto* expDock = new QDockWidget(tr("Experiment"), this);
     expDock->setObjectName(QStringLiteral("experimentDock"));
@@ -352,6 +407,24 @@ void MainWindow::buildActions() {
     tb->addAction(m_stopAction);
     tb->addAction(m_resetAction);
     tb->addSeparator();
+    // Watch speed: trainers at a pace a class can follow (TensorFlow Playground's), Max as fast
+    // as the machine goes.
+    auto* speedLabel = new QLabel(tr(" Watch speed "), tb);
+    auto* speed = new QComboBox(tb);
+    speed->setObjectName(QStringLiteral("watchSpeedCombo"));
+    speed->addItem(tr("Max"), 0.0);
+    for (const double eps : kWatchSpeeds) speed->addItem(tr("%1 epochs/s").arg(eps), eps);
+    const QString speedTip =
+        tr("How fast trainers go, so that the curves can be watched as they grow: Max runs as "
+           "fast as the machine can; a number of epochs per second makes the run wait between "
+           "logged epochs (Esc still stops at once). Changes apply to the running run at once.");
+    speed->setToolTip(speedTip);
+    speedLabel->setToolTip(speedTip);
+    connect(speed, &QComboBox::currentIndexChanged, this,
+            [this, speed](int i) { m_controller->setWatchSpeed(speed->itemData(i).toDouble()); });
+    tb->addWidget(speedLabel);
+    tb->addWidget(speed);
+    tb->addSeparator();
     tb->addAction(exportAct);
     tb->addAction(exportAllAct);
     m_runAction->setToolTip(tr("Run the experiment (Ctrl+R)"));
@@ -478,26 +551,77 @@ void MainWindow::syncPaused() {
 }
 
 void MainWindow::onProgress(int runId, const RunProgress& p) {
+    // Store at once (cheap), draw later: progress arrives up to ~30 times a second, and
+    // redrawing at that rate on a loaded machine left no time for Esc or a click.
     RunRecord* r = m_runs->find(runId);
     if (!r) return;
     r->phase = p.phase;
     r->fraction = p.fraction;
     r->liveHistory.insert(r->liveHistory.end(), p.newPoints.begin(), p.newPoints.end());
     r->liveTrace.insert(r->liveTrace.end(), p.newTrace.begin(), p.newTrace.end());
-    m_runs->refresh(runId);
+    if (!p.newPoints.empty() || !p.newTrace.empty())
+        for (ResultPanel* panel : m_resultPanels) m_liveStale.insert(panel);
+    m_liveRun = runId;
+    scheduleLive();
+}
+
+void MainWindow::scheduleLive() {
+    if (m_liveTimer.isActive()) return;
+    if (!m_liveClock.isValid()) m_liveClock.start();
+    m_liveTimer.start(static_cast<int>(std::max<qint64>(0, m_liveNextMs - m_liveClock.elapsed())));
+}
+
+void MainWindow::dropLive() {
+    m_liveTimer.stop();
+    m_liveRun = 0;
+    m_liveStale.clear();
+}
+
+void MainWindow::flushLive() {
+    RunRecord* r = m_runs->find(m_liveRun);
+    if (!r || r->state != RunRecord::State::Running) return dropLive();
+    QElapsedTimer cost;
+    cost.start();
+    m_runs->refresh(r->id);
     const int queued = m_controller->queued();
     // The same progress as the run list (one model: core's whole-run fraction, elapsed, ETA).
     m_phase->setText(
         queued > 0
-            ? tr("%1: %2, %3 (%4 more queued)").arg(r->name, p.phase, r->stateText()).arg(queued)
-            : tr("%1: %2, %3").arg(r->name, p.phase, r->stateText()));
-    m_progress->setValue(static_cast<int>(p.fraction * 1000));
-    if (!p.newPoints.empty() || !p.newTrace.empty())
-        for (ResultPanel* panel : m_resultPanels)
-            panel->liveUpdate(r, m_runs->visibleRuns(), m_runs->current() == r);
+            ? tr("%1: %2, %3 (%4 more queued)").arg(r->name, r->phase, r->stateText()).arg(queued)
+            : tr("%1: %2, %3").arg(r->name, r->phase, r->stateText()));
+    m_progress->setValue(static_cast<int>(r->fraction * 1000));
+    int plots = 0;
+    for (ResultPanel* panel : m_resultPanels) {
+        if (!m_liveStale.contains(panel) || !panel->widget()->isVisible()) continue;
+        m_liveStale.remove(panel);
+        panel->liveUpdate(r, m_runs->visibleRuns(), m_runs->current() == r);
+        for (const PlotWidget* plot : panel->widget()->findChildren<PlotWidget*>())
+            if (plot->isVisible()) ++plots;
+    }
+    m_liveRedraws += plots;
+    // The budget: kLiveRedrawsPerSecond plot redraws a second in all, and at most
+    // kLiveRedrawShare of the GUI thread's time (the drawing itself follows in the paint
+    // events this schedules, which cost about as much again: counted twice).
+    const qint64 spent = 2 * cost.elapsed();
+    const qint64 wait =
+        std::max<qint64>({1000 / kLiveRedrawsPerSecond * std::max(plots, 1),
+                          static_cast<qint64>(static_cast<double>(spent) / kLiveRedrawShare)});
+    m_liveNextMs = m_liveClock.elapsed() + wait;
+}
+
+void MainWindow::onTabShown(int index) {
+    if (index < 0 || index >= m_resultPanels.size()) return;
+    ResultPanel* panel = m_resultPanels[index];
+    if (!m_liveStale.contains(panel)) return;
+    RunRecord* r = m_runs->find(m_liveRun);
+    if (!r || r->state != RunRecord::State::Running) return;
+    // Drawn at once: the tab shows every point so far; the budget then counts it.
+    m_liveStale.remove(panel);
+    panel->liveUpdate(r, m_runs->visibleRuns(), m_runs->current() == r);
 }
 
 void MainWindow::onFinished(int runId, const ExperimentResult& result) {
+    if (runId == m_liveRun) dropLive(); // everything is drawn from the result below
     RunRecord* r = m_runs->find(runId);
     if (!r) return;
     r->result = result;
@@ -509,9 +633,12 @@ void MainWindow::onFinished(int runId, const ExperimentResult& result) {
     m_progress->setValue(1000);
     refreshOverlay();
     refreshCurrent();
+    m_autosaveArmed = true;
+    scheduleAutosave();
 }
 
 void MainWindow::onFailed(int runId, const QString& message) {
+    if (runId == m_liveRun) dropLive();
     if (RunRecord* r = m_runs->find(runId)) {
         r->state = RunRecord::State::Failed;
         r->message = message;
@@ -522,6 +649,7 @@ void MainWindow::onFailed(int runId, const QString& message) {
 }
 
 void MainWindow::onCancelled(int runId) {
+    if (runId == m_liveRun) dropLive();
     if (RunRecord* r = m_runs->find(runId)) {
         r->state = RunRecord::State::Cancelled;
         m_runs->refresh(runId);
@@ -931,11 +1059,16 @@ QString MainWindow::openResults(const QString& dir) {
     return {};
 }
 
-QString MainWindow::saveSession(const QString& dir) {
+std::vector<SessionRun> MainWindow::sessionRuns() const {
     std::vector<SessionRun> runs;
     for (const RunRecord* r : m_runs->allRuns())
         if (r->result && r->state == RunRecord::State::Finished)
             runs.push_back(SessionRun{r->name, r->color, r->visible, *r->result, {}});
+    return runs;
+}
+
+QString MainWindow::saveSession(const QString& dir) {
+    std::vector<SessionRun> runs = sessionRuns();
     const int skipped = m_runs->count() - static_cast<int>(runs.size());
     if (const QString err = writeSession(dir, std::move(runs)); !err.isEmpty()) return err;
     statusBar()->showMessage(
@@ -956,22 +1089,7 @@ QString MainWindow::openSession(const QString& dir, bool replace) {
         m_runs->clear();
     }
     const QString abs = QFileInfo(dir).absoluteFilePath();
-    int last = 0;
-    for (const SessionRun& s : *runs) {
-        RunRecord& r = m_runs->add(s.name, s.result.config);
-        r.name = s.name;                    // as saved (add() numbers new runs)
-        m_runs->preferColor(r.id, s.color); // its saved colour unless another run on screen has it
-        m_runs->setRunVisible(r.id, s.visible);
-        if (!s.visible) r.color = s.color;
-        r.result = s.result;
-        r.state = RunRecord::State::Finished;
-        r.loadedFrom = QDir(abs).filePath(s.folder);
-        m_runs->refresh(r.id);
-        last = r.id;
-    }
-    m_runs->select(last);
-    refreshOverlay();
-    refreshCurrent();
+    addSessionRuns(*runs, abs);
     m_settings.addRecentFile(abs);
     updateRecentMenu();
     statusBar()->showMessage(
@@ -979,6 +1097,121 @@ QString MainWindow::openSession(const QString& dir, bool replace) {
             .arg(QDir::toNativeSeparators(abs)),
         6000);
     return {};
+}
+
+int MainWindow::addSessionRuns(const std::vector<SessionRun>& runs, const QString& loadedFrom) {
+    int last = 0;
+    for (const SessionRun& s : runs) {
+        RunRecord& r = m_runs->add(s.name, s.result.config);
+        r.name = s.name;                    // as saved (add() numbers new runs)
+        m_runs->preferColor(r.id, s.color); // its saved colour unless another run on screen has it
+        m_runs->setRunVisible(r.id, s.visible);
+        if (!s.visible) r.color = s.color;
+        r.result = s.result;
+        r.state = RunRecord::State::Finished;
+        if (!loadedFrom.isEmpty()) r.loadedFrom = QDir(loadedFrom).filePath(s.folder);
+        m_runs->refresh(r.id);
+        last = r.id;
+    }
+    m_runs->select(last);
+    refreshOverlay();
+    refreshCurrent();
+    return last;
+}
+
+QString MainWindow::autosaveOffer() const {
+    if (m_offerDir.isEmpty()) return {};
+    return tr("Restore the %n run(s) from the last session?", nullptr, m_offerCount);
+}
+
+QString MainWindow::restoreAutosave() {
+    if (m_offerDir.isEmpty()) return tr("there is no session to restore");
+    QString error;
+    const std::optional<std::vector<SessionRun>> runs = readSession(m_offerDir, &error);
+    if (!runs) return error;
+    addSessionRuns(*runs, {});
+    statusBar()->showMessage(
+        tr("Restored %n run(s) from the last session", nullptr, static_cast<int>(runs->size())),
+        6000);
+    declineAutosave(); // answered
+    m_autosaveArmed = true;
+    scheduleAutosave();
+    return {};
+}
+
+void MainWindow::declineAutosave() {
+    m_offerDir.clear();
+    m_offerCount = 0;
+    m_restoreBar->setVisible(false);
+}
+
+void MainWindow::scheduleAutosave() {
+    m_autosaveDue = true;
+    m_autosaveTimer.start();
+}
+
+namespace {
+/// Writes runs as the session in `folder`, replacing it only once the new one is whole:
+/// written beside it (folder.new), then swapped in by renames. No runs: the folder goes.
+QString writeAutosave(const QString& folder, std::vector<SessionRun> runs) {
+    const QString fresh = folder + QStringLiteral(".new"), old = folder + QStringLiteral(".old");
+    QDir(fresh).removeRecursively();
+    QDir(old).removeRecursively();
+    if (!runs.empty())
+        if (const QString err = writeSession(fresh, std::move(runs)); !err.isEmpty()) {
+            QDir(fresh).removeRecursively();
+            return err;
+        }
+    if (QFileInfo::exists(folder) && !QDir().rename(folder, old))
+        return QObject::tr("cannot replace the autosave %1").arg(QDir::toNativeSeparators(folder));
+    if (QFileInfo::exists(fresh) && !QDir().rename(fresh, folder))
+        return QObject::tr("cannot move the autosave into %1")
+            .arg(QDir::toNativeSeparators(folder));
+    QDir(old).removeRecursively();
+    return {};
+}
+} // namespace
+
+void MainWindow::keepOfferedAside() {
+    // The runs still offered are not replaced by this window's: they move beside the autosave
+    // and the bar keeps offering them from there.
+    const QString folder = AppSettings::autosaveFolder();
+    if (m_offerDir != folder) return;
+    const QString aside = folder + QStringLiteral(".previous");
+    QDir(aside).removeRecursively();
+    if (QDir().rename(folder, aside)) m_offerDir = aside;
+}
+
+void MainWindow::startAutosave() {
+    if (!m_autosaveDue) return;
+    if (m_autosaveBusy) return; // started again when the running write ends
+    m_autosaveDue = false;
+    keepOfferedAside();
+    m_autosaveBusy = true;
+    const QString folder = AppSettings::autosaveFolder();
+    QPointer<MainWindow> self(this);
+    QThreadPool::globalInstance()->start([self, folder, runs = sessionRuns()]() mutable {
+        const QString err = writeAutosave(folder, std::move(runs));
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, err] {
+                if (!self) return;
+                self->m_autosaveBusy = false;
+                Q_EMIT self->autosaved(err);
+                if (self->m_autosaveDue) self->startAutosave();
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+QString MainWindow::autosaveNow() {
+    m_autosaveTimer.stop();
+    m_autosaveDue = false;
+    QThreadPool::globalInstance()->waitForDone(); // a write under way ends first
+    keepOfferedAside();
+    const QString err = writeAutosave(AppSettings::autosaveFolder(), sessionRuns());
+    Q_EMIT autosaved(err);
+    return err;
 }
 
 void MainWindow::saveSessionInteractive() {
@@ -1104,6 +1337,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
         return;
     }
     m_controller->stop();
+    if (m_autosaveDue || m_autosaveBusy) autosaveNow(); // the runs of the last few seconds too
     m_settings.setWindowGeometry(saveGeometry());
     m_settings.setWindowRect(isMaximized() || isFullScreen() ? normalGeometry() : geometry());
     m_settings.setWindowState(saveState());

@@ -5,7 +5,11 @@
 #include "ui/export/figure.h"
 #include "ui/panels/resultpanel.h"
 #include "ui/shell/appsettings.h"
+#include <QElapsedTimer>
 #include <QMainWindow>
+#include <QSet>
+#include <QTimer>
+#include <vector>
 
 class QAction;
 class QLabel;
@@ -28,6 +32,7 @@ class RunController;
 class RunList;
 struct RunProgress;
 struct RunRecord;
+struct SessionRun;
 struct ExportMetadata;
 
 class MainWindow : public QMainWindow {
@@ -122,6 +127,36 @@ public:
     /// Guided tour: loads stop `step` (a preset and a tab) and says what to look at.
     void showTourStep(int step);
 
+    /// Autosave: after a run finishes (and after later changes to the list), the finished runs
+    /// are written as a session into AppSettings::autosaveFolder(), off the GUI thread, this
+    /// long after the last change. Never into a folder the user saved a session in.
+    static constexpr int kAutosaveDelayMs = 1500;
+    /// What the bar above the tabs offers at start ("Restore the 12 runs from the last
+    /// session?"), or an empty string when there is nothing to restore or it was answered.
+    QString autosaveOffer() const;
+    /// Adds the offered runs to the list (as this window's own runs); returns the error.
+    QString restoreAutosave();
+    /// Declines the offer; the runs stay in the autosave folder until the next autosave.
+    void declineAutosave();
+    /// Writes the autosave now, on this thread (what closing the window does when one is due).
+    QString autosaveNow();
+
+    /// The watch speeds offered beside Max (epochs per second), for the toolbar's combo box.
+    static constexpr double kWatchSpeeds[] = {50, 20, 10, 5, 2, 1};
+
+    /// Live redraw budget: at most this many plot redraws per second in all, across every plot
+    /// (what the eye needs to see a curve grow; the rest of the GUI thread is for input).
+    static constexpr int kLiveRedrawsPerSecond = 20;
+    /// A live redraw may use at most this share of the GUI thread's time: after a redraw that
+    /// took t ms, the next waits at least t / share ms (a slow, loaded machine redraws less often).
+    static constexpr double kLiveRedrawShare = 0.1;
+    /// Live redraws so far (each of the plots redrawn counts one), for tests and benchmarks.
+    long long liveRedraws() const { return m_liveRedraws; }
+
+Q_SIGNALS:
+    /// An autosave was written (error empty) or failed.
+    void autosaved(const QString& error);
+
 protected:
     void closeEvent(QCloseEvent* e) override;
     void dragEnterEvent(QDragEnterEvent* e) override;
@@ -131,6 +166,15 @@ private:
     void buildActions();
     void buildLayout();
     void onProgress(int runId, const RunProgress& p);
+    /// Draws the progress stored since the last live redraw: the run's line in the list and
+    /// the status bar, and the plots of the visible tab (hidden tabs are drawn when shown).
+    void flushLive();
+    /// Schedules flushLive() no sooner than the redraw budget allows.
+    void scheduleLive();
+    /// Forgets undrawn live progress (the run ended and everything is drawn from its result).
+    void dropLive();
+    /// A tab was shown: draws the live points it missed while hidden.
+    void onTabShown(int index);
     void onFinished(int runId, const ExperimentResult& r);
     void onFailed(int runId, const QString& message);
     void onCancelled(int runId);
@@ -152,6 +196,17 @@ private:
     void syncPaused();
     /// "Cannot run: <first reason>", or an empty string when the form is valid.
     QString cannotRunText() const;
+    /// The finished runs, as a session holds them.
+    [[nodiscard]] std::vector<SessionRun> sessionRuns() const;
+    /// Adds a session's runs to the list; loadedFrom: the session folder ("" for an autosave:
+    /// the runs are this window's again). Returns the id of the last one.
+    int addSessionRuns(const std::vector<SessionRun>& runs, const QString& loadedFrom);
+    /// Schedules an autosave (debounced, kAutosaveDelayMs).
+    void scheduleAutosave();
+    /// Starts the due autosave on the thread pool (one at a time).
+    void startAutosave();
+    /// The folder the next autosave writes: the offered runs are kept aside first.
+    void keepOfferedAside();
     void saveSessionInteractive();
     void openSessionInteractive();
     bool saveInteractive(bool saveAs);
@@ -184,6 +239,23 @@ private:
     int m_lastStarted = 0;
     bool m_quitWithoutAsking = false;
     bool m_saysCannotRun = false; ///< the status line shows cannotRunText()
+    // Live redraw (flushLive): the run with progress not drawn yet, when the next redraw may
+    // start (m_liveClock ms), and the panels that missed live points while their tab was hidden.
+    QTimer m_liveTimer;
+    QElapsedTimer m_liveClock;
+    qint64 m_liveNextMs = 0;
+    int m_liveRun = 0;
+    QSet<ResultPanel*> m_liveStale;
+    long long m_liveRedraws = 0;
+    // Autosave (scheduleAutosave): armed by the first finished run or a restore.
+    QTimer m_autosaveTimer;
+    bool m_autosaveArmed = false;
+    bool m_autosaveBusy = false;
+    bool m_autosaveDue = false;
+    QString m_offerDir;   ///< the folder whose runs the restore bar offers (empty: none)
+    int m_offerCount = 0; ///< how many runs it holds
+    QWidget* m_restoreBar = nullptr;
+    QLabel* m_restoreText = nullptr;
 };
 
 } // namespace mhla::ui

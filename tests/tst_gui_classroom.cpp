@@ -1,0 +1,319 @@
+// The classroom window (issue 23): live curves are redrawn within a budget (bounded repaints,
+// hidden tabs not redrawn until shown), trainers can be paced to a watch speed that Esc still
+// cuts short, finished runs are autosaved and offered back by the next window, and runs can be
+// renamed in the list (the name legends, titles and sessions use).
+#include "guitestutil.h"
+#include "ui/experiment/session.h"
+#include "ui/panels/certificatepanel.h"
+#include "ui/panels/curvespanel.h"
+#include "ui/plot/plotwidget.h"
+#include "ui/run/runcontroller.h"
+#include "ui/run/runlist.h"
+#include "ui/run/runworker.h"
+#include "ui/shell/appsettings.h"
+#include "ui/shell/mainwindow.h"
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QGraphicsView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+#include <atomic>
+
+using namespace mhla;
+using namespace mhla::ui;
+using namespace mhla::ui::test;
+
+namespace {
+
+/// Counts the paint events of the chart views of some plots.
+class PaintCounter : public QObject {
+public:
+    explicit PaintCounter(const QList<PlotWidget*>& plots) {
+        for (PlotWidget* p : plots)
+            for (QGraphicsView* v : p->findChildren<QGraphicsView*>())
+                v->viewport()->installEventFilter(this);
+    }
+    int count = 0;
+
+protected:
+    bool eventFilter(QObject*, QEvent* e) override {
+        if (e->type() == QEvent::Paint) ++count;
+        return false;
+    }
+};
+
+void setField(MainWindow& w, const char* key, const QString& v) {
+    auto* e = w.findChild<QLineEdit*>(QStringLiteral("field_") + QLatin1String(key));
+    QVERIFY2(e, key);
+    e->setText(v);
+}
+
+/// The SGD preset (random MHLA teacher) as one run with the given epochs and samples.
+void trainer(MainWindow& w, int epochs, int samples) {
+    w.loadPreset(3);
+    w.findChild<QCheckBox*>(QStringLiteral("sweepCheck"))->setChecked(false);
+    setField(w, "solver.heads", QStringLiteral("2"));
+    setField(w, "solver.log_every", QStringLiteral("1"));
+    setField(w, "solver.epochs", QString::number(epochs));
+    setField(w, "task.samples", QString::number(samples));
+}
+
+qsizetype pointsOf(const PlotWidget* p, const QString& name) {
+    for (const auto& s : p->series())
+        if (s.name == name) return s.points.size();
+    return -1;
+}
+
+} // namespace
+
+class TstGuiClassroom : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+    /// A settings file (and so an autosave folder) of its own for each test.
+    std::unique_ptr<QTemporaryDir> m_testDir;
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(useTestSettings(m_dir)); }
+    void init() {
+        m_testDir = std::make_unique<QTemporaryDir>();
+        QVERIFY(useTestSettings(*m_testDir));
+    }
+
+    // --- Live redraw ---------------------------------------------------------------------
+
+    // While a trainer delivers ~30 batches of points a second, the Curves tab's two plots are
+    // repainted at most MainWindow::kLiveRedrawsPerSecond times a second in all (before the
+    // budget: once per batch each, ~60 a second).
+    void liveRepaintsAreBounded() {
+        MainWindow w;
+        w.resize(1366, 768);
+        w.show();
+        trainer(w, 100000, 256);
+        w.showTab(QStringLiteral("curves"));
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTest::qWait(100);
+        PaintCounter paints({w.curvesPanel()->lossPlot(), w.curvesPanel()->distancePlot()});
+        QVERIFY(w.startRuns());
+        QTest::qWait(500); // past the run's start (its first full redraw)
+        const int before = paints.count;
+        QElapsedTimer t;
+        t.start();
+        QTest::qWait(3000);
+        const int painted = paints.count - before;
+        const double seconds = t.elapsed() / 1000.0;
+        const RunRecord* r = w.runList()->find(w.controller()->currentRun());
+        QVERIFY(r);
+        const size_t points = r->liveHistory.size();
+        w.stopRuns();
+        QVERIFY(waitIdle(w));
+        qInfo("%d plot repaints in %.2f s while %zu points arrived", painted, seconds, points);
+        QVERIFY2(points > 100, "the run must deliver points faster than the budget to test it");
+        QVERIFY2(painted > 0, "the live curves must be drawn during the run");
+        // One repaint per plot per redraw; +2: a redraw whose paint lands in the window.
+        QVERIFY2(painted <= MainWindow::kLiveRedrawsPerSecond * seconds + 2,
+                 qPrintable(QStringLiteral("%1 repaints in %2 s").arg(painted).arg(seconds)));
+    }
+
+    // A hidden tab's plots are not redrawn during a run (their series stay as they were), and
+    // show every point so far as soon as the tab is shown.
+    void hiddenTabIsDrawnWhenShown() {
+        MainWindow w;
+        w.show();
+        trainer(w, 100000, 256);
+        w.showTab(QStringLiteral("heads"));
+        QVERIFY(w.startRuns());
+        QTest::qWait(300);
+        const RunRecord* r = w.runList()->find(w.controller()->currentRun());
+        QVERIFY(r);
+        const PlotWidget* loss = w.curvesPanel()->lossPlot();
+        const qsizetype atStart = pointsOf(loss, r->name);
+        QTest::qWait(1000);
+        QVERIFY(r->liveHistory.size() > 20);
+        QCOMPARE(pointsOf(loss, r->name), atStart); // not redrawn while hidden
+        w.showTab(QStringLiteral("curves"));
+        // Shown: drawn at once with every point the run has delivered.
+        QCOMPARE(pointsOf(loss, r->name), static_cast<qsizetype>(r->liveHistory.size()));
+        w.stopRuns();
+        QVERIFY(waitIdle(w));
+    }
+
+    // --- Watch speed ---------------------------------------------------------------------
+
+    // At 20 epochs/s a 30-epoch run takes at least 30/20 = 1.5 s (it is far faster at Max);
+    // no upper bound is asserted (a loaded machine is slower still).
+    void watchSpeedPacesTrainers() {
+        MainWindow w;
+        w.show();
+        trainer(w, 30, 128);
+        QElapsedTimer t;
+        t.start();
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        const qint64 atMax = t.elapsed();
+        auto* speed = w.findChild<QComboBox*>(QStringLiteral("watchSpeedCombo"));
+        QVERIFY(speed);
+        const int i = speed->findData(20.0);
+        QVERIFY(i > 0);
+        speed->setCurrentIndex(i);
+        QCOMPARE(w.controller()->watchSpeed(), 20.0);
+        t.restart();
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        const qint64 paced = t.elapsed();
+        qInfo("30 epochs: %lld ms at Max, %lld ms at 20 epochs/s", static_cast<long long>(atMax),
+              static_cast<long long>(paced));
+        QVERIFY2(paced >= 1500, qPrintable(QStringLiteral("%1 ms").arg(paced)));
+        const RunRecord* last = w.runList()->allRuns().last();
+        QVERIFY(last->result);
+        QCOMPARE(last->result->history.size(), size_t(31)); // epochs 0..30: the run is whole
+    }
+
+    // Esc stops a paced run at once: the worker does not sit out its wait (1 epoch/s here).
+    void escStopsAPacedRunAtOnce() {
+        MainWindow w;
+        w.show();
+        trainer(w, 1000, 128);
+        w.controller()->setWatchSpeed(1);
+        std::atomic<qint64> endedNs{0};
+        QElapsedTimer clock;
+        clock.start();
+        QObject::connect(
+            w.controller()->worker(), &RunWorker::cancelled, w.controller()->worker(),
+            [&](quint64) { endedNs = clock.nsecsElapsed(); }, Qt::DirectConnection);
+        QVERIFY(w.startRuns());
+        QTest::qWait(1300); // inside the wait for epoch 2
+        QVERIFY(w.controller()->isBusy());
+        const qint64 pressed = clock.nsecsElapsed();
+        QTest::keyClick(&w, Qt::Key_Escape);
+        QVERIFY(!w.controller()->isBusy());
+        QTRY_VERIFY_WITH_TIMEOUT(endedNs.load() != 0, 5000);
+        const double ms = (endedNs.load() - pressed) / 1e6;
+        qInfo("Esc -> worker ended: %.1f ms", ms);
+        QVERIFY2(ms < 250, qPrintable(QStringLiteral("%1 ms").arg(ms)));
+    }
+
+    // --- Autosave ------------------------------------------------------------------------
+
+    // Finished runs are autosaved; the next window offers them back and restores them with
+    // their names; a session the user saved is never written by the autosave.
+    void finishedRunsAreOfferedBack() {
+        const QString autosave = AppSettings::autosaveFolder();
+        QVERIFY(autosave.startsWith(m_testDir->path())); // not the user's data folder
+        QTemporaryDir userDir;
+        const QString userSession = userDir.filePath(QStringLiteral("mine"));
+        QStringList names;
+        {
+            MainWindow w;
+            w.setQuitWithoutAsking(true);
+            w.show();
+            QCOMPARE(w.autosaveOffer(), QString());
+            w.loadPreset(0);
+            QSignalSpy saved(&w, &MainWindow::autosaved);
+            QVERIFY(w.startRuns());
+            QVERIFY(waitIdle(w));
+            QVERIFY(w.startRuns());
+            QVERIFY(waitIdle(w));
+            QCOMPARE(w.saveSession(userSession), QString());
+            QFile f(QDir(userSession).filePath(QStringLiteral("session.json")));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray userBytes = f.readAll();
+            f.close();
+            QVERIFY(saved.wait(10000));
+            QCOMPARE(saved.last().first().toString(), QString());
+            QCOMPARE(sessionRunCount(autosave), std::optional<int>(2));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QCOMPARE(f.readAll(), userBytes);
+            for (const RunRecord* r : w.runList()->allRuns()) names << r->name;
+            w.close();
+        }
+        MainWindow w2;
+        w2.setQuitWithoutAsking(true);
+        w2.show();
+        QCOMPARE(w2.autosaveOffer(), QStringLiteral("Restore the 2 run(s) from the last session?"));
+        auto* bar = w2.findChild<QWidget*>(QStringLiteral("restoreBar"));
+        QVERIFY(bar && bar->isVisible());
+        QCOMPARE(w2.runList()->count(), 0);
+        // A run of the new window before answering: the offered runs are kept aside, not lost.
+        w2.loadPreset(0);
+        QSignalSpy saved(&w2, &MainWindow::autosaved);
+        QVERIFY(w2.startRuns());
+        QVERIFY(waitIdle(w2));
+        QVERIFY(saved.wait(10000));
+        QCOMPARE(w2.autosaveOffer(), QStringLiteral("Restore the 2 run(s) from the last session?"));
+        w2.findChild<QPushButton*>(QStringLiteral("restoreButton"))->click();
+        QVERIFY(!bar->isVisible());
+        QCOMPARE(w2.autosaveOffer(), QString());
+        const QList<const RunRecord*> runs = w2.runList()->allRuns();
+        QCOMPARE(runs.size(), 3);
+        QCOMPARE(runs[1]->name, names[0]);
+        QCOMPARE(runs[2]->name, names[1]);
+        QVERIFY(runs[1]->result && runs[2]->result);
+        QCOMPARE(runs[1]->state, RunRecord::State::Finished);
+        QVERIFY(runs[1]->loadedFrom.isEmpty()); // this window's runs again, not a folder's
+        // All three are in the next autosave.
+        QVERIFY(saved.wait(10000));
+        QCOMPARE(sessionRunCount(autosave), std::optional<int>(3));
+    }
+
+    // --- Rename --------------------------------------------------------------------------
+
+    // A run renamed in the list (F2 here) is called so in the legends, the certificate's title
+    // and a saved session; an empty name or another run's name is refused.
+    void renamedRunsKeepTheirName() {
+        MainWindow w;
+        w.setQuitWithoutAsking(true);
+        w.show();
+        w.loadPreset(0);
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        RunList* list = w.runList();
+        const int first = list->allRuns().first()->id;
+        const QString other = list->allRuns().last()->name;
+        auto* tree = list->findChild<QTreeWidget*>(QStringLiteral("runTree"));
+        QVERIFY(tree);
+        list->select(first);
+        tree->setFocus();
+        QTest::keyClick(tree, Qt::Key_F2);
+        auto* editor = tree->findChild<QLineEdit*>();
+        QVERIFY2(editor && editor->isVisible(), "F2 edits the run's name");
+        editor->selectAll();
+        QTest::keyClicks(editor, QStringLiteral("Gaussian keys, lecture 3"));
+        QTest::keyClick(editor, Qt::Key_Return); // the delegate commits in a queued call
+        QTRY_COMPARE(list->find(first)->name, QStringLiteral("Gaussian keys, lecture 3"));
+        QVERIFY(list->findByName(QStringLiteral("Gaussian keys, lecture 3")));
+        bool inLegend = false;
+        for (const auto& e : w.curvesPanel()->lossPlot()->legendEntries())
+            inLegend = inLegend || e.name.startsWith(QStringLiteral("Gaussian keys, lecture 3"));
+        QVERIFY(inLegend);
+        list->select(first);
+        QVERIFY2(w.certificatePanel()->spectrumPlot()->figureTitle().contains(
+                     QStringLiteral("Gaussian keys, lecture 3")),
+                 qPrintable(w.certificatePanel()->spectrumPlot()->figureTitle()));
+        // Refused: empty, or another run's name; the list shows the name the run keeps.
+        QVERIFY(!list->rename(first, QStringLiteral("   ")).isEmpty());
+        QVERIFY(!list->rename(first, other).isEmpty());
+        QCOMPARE(list->find(first)->name, QStringLiteral("Gaussian keys, lecture 3"));
+        QCOMPARE(tree->topLevelItem(0)->text(0), QStringLiteral("Gaussian keys, lecture 3"));
+        // Saved in sessions.
+        QTemporaryDir dir;
+        QCOMPARE(w.saveSession(dir.filePath(QStringLiteral("s"))), QString());
+        QString err;
+        const auto runs = readSession(dir.filePath(QStringLiteral("s")), &err);
+        QVERIFY2(runs, qPrintable(err));
+        QCOMPARE(runs->front().name, QStringLiteral("Gaussian keys, lecture 3"));
+    }
+};
+
+QTEST_MAIN(TstGuiClassroom)
+#include "tst_gui_classroom.moc"
