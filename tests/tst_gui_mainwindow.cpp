@@ -443,6 +443,7 @@ private Q_SLOTS:
         w.findChild<QLineEdit*>(QStringLiteral("field_solver.heads"))->setText(QStringLiteral("4"));
         w.findChild<QLineEdit*>(QStringLiteral("field_solver.epochs"))
             ->setText(QStringLiteral("100000"));
+        w.showTab(QStringLiteral("curves")); // live redraws go to the visible tab only
         QVERIFY(w.startRuns());
         RunController* c = w.controller();
         auto* loss = w.findChild<PlotWidget*>(QStringLiteral("lossPlot"));
@@ -457,8 +458,10 @@ private Q_SLOTS:
         }
         QVERIFY(c->isBusy()); // still training: the curve grows live
         QVERIFY(shown >= 3);
-        QCOMPARE(static_cast<qsizetype>(rec->liveHistory.size()),
-                 seriesNamed(loss, rec->name)->points.size());
+        // Drawn on a budget: the plot shows the points up to its last redraw (every point once
+        // the tab is shown again: tst_gui_classroom).
+        QVERIFY(seriesNamed(loss, rec->name)->points.size() <=
+                static_cast<qsizetype>(rec->liveHistory.size()));
         // Progress arrives batched, at most ~30 signals per second.
         QVERIFY(progress.count() <= 2 + t.elapsed() * 40 / 1000);
         w.stopRuns();
