@@ -182,6 +182,10 @@ SweepFile parseSweep(const QJsonObject& file) {
         out.figures = file.value(q("figures"));
         out.base.remove(q("figures"));
     }
+    if (file.contains(q("verdicts"))) {
+        out.verdicts = file.value(q("verdicts"));
+        out.base.remove(q("verdicts"));
+    }
     if (!file.contains(q("sweep"))) return out;
     out.base.remove(q("sweep"));
     out.hasSweep = true;
