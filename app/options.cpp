@@ -1,5 +1,6 @@
 #include "app/options.h"
 #include "core/base/parallel.h"
+#include "core/sweep/sweep.h"
 #include <QCommandLineParser>
 #include <algorithm>
 #include <vector>
@@ -105,7 +106,7 @@ QString parseSolveOptions(const QStringList& args, SolveOptions* out) {
         return q("--config: expected the path of an experiment file");
     if (p.isSet(q("out")) && o.out.isEmpty()) return q("--out: expected the path of a folder");
     if (QString e = intOption(p, "threads", 1, kMaxThreads, &o.threads); !e.isEmpty()) return e;
-    if (QString e = intOption(p, "seeds", 1, 1000, &o.seeds); !e.isEmpty()) return e;
+    if (QString e = intOption(p, "seeds", 1, kMaxSeeds, &o.seeds); !e.isEmpty()) return e;
     *out = o;
     return {};
 }

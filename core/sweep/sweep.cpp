@@ -228,9 +228,9 @@ SweepFile parseSweep(const QJsonObject& file) {
     if (s.contains(q("seeds"))) {
         const QJsonValue v = s.value(q("seeds"));
         const double k = v.toDouble(-1);
-        if (!v.isDouble() || k != std::floor(k) || k < 1 || k > 1000)
-            fail(q("sweep.seeds: ") + jsonText(v) +
-                     q(" is not allowed; allowed: an integer in [1, 1000]"),
+        if (!v.isDouble() || k != std::floor(k) || k < 1 || k > kMaxSeeds)
+            fail(q("sweep.seeds: ") + jsonText(v) + q(" is not allowed; allowed: an integer in [1, ") +
+                     QString::number(kMaxSeeds) + q("]"),
                  q("sweep.seeds"));
         out.spec.seeds = static_cast<int>(k);
     }

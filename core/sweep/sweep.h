@@ -40,6 +40,10 @@
 
 namespace mhla {
 
+/// The most seeds per point: sweep.seeds, --seeds of solve, sweep and figures, and the GUI's
+/// "Repeat over seeds" (one home, so that the command line and the window accept the same).
+inline constexpr int kMaxSeeds = 1000;
+
 /// One swept key and its values in order.
 struct SweepAxis {
     QString key;       ///< dotted key ("task.orthogonal_prob")
