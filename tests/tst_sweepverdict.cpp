@@ -101,7 +101,8 @@ private Q_SLOTS:
         QCOMPARE(v.runs, 24);
         // Pooled, the four seeds of a point tie in lambda_min (mean ranks) while their distances
         // differ: NumPy's Pearson correlation of the mean ranks of the same 24 pairs.
-        QVERIFY2(std::abs(v.value - -0.9868703275903378) < 1e-12, qPrintable(QString::number(v.value, 'g', 17)));
+        QVERIFY2(std::abs(v.value - -0.9868703275903378) < 1e-12,
+                 qPrintable(QString::number(v.value, 'g', 17)));
         QCOMPARE(v.spreadLow, -1.0);
         QCOMPARE(v.spreadHigh, -1.0);
         QVERIFY2(v.line().startsWith(s("reproduces: distance grows as lambda_min falls -- "

@@ -229,7 +229,8 @@ SweepFile parseSweep(const QJsonObject& file) {
         const QJsonValue v = s.value(q("seeds"));
         const double k = v.toDouble(-1);
         if (!v.isDouble() || k != std::floor(k) || k < 1 || k > kMaxSeeds)
-            fail(q("sweep.seeds: ") + jsonText(v) + q(" is not allowed; allowed: an integer in [1, ") +
+            fail(q("sweep.seeds: ") + jsonText(v) +
+                     q(" is not allowed; allowed: an integer in [1, ") +
                      QString::number(kMaxSeeds) + q("]"),
                  q("sweep.seeds"));
         out.spec.seeds = static_cast<int>(k);

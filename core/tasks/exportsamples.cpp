@@ -68,8 +68,8 @@ QString exportTaskSamples(const ExperimentConfig& cfg, const QString& dir,
     // dataset.json: the dataset task on these files, with the source's solver and eval keys that
     // a dataset run reads (the others, e.g. eval.words, would be refused as not read).
     QJsonObject datasetTask{{q("kind"), q("dataset")},
-                     {q("prompts"), q("prompts.npy")},
-                     {q("targets"), q("targets.npy")}};
+                            {q("prompts"), q("prompts.npy")},
+                            {q("targets"), q("targets.npy")}};
     const QJsonObject source = experimentToJson(cfg);
     QJsonObject probe{
         {q("task"), QJsonObject{{q("kind"), q("dataset")},
