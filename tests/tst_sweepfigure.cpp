@@ -246,8 +246,8 @@ private Q_SLOTS:
         size_t markers = 0;
         for (size_t k = 0; k < 3; ++k) markers += d.series[k].x.size();
         QCOMPARE(markers, p.runs.size());
-        QCOMPARE(d.series[3].name, s("exact.distance_p"));
-        QCOMPARE(d.series[3].colour, -1); // the reference in black
+        QCOMPARE(d.series[3].name, s("exact solver: ‖P − P*‖_F")); // its label
+        QCOMPARE(d.series[3].colour, -1);                          // the reference in black
         // Run 0: lambda_min 0.001 -> x = 3; distance 0.002; exact 0.003.
         const SweepPlotSeries& first = d.series[0];
         QCOMPARE(first.name, s("orthogonal_prob=0.25 · not certified"));

@@ -711,7 +711,7 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
             notCert[k].name = byColour[k].name + q(" · not certified");
         SweepPlotSeries overlay;
         const Term ot = parseTerm(spec.overlay);
-        overlay.name = spec.overlay;
+        overlay.name = termTitle(ot);
         CsvTable t({q("series"), q("run"), q("point"), q("task_seed"), spec.x, spec.y});
         for (size_t i = 0; i < plan.runs.size(); ++i) {
             const QJsonObject* r = resultOf(i);
@@ -751,7 +751,7 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
                     overlay.y.push_back(oy);
                     used[i] = true;
                     nonPositive[i] = nonPositive[i] || oy <= 0;
-                    row(overlay.name, oy);
+                    row(spec.overlay, oy); // the CSV names the metric; the legend its label
                 }
             }
         }
