@@ -1,4 +1,5 @@
 #include "app/cli.h"
+#include "app/exportdata.h"
 #include "app/options.h"
 #include "app/sweep.h"
 #include "core/base/fileio.h"
@@ -49,6 +50,9 @@ Usage:
                                    `sweep merge DIR...` and `sweep slurm ...` (see sweep --help)
   mhla-lab bench [--repeats N] [--threads N] [--quick]
                                    time each phase of the solver and the trainers
+  mhla-lab export-data [--config FILE] [--set ...] --out DIR
+                                   write a synthetic task's samples as prompts.npy and
+                                   targets.npy, with dataset.json to solve them as your own data
   mhla-lab --help | --version
 
 Exit codes: 0 success, 2 invalid input (the message names the key, the value and what is
@@ -279,7 +283,8 @@ const char* usage() { return kUsage; }
 
 bool isCliCommand(const char* arg) {
     return std::strcmp(arg, "solve") == 0 || std::strcmp(arg, "bench") == 0 ||
-           std::strcmp(arg, "sweep") == 0 || isHelp(arg) || std::strcmp(arg, "--version") == 0;
+           std::strcmp(arg, "sweep") == 0 || std::strcmp(arg, "export-data") == 0 || isHelp(arg) ||
+           std::strcmp(arg, "--version") == 0;
 }
 
 int run(int argc, char** argv) {
@@ -295,6 +300,7 @@ int run(int argc, char** argv) {
     if (std::strcmp(cmd, "solve") == 0) return solve(argc, argv);
     if (std::strcmp(cmd, "bench") == 0) return runBench(argc, argv);
     if (std::strcmp(cmd, "sweep") == 0) return runSweep(argc, argv);
+    if (std::strcmp(cmd, "export-data") == 0) return runExportData(argc, argv);
     std::fprintf(stderr, "mhla-lab: unknown command \"%s\"\n%s", cmd, kUsage);
     return InvalidInput;
 }

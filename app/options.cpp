@@ -1,5 +1,6 @@
 #include "app/options.h"
 #include "core/base/parallel.h"
+#include "core/sweep/sweep.h"
 #include <QCommandLineParser>
 #include <algorithm>
 #include <vector>
@@ -72,7 +73,8 @@ QString runParser(QCommandLineParser& p, const QStringList& args, const char* co
 } // namespace
 
 QStringList topLevelWords() {
-    return {q("solve"), q("sweep"), q("figures"), q("bench"), q("--help"), q("--version"), q("-h")};
+    return {q("solve"),       q("sweep"),  q("figures"),   q("bench"),
+            q("export-data"), q("--help"), q("--version"), q("-h")};
 }
 
 QString parseSolveOptions(const QStringList& args, SolveOptions* out) {
@@ -104,7 +106,7 @@ QString parseSolveOptions(const QStringList& args, SolveOptions* out) {
         return q("--config: expected the path of an experiment file");
     if (p.isSet(q("out")) && o.out.isEmpty()) return q("--out: expected the path of a folder");
     if (QString e = intOption(p, "threads", 1, kMaxThreads, &o.threads); !e.isEmpty()) return e;
-    if (QString e = intOption(p, "seeds", 1, 1000, &o.seeds); !e.isEmpty()) return e;
+    if (QString e = intOption(p, "seeds", 1, kMaxSeeds, &o.seeds); !e.isEmpty()) return e;
     *out = o;
     return {};
 }
@@ -130,6 +132,33 @@ QString parseBenchOptions(const QStringList& args, BenchOptions* out) {
     if (QString e = intOption(p, "repeats", 1, 1000, &o.repeats); !e.isEmpty()) return e;
     if (QString e = intOption(p, "threads", 1, kMaxThreads, &o.threads); !e.isEmpty()) return e;
     if (o.quick) o.repeats = 1;
+    *out = o;
+    return {};
+}
+
+QString parseExportDataOptions(const QStringList& args, ExportDataOptions* out) {
+    QCommandLineParser p;
+    p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    p.addOption({q("config"), q("experiment file"), q("FILE")});
+    p.addOption({q("set"), q("override"), q("KEY=VALUE")});
+    p.addOption({q("out"), q("output folder"), q("DIR")});
+    p.addOption({q("force"), q("overwrite the files of an earlier export in --out")});
+    p.addOption({{q("h"), q("help")}, q("help")});
+    if (QString e = runParser(p, args, "export-data",
+                              {q("config"), q("set"), q("out"), q("force"), q("help")});
+        !e.isEmpty())
+        return e;
+    ExportDataOptions o;
+    o.help = p.isSet(q("help"));
+    o.config = p.value(q("config"));
+    o.sets = p.values(q("set"));
+    o.out = p.value(q("out"));
+    o.force = p.isSet(q("force"));
+    if (p.isSet(q("config")) && o.config.isEmpty())
+        return q("--config: expected the path of an experiment file");
+    if (!o.help && o.out.isEmpty())
+        return q("--out DIR is required: the folder that receives prompts.npy, targets.npy and "
+                 "dataset.json");
     *out = o;
     return {};
 }

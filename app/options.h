@@ -30,10 +30,19 @@ struct BenchOptions {
     bool help = false;
 };
 
+struct ExportDataOptions {
+    QString config;   ///< --config FILE (empty: the defaults)
+    QStringList sets; ///< --set KEY=VALUE, in order
+    QString out;      ///< --out DIR (required)
+    bool force = false;
+    bool help = false;
+};
+
 /// Parses the arguments after the subcommand name ("solve"). Returns an error message, empty
 /// on success.
 QString parseSolveOptions(const QStringList& args, SolveOptions* out);
 QString parseBenchOptions(const QStringList& args, BenchOptions* out);
+QString parseExportDataOptions(const QStringList& args, ExportDataOptions* out);
 
 /// Parses --name's value as an integer in [lo, hi] into *out (untouched when --name is not
 /// given). Returns an error naming the option, the value and the range, or empty.

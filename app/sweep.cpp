@@ -169,7 +169,7 @@ QString parseSweepOptions(const QStringList& argsIn, SweepOptions* out) {
     if (p.isSet(q("config")) && o.config.isEmpty())
         return q("--config: expected the path of an experiment file");
     if (o.out.isEmpty()) return q("--out: required; expected the path of a folder") + see;
-    if (QString e = intOption(p, "seeds", 1, 1000, &o.seeds); !e.isEmpty()) return e;
+    if (QString e = intOption(p, "seeds", 1, kMaxSeeds, &o.seeds); !e.isEmpty()) return e;
     if (o.command == SweepOptions::Command::Run) {
         if (QString e = intOption(p, "jobs", 1, kMaxThreads, &o.jobs); !e.isEmpty()) return e;
         o.yes = p.isSet(q("yes"));

@@ -193,13 +193,17 @@ private Q_SLOTS:
             << static_cast<int>(PlotSeries::Style::LineMarkers) << true << true;
         QTest::newRow("a line ends at the data")
             << static_cast<int>(PlotSeries::Style::Line) << true << false;
-        QTest::newRow("linear x: the nice ticks decide")
-            << static_cast<int>(PlotSeries::Style::Markers) << false << false;
+        QTest::newRow("linear x: beyond the nice ticks")
+            << static_cast<int>(PlotSeries::Style::Markers) << false << true;
+        QTest::newRow("a line on linear x ends at the data")
+            << static_cast<int>(PlotSeries::Style::Line) << false << false;
     }
     void markersAtTheEndsAreNotCutByTheFrame() {
         // Markers at the ends of a log x axis (task.samples of samples_for_certificate) sat on
         // the frame, half cut: they get 3 % of the decades on each side; lines still end at
-        // the data, and a linear axis is left to its nice ticks.
+        // the data. On a linear axis (issue 21: the p = 1 runs of the distance scatter at
+        // x = 10 were cut) the range is the nice ticks' range plus 3 % on each side, with the
+        // ticks inside it.
         QFETCH(int, style);
         QFETCH(bool, logX);
         QFETCH(bool, padded);
@@ -209,10 +213,18 @@ private Q_SLOTS:
         if (!padded) {
             QCOMPARE(r.x0, 1.0);
             QCOMPARE(r.x1, 100.0);
-        } else { // 2 decades: 0.06 decades on each side
-            QVERIFY(logX);
+            QVERIFY(!r.xTicksInside);
+        } else if (logX) { // 2 decades: 0.06 decades on each side
             QVERIFY(std::abs(std::log10(r.x0) + 0.06) < 1e-12);
             QVERIFY(std::abs(std::log10(r.x1) - 2.06) < 1e-12);
+        } else {
+            double lo = 1, hi = 100;
+            int count = 0;
+            niceFixedRange(lo, hi, &count);
+            QVERIFY(lo <= 1 && hi >= 100);
+            QCOMPARE(r.x0, lo - 0.03 * (hi - lo));
+            QCOMPARE(r.x1, hi + 0.03 * (hi - lo));
+            QVERIFY(r.xTicksInside);
         }
     }
 
@@ -226,8 +238,8 @@ private Q_SLOTS:
         const Ranges r = computeRanges(st);
         QCOMPARE(r.x0, -0.5);
         QCOMPARE(r.x1, 2.5);
-        st.xCategories.clear();
-        QCOMPARE(computeRanges(st).x1, 2.0);
+        st.xCategories.clear(); // numeric 0..2: the nice range 0..2 and 3 % beyond it
+        QVERIFY(std::abs(computeRanges(st).x1 - 2.06) < 1e-12);
     }
 
     void linearAxisDoesNotRunFarPastTheData() {

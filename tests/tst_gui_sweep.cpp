@@ -321,7 +321,7 @@ private Q_SLOTS:
                  qPrintable(trainers.setExperiment(hls.json)));
         trainers.setFileSweep(hls.sweep);
         QVERIFY(trainers.isValid());
-        QCOMPARE(trainers.jobs().size(), 30); // 3 kinds x 2 head counts x 5 seeds
+        QCOMPARE(trainers.jobs().size(), 40); // 8 (kind, heads) pairs (zip) x 5 seeds
         // The swept solver.kind names each run by its own kind, not the form's (the form holds
         // the first point, mhla): "softmax · random_mhla · heads=1 · seed 3".
         for (const auto& job : trainers.jobs()) {

@@ -7,6 +7,7 @@
 #include "core/sweep/sweep.h"
 #include "core/sweep/sweepfigure.h"
 #include "core/sweep/sweeprun.h"
+#include "core/sweep/sweepverdict.h"
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -208,7 +209,7 @@ private Q_SLOTS:
             jsonValue(R"J([{"kind": "band", "x": "task.orthogonal_sampler", "band": "std"}])J"), p);
         const SweepFigureData d = reduceSweepFigure(specs[0], p, res);
         QCOMPARE(d.xCategories, (QStringList{s("haar"), s("qr_unsigned")})); // a categorical axis
-        QCOMPARE(d.xTitle, s("task.orthogonal_sampler"));
+        QCOMPARE(d.xTitle, s("Orthogonal sampler")); // the key table's label
         // The band at a categorical x: one vertical bar per category, no area between them;
         // every group has points 1..5 (lambda_min <= 0.13, seed 0 at 0.1: not > 0.1), so each
         // adds its not-certified triangles.
@@ -245,15 +246,15 @@ private Q_SLOTS:
         size_t markers = 0;
         for (size_t k = 0; k < 3; ++k) markers += d.series[k].x.size();
         QCOMPARE(markers, p.runs.size());
-        QCOMPARE(d.series[3].name, s("exact.distance_p"));
-        QCOMPARE(d.series[3].colour, -1); // the reference in black
+        QCOMPARE(d.series[3].name, s("exact solver: ‖P − P*‖_F")); // its label
+        QCOMPARE(d.series[3].colour, -1);                          // the reference in black
         // Run 0: lambda_min 0.001 -> x = 3; distance 0.002; exact 0.003.
         const SweepPlotSeries& first = d.series[0];
         QCOMPARE(first.name, s("orthogonal_prob=0.25 · not certified"));
         QVERIFY(std::abs(first.x[0] - 3) < 1e-12);
         QCOMPARE(first.y[0], 0.002);
         QCOMPARE(d.series[3].y[0], 0.003);
-        QCOMPARE(d.xTitle, s("-log10 lambda_min"));
+        QCOMPARE(d.xTitle, s("-log10 λ_min"));
         QCOMPARE(QString::fromUtf8(d.csv).count(u'\n'), 1 + 2 * static_cast<int>(p.runs.size()));
     }
 
@@ -293,11 +294,14 @@ private Q_SLOTS:
         const QStringList files = dir.entryList({s("*.json")}, QDir::Files);
         QVERIFY(files.size() >= 8);
         for (const QString& f : files) {
-            QJsonValue figures;
-            const SweepPlan p = planSweepFile(dir.filePath(f), {}, 0, {}, &figures);
+            QJsonValue figures, verdicts;
+            const SweepPlan p = planSweepFile(dir.filePath(f), {}, 0, {}, &figures, &verdicts);
             QVERIFY2(figures.isArray(), qPrintable(f));
             const auto specs = parseSweepFigures(figures, p);
             QVERIFY2(!specs.empty(), qPrintable(f));
+            // Every paper file states its claims as verdicts (issue 21: a verdict per claim).
+            QVERIFY2(verdicts.isArray(), qPrintable(f));
+            QVERIFY2(!parseSweepVerdicts(verdicts, p).empty(), qPrintable(f));
         }
     }
 
@@ -386,7 +390,7 @@ private Q_SLOTS:
         QCOMPARE(d.runsUsed, 24); // the p = 1 runs are not dropped
         QCOMPARE(d.runsAtFloor, 8);
         QCOMPARE(d.runsNotCertified, 8);
-        QCOMPARE(d.xTitle, s("-log10(lambda_min + 1e-10)"));
+        QCOMPARE(d.xTitle, s("-log10(λ_min + 1e-10)"));
         bool sawFloor = false;
         for (const SweepPlotSeries& sr : d.series) {
             if (sr.style == SweepPlotSeries::Style::Markers) {

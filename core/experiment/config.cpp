@@ -736,7 +736,8 @@ void parseInto(const QJsonObject& obj, ExperimentConfig& cfg, std::vector<Config
         if (section != q("task") && section != q("solver") && section != q("eval")) {
             issues.push_back({section, q("unknown key \"") + section +
                                            q("\" at the top level; allowed: task, solver, eval") +
-                                           (section == q("sweep") || section == q("figures")
+                                           (section == q("sweep") || section == q("figures") ||
+                                                    section == q("verdicts")
                                                 ? q(" (this file describes a sweep: run it with "
                                                     "mhla-lab sweep --config FILE, or draw it with "
                                                     "mhla-lab figures --config FILE --out DIR)")

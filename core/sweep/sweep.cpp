@@ -182,6 +182,10 @@ SweepFile parseSweep(const QJsonObject& file) {
         out.figures = file.value(q("figures"));
         out.base.remove(q("figures"));
     }
+    if (file.contains(q("verdicts"))) {
+        out.verdicts = file.value(q("verdicts"));
+        out.base.remove(q("verdicts"));
+    }
     if (!file.contains(q("sweep"))) return out;
     out.base.remove(q("sweep"));
     out.hasSweep = true;
@@ -224,9 +228,10 @@ SweepFile parseSweep(const QJsonObject& file) {
     if (s.contains(q("seeds"))) {
         const QJsonValue v = s.value(q("seeds"));
         const double k = v.toDouble(-1);
-        if (!v.isDouble() || k != std::floor(k) || k < 1 || k > 1000)
+        if (!v.isDouble() || k != std::floor(k) || k < 1 || k > kMaxSeeds)
             fail(q("sweep.seeds: ") + jsonText(v) +
-                     q(" is not allowed; allowed: an integer in [1, 1000]"),
+                     q(" is not allowed; allowed: an integer in [1, ") +
+                     QString::number(kMaxSeeds) + q("]"),
                  q("sweep.seeds"));
         out.spec.seeds = static_cast<int>(k);
     }

@@ -40,6 +40,10 @@
 
 namespace mhla {
 
+/// The most seeds per point: sweep.seeds, --seeds of solve, sweep and figures, and the GUI's
+/// "Repeat over seeds" (one home, so that the command line and the window accept the same).
+inline constexpr int kMaxSeeds = 1000;
+
 /// One swept key and its values in order.
 struct SweepAxis {
     QString key;       ///< dotted key ("task.orthogonal_prob")
@@ -66,10 +70,14 @@ struct SweepFile {
     /// The file's "figures" value (what `mhla-lab figures` draws for a sweep; see
     /// core/sweep/sweepfigure.h), removed from base; undefined when absent. Not part of the runs.
     QJsonValue figures;
+    /// The file's "verdicts" value (the statistic per claim; see core/sweep/sweepverdict.h),
+    /// removed from base; undefined when absent.
+    QJsonValue verdicts;
 };
 
-/// Strips "sweep" (and "figures") from an experiment file object and parses it strictly. Throws
-/// ConfigError naming the offending key ("sweep.grid.task.pairs", "sweep.mode"...).
+/// Strips "sweep" (and "figures", "verdicts") from an experiment file object and parses it
+/// strictly. Throws ConfigError naming the offending key ("sweep.grid.task.pairs",
+/// "sweep.mode"...).
 SweepFile parseSweep(const QJsonObject& experimentFileObject);
 /// Resolves VALUES (see above) for `key`; `where` names it in errors. Throws ConfigError.
 QJsonArray parseSweepValues(const QString& key, const QJsonValue& values, const QString& where);

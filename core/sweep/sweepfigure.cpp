@@ -79,9 +79,43 @@ Term parseTerm(const QString& text) {
     return {text.trimmed(), 0};
 }
 
+/// The axis label of a runs.csv metric or a swept key: the symbol a reader knows (λ_min, the
+/// key table's label of a swept key); "_" before a subscript, as the plot typesets it.
+QString metricLabel(const QString& m) {
+    static const std::map<QString, QString> labels{
+        {q("lambda_min"), q("λ_min")},
+        {q("lambda_max"), q("λ_max")},
+        {q("null_dim"), q("null dim of Λ")},
+        {q("certified"), q("certified (1) or not (0)")},
+        {q("train_mse"), q("train MSE")},
+        {q("val_mse"), q("val MSE")},
+        {q("ood_rel_mse"), q("OOD relative MSE")},
+        {q("distance_p"), q("‖P − P*‖_F")},
+        {q("distance_p_rel"), q("‖P − P*‖_F / ‖P*‖_F")},
+        {q("distance_exact_rel"), q("‖P − P_exact‖_F / ‖P_exact‖_F")},
+        {q("teacher_norm"), q("‖P*‖_F")},
+        {q("execution.step_accuracy"), q("step accuracy")},
+        {q("execution.word_accuracy"), q("word accuracy")},
+    };
+    if (const auto it = labels.find(m); it != labels.end()) return it->second;
+    for (const char* group : {"exact", "null_witness"}) {
+        const QString prefix = q(group) + q(".");
+        if (m.startsWith(prefix)) {
+            const QString inner = m.mid(prefix.size());
+            const auto it = labels.find(inner);
+            return (std::string_view(group) == "exact" ? q("exact solver: ")
+                                                       : q("null witness: ")) +
+                   (it != labels.end() ? it->second : inner);
+        }
+    }
+    if (const KeyInfo* k = findExperimentKey(m)) return k->label;
+    return m;
+}
+
 QString termTitle(const Term& t) {
-    const QString inner = t.offset > 0 ? t.base + q(" + ") + t.offsetText : t.base;
-    if (t.transform == 0) return t.base;
+    const QString base = metricLabel(t.base);
+    const QString inner = t.offset > 0 ? base + q(" + ") + t.offsetText : base;
+    if (t.transform == 0) return base;
     const QString sign = t.transform == 1 ? QString() : q("-");
     return t.offset > 0 ? sign + q("log10(") + inner + q(")") : sign + q("log10 ") + inner;
 }
@@ -359,6 +393,15 @@ SweepPlan sweepPlanFromConfigs(const std::vector<ExperimentConfig>& configs) {
     return plan;
 }
 
+double sweepTermValue(const QString& term, const SweepPlan& plan, const SweepRun& run,
+                      const QJsonObject& result) {
+    return termValue(parseTerm(term), plan, run, result);
+}
+
+void checkSweepTerm(const QString& term, const SweepPlan& plan, const QString& where) {
+    checkTerm(term, plan, where);
+}
+
 BandStats bandStats(std::vector<double> v, SweepFigureSpec::BandKind kind) {
     v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }),
             v.end());
@@ -443,7 +486,8 @@ std::vector<SweepFigureSpec> parseSweepFigures(const QJsonValue& figures, const 
         QStringList allowed{q("kind"), q("name"),  q("title"), q("x"),
                             q("y"),    q("log_x"), q("log_y")};
         if (f.kind != SweepFigureSpec::Kind::Scatter) allowed << q("band");
-        else allowed << q("colour") << q("overlay");
+        else allowed << q("colour");
+        if (f.kind != SweepFigureSpec::Kind::Curves) allowed << q("overlay");
         for (auto it = o.begin(); it != o.end(); ++it)
             if (!allowed.contains(it.key()))
                 fail(at + q(".") + it.key() + q(": unknown member for a ") + kind +
@@ -494,6 +538,7 @@ std::vector<SweepFigureSpec> parseSweepFigures(const QJsonValue& figures, const 
             }
             checkSweptKey(f.x, plan, at + q(".x"));
             checkTerm(f.y, plan, at + q(".y"));
+            if (!f.overlay.isEmpty()) checkTerm(f.overlay, plan, at + q(".overlay"));
             break;
         case SweepFigureSpec::Kind::Scatter:
             if (f.x.isEmpty() || f.y.isEmpty())
@@ -619,16 +664,33 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
                     tri.x.push_back(centre.x[k]), tri.y.push_back(centre.y[k]);
             if (!tri.x.empty()) d.series.push_back(tri);
         }
+        if (!spec.overlay.isEmpty()) {
+            // The overlay metric of every run against the same x, pooled over the groups (the
+            // exact solver on the same data: one reference line in black), its median per x.
+            const Term ot = parseTerm(spec.overlay);
+            std::map<double, std::vector<double>> byX;
+            for (size_t i = 0; i < plan.runs.size(); ++i) {
+                const QJsonObject* r = resultOf(i);
+                if (!r) continue;
+                const double oy = termValue(ot, plan, plan.runs[i], *r);
+                if (!std::isfinite(oy)) continue;
+                byX[termValue({spec.x, 0}, plan, plan.runs[i], QJsonObject())].push_back(oy);
+                used[i] = true;
+                nonPositive[i] = nonPositive[i] || oy <= 0;
+            }
+            addBandSeries(termTitle(ot) + q(" (all runs)"), -1, byX,
+                          SweepFigureSpec::BandKind::None, xCell, &d.series, &t, categorical);
+        }
         for (size_t i = 0; i < plan.runs.size(); ++i)
             if (nonPositive[i])
                 ++floorByX[xCell(termValue({spec.x, 0}, plan, plan.runs[i], QJsonObject()))];
         d.csv = t.bytes();
-        d.xTitle = spec.x;
+        d.xTitle = metricLabel(spec.x);
         if (categorical)
             for (const QJsonValue& v : xAxis.values) d.xCategories << valueText(v);
         d.yTitle = termTitle(yt);
         d.note = bandText(spec.band);
-        if (d.title.isEmpty()) d.title = termTitle(yt) + q(" against ") + spec.x;
+        if (d.title.isEmpty()) d.title = termTitle(yt) + q(" against ") + metricLabel(spec.x);
     } else if (spec.kind == SweepFigureSpec::Kind::Scatter) {
         const Term xt = parseTerm(spec.x), yt = parseTerm(spec.y);
         const int ca = spec.colour.isEmpty() ? -1 : axisIndex(plan, spec.colour);
@@ -649,7 +711,7 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
             notCert[k].name = byColour[k].name + q(" · not certified");
         SweepPlotSeries overlay;
         const Term ot = parseTerm(spec.overlay);
-        overlay.name = spec.overlay;
+        overlay.name = termTitle(ot);
         CsvTable t({q("series"), q("run"), q("point"), q("task_seed"), spec.x, spec.y});
         for (size_t i = 0; i < plan.runs.size(); ++i) {
             const QJsonObject* r = resultOf(i);
@@ -689,7 +751,7 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
                     overlay.y.push_back(oy);
                     used[i] = true;
                     nonPositive[i] = nonPositive[i] || oy <= 0;
-                    row(overlay.name, oy);
+                    row(spec.overlay, oy); // the CSV names the metric; the legend its label
                 }
             }
         }
@@ -759,7 +821,7 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
                  q("figures"));
         d.csv = t.bytes();
         d.xTitle = spec.x;
-        d.yTitle = spec.y;
+        d.yTitle = metricLabel(spec.y);
         d.note = bandText(spec.band) +
                  q(" A run that stopped early (target loss) counts with its last value.");
         if (d.title.isEmpty()) d.title = spec.y + q(" during training");

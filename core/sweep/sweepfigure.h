@@ -6,7 +6,7 @@
 // The optional "figures" array of an experiment file (top level, next to "sweep"):
 //
 //   "figures": [
-//     {"kind": "band", "y": METRIC, "x": SWEPT_KEY, "band": "quantile"},
+//     {"kind": "band", "y": METRIC, "x": SWEPT_KEY, "band": "quantile", "overlay": METRIC},
 //     {"kind": "scatter", "x": METRIC, "y": METRIC, "colour": SWEPT_KEY, "overlay": METRIC},
 //     {"kind": "curves", "y": HISTORY_FIELD, "x": "epoch", "band": "minmax"}
 //   ]
@@ -19,7 +19,8 @@
 //            with numeric values; string values (a choice key) are categories on the x axis
 //            (drawn at 0, 1, 2, ..., labelled with the values). "band": "quantile" (median,
 //            q10..q90; default) | "std" (mean +- std) | "minmax" (median, min..max) | "none"
-//            (median).
+//            (median). "overlay" (optional metric) adds its median per x over every run, in
+//            black (e.g. exact.val_mse: the exact solver on the same data).
 //   scatter  one marker per run, metric against metric; "colour" (optional swept key) gives
 //            one series per value; "overlay" (optional metric) adds the same runs' overlay
 //            metric against the same x (e.g. exact.distance_p: the exact solver).
@@ -61,7 +62,7 @@ struct SweepFigureSpec {
     QString name, title;
     QString x, y;
     QString colour;  ///< scatter: swept key (empty: one series)
-    QString overlay; ///< scatter: metric drawn against the same x
+    QString overlay; ///< scatter, band: metric drawn against the same x (black)
     BandKind band = BandKind::Quantile;
     std::optional<bool> logX, logY; ///< unset: automatic
 };
@@ -115,6 +116,12 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
 /// config is one run, its seed its rank among the runs of its point. Runs of configs that differ
 /// in seeds only share one point.
 SweepPlan sweepPlanFromConfigs(const std::vector<ExperimentConfig>& configs);
+
+/// The value of a metric term (METRIC above) for one run: NaN when the run has none.
+[[nodiscard]] double sweepTermValue(const QString& term, const SweepPlan& plan, const SweepRun& run,
+                                    const QJsonObject& result);
+/// Throws ConfigError naming `where` unless `term` is a metric term of the plan.
+void checkSweepTerm(const QString& term, const SweepPlan& plan, const QString& where);
 
 /// The centre, lower and upper edge of a band over values (finite, any order).
 struct BandStats {

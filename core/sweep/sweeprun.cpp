@@ -19,7 +19,7 @@ QString q(const char* s) { return QString::fromUtf8(s); }
 } // namespace
 
 SweepPlan planSweepFile(const QString& config, const QStringList& grids, int seeds,
-                        const QStringList& sets, QJsonValue* figures) {
+                        const QStringList& sets, QJsonValue* figures, QJsonValue* verdicts) {
     QJsonObject file;
     if (!config.isEmpty()) {
         QByteArray text;
@@ -34,6 +34,7 @@ SweepPlan planSweepFile(const QString& config, const QStringList& grids, int see
     }
     SweepFile sf = parseSweep(file);
     if (figures) *figures = sf.figures;
+    if (verdicts) *verdicts = sf.verdicts;
     for (const QString& g : grids) sf.spec.setAxis(parseGridAssignment(g));
     if (seeds > 0) sf.spec.seeds = seeds;
     return planSweep(sf.base, sf.spec, sets);

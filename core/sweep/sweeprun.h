@@ -14,9 +14,11 @@ namespace mhla {
 
 /// The plan of a sweep from an experiment file (empty path: the defaults), command-line grid
 /// assignments, a seed count (0: the file's) and overrides. `*figures` receives the file's
-/// "figures" value (undefined when absent). Throws ConfigError naming the file and key.
+/// "figures" value and `*verdicts` its "verdicts" (undefined when absent). Throws ConfigError
+/// naming the file and key.
 SweepPlan planSweepFile(const QString& config, const QStringList& grids, int seeds,
-                        const QStringList& sets, QJsonValue* figures = nullptr);
+                        const QStringList& sets, QJsonValue* figures = nullptr,
+                        QJsonValue* verdicts = nullptr);
 
 /// DIR/runs/<run folder>.
 QString sweepRunDir(const QString& dir, const SweepRun& run);

@@ -28,7 +28,8 @@ ExperimentFileRead readExperimentFile(const QString& path) {
             }
         }
         if (isObject &&
-            (obj.contains(QStringLiteral("sweep")) || obj.contains(QStringLiteral("figures")))) {
+            (obj.contains(QStringLiteral("sweep")) || obj.contains(QStringLiteral("figures")) ||
+             obj.contains(QStringLiteral("verdicts")))) {
             try {
                 const SweepFile sf = parseSweep(obj);
                 const SweepPlan plan = planSweep(sf.base, sf.spec);
@@ -104,7 +105,7 @@ QString overwriteRisk(const QString& path, const QByteArray& knownBytes) {
     try {
         const QJsonObject whole = experimentObjectFromJsonText(data);
         QStringList dropped;
-        for (const char* k : {"sweep", "figures"})
+        for (const char* k : {"sweep", "figures", "verdicts"})
             if (whole.contains(QString::fromLatin1(k))) dropped << QString::fromLatin1(k);
         if (!dropped.isEmpty())
             return tr("%1 describes a sweep; saving the form writes one experiment and drops its "

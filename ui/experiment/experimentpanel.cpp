@@ -3,6 +3,7 @@
 #include "core/records/resultio.h"
 #include "core/run/admission.h"
 #include "core/run/runner.h"
+#include "core/sweep/sweep.h"
 #include "ui/experiment/presets.h"
 #include "ui/plot/theme.h"
 #include <QCheckBox>
@@ -79,7 +80,7 @@ void ExperimentPanel::buildForm() {
     auto* seedsLabel = new QLabel(tr("Repeat over seeds"), this);
     m_seedsSpin = new QSpinBox(this);
     m_seedsSpin->setObjectName(QStringLiteral("seedsSpin"));
-    m_seedsSpin->setRange(1, 50);
+    m_seedsSpin->setRange(1, kMaxSeeds);
     m_seedsSpin->setValue(1);
     m_seedsSpin->setToolTip(
         tr("Queue K runs with task.seed and solver.seed + 0 … K−1 (new data, new "

@@ -263,11 +263,22 @@ Ranges computeRanges(const PlotState& st) {
             continue;
         for (const auto& p : s.points) markerAtEnd = markerAtEnd || p.x() <= x0 || p.x() >= x1;
     }
+    constexpr double kMarkerMargin = 0.03;
     if (markerAtEnd && !bars && st.logX && x0 > 0 && x1 > x0) {
-        constexpr double kMarkerMargin = 0.03;
         const double span = std::log10(x1 / x0);
         x0 /= std::pow(10.0, kMarkerMargin * span);
         x1 *= std::pow(10.0, kMarkerMargin * span);
+    } else if (markerAtEnd && !bars && !st.logX && st.xCategories.isEmpty() && x1 > x0 &&
+               !st.manualRange) {
+        // A linear axis: the range its fixed ticks would show (whole nice steps), then the same
+        // margin outside it, with the ticks inside (a probability axis stays 0..1 in its ticks,
+        // and a marker at 1 is drawn whole).
+        int count = 2;
+        niceFixedRange(x0, x1, &count);
+        const double pad = kMarkerMargin * (x1 - x0);
+        x0 -= pad;
+        x1 += pad;
+        r.xTicksInside = true;
     }
     if (st.logY) padLog(y0, y1);
     else if (!st.yCategories.isEmpty()) {

@@ -88,6 +88,9 @@ constexpr double kLogFloor = kLogDisplayFloor;
 struct Ranges {
     double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
     int droppedLogX = 0, droppedLogY = 0, raisedLogY = 0;
+    /// A linear x axis widened past its nice tick range so that markers at its ends are not
+    /// cut by the frame: its ticks are placed inside [x0, x1] (dynamic ticks), not at its ends.
+    bool xTicksInside = false;
 };
 
 /// Where a value is drawn on a y axis (values below the floor of a log axis at the floor).

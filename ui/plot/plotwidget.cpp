@@ -202,9 +202,9 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
     const Ranges r0 = computeRanges(st);
     QAbstractAxis* ax;
     QAbstractAxis* ay;
-    auto linear = [&st](double lo, double hi) {
+    auto linear = [&st](double lo, double hi, bool ticksInside = false) {
         auto* a = new QValueAxis;
-        setLinearTicks(a, lo, hi, st.manualRange.has_value());
+        setLinearTicks(a, lo, hi, st.manualRange.has_value() || ticksInside);
         return a;
     };
     if (st.logX) {
@@ -215,7 +215,7 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
         keepLabelsWhole(ca);
         ax = ca;
     } else {
-        ax = linear(r0.x0, r0.x1);
+        ax = linear(r0.x0, r0.x1, r0.xTicksInside);
     }
     if (st.logY) {
         ay = makeLogAxis(r0.y0, r0.y1, false);
@@ -759,14 +759,15 @@ void PlotWidget::refreshData() {
     Ranges r = computeRanges(m_state);
     const auto hx = m_chart->axes(Qt::Horizontal);
     const auto vy = m_chart->axes(Qt::Vertical);
-    auto setAxis = [this](QAbstractAxis* a, double lo, double hi) {
+    auto setAxis = [this, &r](QAbstractAxis* a, double lo, double hi) {
         const bool horizontal = a->orientation() == Qt::Horizontal;
         if (auto* ca = qobject_cast<QCategoryAxis*>(a)) { // a log axis or categories
             if (horizontal && !m_state.logX && !m_state.xCategories.isEmpty())
                 setCategoryTicks(ca, lo, hi, m_state.xCategories);
             else setLogTicks(ca, lo, hi, horizontal);
         } else if (auto* va = qobject_cast<QValueAxis*>(a)) {
-            setLinearTicks(va, lo, hi, m_state.manualRange.has_value());
+            setLinearTicks(va, lo, hi,
+                           m_state.manualRange.has_value() || (horizontal && r.xTicksInside));
         }
         return true;
     };

@@ -6,6 +6,7 @@
 #include "core/run/runner.h"
 #include "core/sweep/sweepfigure.h"
 #include "core/sweep/sweeprun.h"
+#include "core/sweep/sweepverdict.h"
 #include "ui/experiment/presets.h"
 #include "ui/export/exporter.h"
 #include "ui/panels/headspanel.h"
@@ -120,10 +121,12 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
     const QString out = opt.out;
     SweepPlan plan;
     std::vector<SweepFigureSpec> specs;
+    std::vector<SweepVerdictSpec> verdictSpecs;
     try {
-        QJsonValue figures;
-        plan = planSweepFile(opt.config, opt.grids, opt.seeds, opt.sets, &figures);
+        QJsonValue figures, verdicts;
+        plan = planSweepFile(opt.config, opt.grids, opt.seeds, opt.sets, &figures, &verdicts);
         specs = parseSweepFigures(figures, plan);
+        verdictSpecs = parseSweepVerdicts(verdicts, plan);
     } catch (const ConfigError& e) {
         std::fprintf(stderr, "mhla-lab figures: invalid input: %s\n", e.what());
         return 2;
@@ -192,11 +195,26 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
             return 2;
         }
     }
+    // The verdict of each claim the file states (see core/sweep/sweepverdict.h).
+    std::vector<SweepVerdict> verdicts;
+    for (const SweepVerdictSpec& vs : verdictSpecs)
+        verdicts.push_back(evaluateSweepVerdict(vs, plan, results));
+    if (err.isEmpty() && !verdicts.empty()) {
+        for (const auto& [name, bytes] : {std::pair{"verdict.txt", verdictsText(verdicts)},
+                                          std::pair{"verdict.json", verdictsJson(verdicts)}}) {
+            const QString path = QDir(out).filePath(QString::fromLatin1(name));
+            err = writeFileAtomic(path, bytes);
+            if (!err.isEmpty()) break;
+            written << path;
+        }
+    }
     if (!err.isEmpty()) {
         std::fprintf(stderr, "mhla-lab figures: %s\n", qPrintable(err));
         return 1;
     }
     for (const QString& w : written) std::printf("%s\n", qPrintable(QDir::cleanPath(w)));
+    for (const SweepVerdict& v : verdicts)
+        std::fprintf(stderr, "mhla-lab figures: %s\n", qPrintable(v.line()));
     for (const QString& s : skipped)
         std::fprintf(stderr, "mhla-lab figures: skipped %s\n", qPrintable(s));
     if (outcome.failed || missing) {

@@ -1,4 +1,5 @@
 #include "ui/shell/guioptions.h"
+#include "core/sweep/sweep.h"
 #include <QCommandLineParser>
 
 namespace mhla::ui {
@@ -98,7 +99,7 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
             !e.isEmpty())
             return e;
     if (p.isSet(seeds))
-        if (QString e = parseInt(QStringLiteral("seeds"), p.value(seeds), 1, 1000, &o.seeds);
+        if (QString e = parseInt(QStringLiteral("seeds"), p.value(seeds), 1, kMaxSeeds, &o.seeds);
             !e.isEmpty())
             return e;
     o.grids = p.values(grid);

@@ -1,0 +1,95 @@
+#include "core/tasks/exportsamples.h"
+
+#include "core/base/fileio.h"
+#include "core/base/machine.h"
+#include "core/base/npy.h"
+#include "core/experiment/loader.h"
+#include "core/tasks/tasks.h"
+#include <QDir>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <cstring>
+#include <vector>
+
+namespace mhla {
+
+namespace {
+QString q(const char* s) { return QString::fromUtf8(s); }
+QString gib(double bytes) {
+    return QString::number(bytes / (1024.0 * 1024 * 1024), 'f', 1) + q(" GiB");
+}
+} // namespace
+
+long long exportSamplesBytes(const ExperimentConfig& cfg) {
+    const TaskDims dims = taskDims(cfg.task);
+    return 8LL * cfg.task.samples * (static_cast<long long>(dims.n) * dims.d + dims.dOut);
+}
+
+QString exportTaskSamples(const ExperimentConfig& cfg, const QString& dir,
+                          const CancelToken* cancel, ExportedSamples* out) {
+    if (cfg.task.kind == TaskKind::Dataset)
+        throw ConfigError("task.kind: a dataset task's samples are already files (task.prompts, "
+                          "task.targets); export-data writes the samples of a synthetic task "
+                          "(random_mhla, associative_memory, automaton)",
+                          q("task.kind"));
+    if (cfg.task.causal)
+        throw ConfigError("task.causal: a causal task's samples are prefixes of different lengths, "
+                          "which one N x n x d array cannot hold; export with task.causal = false",
+                          q("task.causal"));
+    const long long bytes = exportSamplesBytes(cfg);
+    if (static_cast<double>(bytes) > 0.5 * physicalMemoryBytes())
+        throw ConfigError((q("task.samples: ") + QString::number(cfg.task.samples) +
+                           q(" samples take ") + gib(static_cast<double>(bytes)) +
+                           q(", more than half of this machine's memory (") +
+                           gib(physicalMemoryBytes()) + q("); export fewer samples"))
+                              .toStdString(),
+                          q("task.samples"));
+    const auto task = makeTask(cfg.task);
+    const long long N = cfg.task.samples, n = task->tokens(), d = task->d(), dOut = task->dOut();
+    std::vector<double> Z(static_cast<size_t>(N * n * d)), Y(static_cast<size_t>(N * dOut));
+    Sample s;
+    for (long long i = 0; i < N; ++i) {
+        if (cancel) cancel->check();
+        task->sampleInto(Stream::Train, i, s);
+        // Sample::Z is d x n, column-major: its columns (tokens) are the rows of the n x d block.
+        std::memcpy(Z.data() + i * n * d, s.Z.data(), sizeof(double) * static_cast<size_t>(n * d));
+        std::memcpy(Y.data() + i * dOut, s.y.data(), sizeof(double) * static_cast<size_t>(dOut));
+    }
+    if (const QString e = prepareOutputFolder(dir); !e.isEmpty()) return q("--out: ") + e;
+    const QDir folder(dir);
+    if (QString e =
+            writeFileAtomic(folder.filePath(q("prompts.npy")), npyBytes({N, n, d}, Z.data()));
+        !e.isEmpty())
+        return e;
+    if (QString e =
+            writeFileAtomic(folder.filePath(q("targets.npy")), npyBytes({N, dOut}, Y.data()));
+        !e.isEmpty())
+        return e;
+    // dataset.json: the dataset task on these files, with the source's solver and eval keys that
+    // a dataset run reads (the others, e.g. eval.words, would be refused as not read).
+    QJsonObject datasetTask{{q("kind"), q("dataset")},
+                            {q("prompts"), q("prompts.npy")},
+                            {q("targets"), q("targets.npy")}};
+    const QJsonObject source = experimentToJson(cfg);
+    QJsonObject probe{
+        {q("task"), QJsonObject{{q("kind"), q("dataset")},
+                                {q("prompts"), folder.absoluteFilePath(q("prompts.npy"))},
+                                {q("targets"), folder.absoluteFilePath(q("targets.npy"))}}}};
+    const QStringList read = keysReadBy(loadExperimentObject(probe).config);
+    QJsonObject experiment{{q("task"), datasetTask}};
+    for (const char* section : {"solver", "eval"}) {
+        QJsonObject kept;
+        const QJsonObject src = source.value(q(section)).toObject();
+        for (auto it = src.begin(); it != src.end(); ++it)
+            if (read.contains(q(section) + q(".") + it.key())) kept.insert(it.key(), it.value());
+        if (!kept.isEmpty()) experiment.insert(q(section), kept);
+    }
+    if (QString e = writeFileAtomic(folder.filePath(q("dataset.json")),
+                                    QJsonDocument(experiment).toJson(QJsonDocument::Indented));
+        !e.isEmpty())
+        return e;
+    if (out) *out = {N, static_cast<int>(n), static_cast<int>(d), static_cast<int>(dOut), bytes};
+    return {};
+}
+
+} // namespace mhla

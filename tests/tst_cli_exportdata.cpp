@@ -1,0 +1,125 @@
+// `mhla-lab export-data` (issue 24): a synthetic task's samples as prompts.npy / targets.npy and
+// dataset.json; `solve --config DIR/dataset.json` certifies and fits the same data, bit for bit
+// against the synthetic run, for each task kind. Refusals name the key or option and exit 2.
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+QString s(const char* t) { return QString::fromUtf8(t); }
+struct Outcome {
+    int code;
+    QByteArray out, err;
+};
+Outcome run(const QStringList& args) {
+    QProcess p;
+    p.start(s(MHLA_BINARY), args);
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        return {-1, {}, "timeout"};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+QJsonObject json(const QByteArray& text) { return QJsonDocument::fromJson(text).object(); }
+QStringList sets(const QStringList& kv) {
+    QStringList out;
+    for (const QString& a : kv) out << s("--set") << a;
+    return out;
+}
+} // namespace
+
+class TestCliExportData : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_tmp;
+
+private Q_SLOTS:
+    void roundTripIsBitForBit_data() {
+        QTest::addColumn<QStringList>("keys");
+        QTest::newRow("associative_memory, p = 0.5")
+            << QStringList{s("task.samples=3000"), s("task.orthogonal_prob=0.5")};
+        QTest::newRow("associative_memory, p = 1 (not certified)")
+            << QStringList{s("task.samples=2000"), s("task.orthogonal_prob=1")};
+        QTest::newRow("random_mhla d = 3")
+            << QStringList{s("task.kind=random_mhla"), s("task.d=3"), s("task.samples=2000")};
+        QTest::newRow("automaton gaussian") << QStringList{
+            s("task.kind=automaton"), s("task.embedding=gaussian"), s("task.samples=1500")};
+    }
+    void roundTripIsBitForBit() {
+        QFETCH(QStringList, keys);
+        const QString dir = m_tmp.filePath(QString::fromLatin1(QTest::currentDataTag())
+                                               .replace(QLatin1Char(' '), QLatin1Char('_')));
+        const Outcome e = run(QStringList{s("export-data"), s("--out"), dir} + sets(keys));
+        QVERIFY2(e.code == 0, e.err.constData());
+        QVERIFY(e.out.contains("prompts.npy") && e.out.contains("dataset.json"));
+        QVERIFY2(e.err.contains("run them with: mhla-lab solve --config"), e.err.constData());
+        const Outcome synth = run(QStringList{s("solve")} + sets(keys));
+        QVERIFY2(synth.code == 0, synth.err.constData());
+        const Outcome data = run({s("solve"), s("--config"), dir + s("/dataset.json")});
+        QVERIFY2(data.code == 0, data.err.constData());
+        const QJsonObject a = json(synth.out), b = json(data.out);
+        QCOMPARE(b.value(s("task")).toString(), s("dataset"));
+        for (const char* k : {"d", "tokens", "d_out", "feature_dim", "samples", "lambda_min",
+                              "lambda_max", "null_dim", "certified", "tolerance", "train_mse",
+                              "rank", "singular_values", "certificate_method", "solve_method"})
+            QVERIFY2(a.value(s(k)) == b.value(s(k)),
+                     qPrintable(s(k) + s(": ") +
+                                QString::fromUtf8(
+                                    QJsonDocument(QJsonObject{{s("synthetic"), a.value(s(k))},
+                                                              {s("dataset"), b.value(s(k))}})
+                                        .toJson(QJsonDocument::Compact))));
+        // Numbers that need the teacher are absent for the dataset, not zero.
+        QVERIFY(a.contains(s("distance_p")));
+        QVERIFY(!b.contains(s("distance_p")));
+    }
+
+    void refusalsNameWhatIsWrong() {
+        const QString dir = m_tmp.filePath(s("refused"));
+        const Outcome noOut = run({s("export-data")});
+        QCOMPARE(noOut.code, 2);
+        QVERIFY2(noOut.err.contains("--out DIR is required"), noOut.err.constData());
+        const Outcome typo = run({s("export-data"), s("--outt"), dir});
+        QCOMPARE(typo.code, 2);
+        QVERIFY2(typo.err.contains("did you mean --out?"), typo.err.constData());
+        const Outcome causal = run(QStringList{s("export-data"), s("--out"), dir} +
+                                   sets({s("task.kind=random_mhla"), s("task.causal=true")}));
+        QCOMPARE(causal.code, 2);
+        QVERIFY2(causal.err.contains("task.causal"), causal.err.constData());
+        QVERIFY(!QFile::exists(dir + s("/prompts.npy")));
+        // A first export, then the same folder again: refused without --force, nothing changed.
+        QCOMPARE(run(QStringList{s("export-data"), s("--out"), dir} + sets({s("task.samples=100")}))
+                     .code,
+                 0);
+        QFile f(dir + s("/prompts.npy"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray before = f.readAll();
+        f.close();
+        const Outcome again =
+            run(QStringList{s("export-data"), s("--out"), dir} + sets({s("task.samples=200")}));
+        QCOMPARE(again.code, 2);
+        QVERIFY2(again.err.contains("already holds prompts.npy") && again.err.contains("--force"),
+                 again.err.constData());
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), before);
+        f.close();
+        QCOMPARE(run(QStringList{s("export-data"), s("--out"), dir, s("--force")} +
+                     sets({s("task.samples=200")}))
+                     .code,
+                 0);
+        // Exporting a dataset task: its samples are already files.
+        const Outcome dataset = run({s("export-data"), s("--config"), dir + s("/dataset.json"),
+                                     s("--out"), m_tmp.filePath(s("again"))});
+        QCOMPARE(dataset.code, 2);
+        QVERIFY2(dataset.err.contains("task.kind") && dataset.err.contains("already files"),
+                 dataset.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliExportData)
+#include "tst_cli_exportdata.moc"
