@@ -574,10 +574,13 @@ private Q_SLOTS:
 
     // Issue 26 item 7: loading a session is linear in its size (the issue saw 100 runs 3.0 s,
     // 200 runs 17.7 s, 400 runs > 61 s). Times are printed; the assertion is on the growth:
-    // 400 runs may take at most 3x as long as 200 (linear is 2x; the old growth was 3.5x+).
+    // twice the runs may take at most 3x as long (linear is 2x). readSession is linear (100,
+    // 200, 400 runs: 114, 177, 577 ms); MainWindow::openSession is not (2.0, 11.2, 87 s): this
+    // test fails until the run list adds runs without redrawing every run each time. 50, 100,
+    // 200 runs keep it to ~15 s in the suite.
     void sessionLoadingIsLinear() {
         const ExperimentResult one = smallRun();
-        std::vector<SessionRun> runs(400);
+        std::vector<SessionRun> runs(200);
         for (size_t i = 0; i < runs.size(); ++i) {
             runs[i].name = QStringLiteral("run %1").arg(i);
             runs[i].color = QColor::fromHsv(static_cast<int>(i % 360), 200, 200);
@@ -585,7 +588,7 @@ private Q_SLOTS:
             runs[i].result = one;
         }
         double msAt[3] = {0, 0, 0};
-        const int counts[3] = {100, 200, 400};
+        const int counts[3] = {50, 100, 200};
         for (int k = 0; k < 3; ++k) {
             const QString dir = m_dir.filePath(QStringLiteral("big-session-%1").arg(counts[k]));
             QCOMPARE(
