@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <system_error>
 
 namespace mhla::cli {
 
@@ -61,9 +62,6 @@ Run `mhla-lab solve --help` for every key of the experiment file.
 )";
 
 bool isHelp(const char* a) { return std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0; }
-
-/// Runs estimated above this need --yes (the GUI asks).
-constexpr double kLongRunSeconds = 600.0;
 
 QString solveHelp() {
     return q(R"(Usage: mhla-lab solve [--config FILE] [--set section.key=value ...] [--out DIR]
@@ -169,20 +167,18 @@ int solve(int argc, char** argv) {
 
     // Hours of silence help nobody: estimate first, refuse long runs unless --yes.
     {
-        const RunEstimate est = estimateRun(cfg);
-        const double total = est.seconds * static_cast<double>(variants.size());
-        if (opt.progress || total > 10.0)
-            err(q("mhla-lab solve: estimate: ") + QString::fromStdString(est.describe()) +
-                (variants.size() > 1
-                     ? q(" per run, ") + QString::number(variants.size()) + q(" runs")
-                     : QString()));
-        if (total > kLongRunSeconds && !opt.yes) {
-            err(q("mhla-lab solve: this run is estimated at ") +
-                QString::fromStdString(formatDuration(total)) + q(" (more than ") +
-                QString::fromStdString(formatDuration(kLongRunSeconds)) +
-                q("); pass --yes to run it anyway, or choose smaller sizes"));
-            return InvalidInput;
-        }
+        std::vector<const ExperimentConfig*> runs;
+        for (const ExperimentConfig& v : variants) runs.push_back(&v);
+        const BatchEstimate est = estimateBatch(runs, 1);
+        if (opt.progress || est.seconds > 10.0)
+            err(q("mhla-lab solve: estimate: ") + QString::fromStdString(est.describe()));
+        if (!opt.yes)
+            if (const std::string e =
+                    longRunRefusal(est, variants.size() > 1 ? "these runs" : "this run");
+                !e.empty()) {
+                err(q("mhla-lab solve: ") + QString::fromStdString(e));
+                return InvalidInput;
+            }
     }
 
     if (!opt.out.isEmpty()) {
@@ -190,12 +186,36 @@ int solve(int argc, char** argv) {
             err(q("mhla-lab solve: --out: ") + e);
             return InvalidInput;
         }
+        // A folder (or a pipe, a device) where a result file goes fails the write after the whole
+        // run: refuse before computing, --force or not.
+        const QStringList names = resultFileNames() << q("seeds.csv");
+        for (const QString& name : names) {
+            const QFileInfo fi(QDir(opt.out).filePath(name));
+            if (fi.exists() && !fi.isFile()) {
+                err(q("mhla-lab solve: --out: \"") + fi.filePath() +
+                    q("\" is not a regular file (a folder?); a run writes its ") + name +
+                    q(" there. Remove or rename it, or choose another folder"));
+                return InvalidInput;
+            }
+        }
         if (!opt.force && QFileInfo::exists(QDir(opt.out).filePath(q("result.json")))) {
             err(q("mhla-lab solve: --out: \"") + opt.out +
                 q("\" already holds the results of a run (result.json); choose another folder "
                   "or pass --force to overwrite them"));
             return InvalidInput;
         }
+    }
+
+    // A closed stdout (>&-) was given /dev/null: the result printed there is lost. Without --out
+    // the run would be for nothing; with it, say where the result is.
+    if (standardDescriptorWasClosed(1)) {
+        if (opt.out.isEmpty()) {
+            err(q("mhla-lab solve: standard output is closed (>&-), so the result cannot be "
+                  "printed; pass --out DIR to write it to files, or run with stdout open"));
+            return InvalidInput;
+        }
+        err(q("mhla-lab solve: standard output is closed (>&-); the result goes only to --out ") +
+            opt.out);
     }
 
     CancelToken cancel;
@@ -235,6 +255,13 @@ int solve(int argc, char** argv) {
     } catch (const std::bad_alloc&) {
         err(q("mhla-lab solve: out of memory; choose smaller sizes (task.samples, task.d, "
               "solver.heads)"));
+        return InternalError;
+    } catch (const std::system_error& e) {
+        const bool limit = e.code() == std::errc::resource_unavailable_try_again;
+        err(q("mhla-lab solve: internal error: ") + QString::fromUtf8(e.what()) +
+            (limit ? q(" (the system refused a thread: a process or thread limit such as ulimit "
+                       "-u; lower --threads, e.g. --threads 1)")
+                   : QString()));
         return InternalError;
     } catch (const std::exception& e) {
         err(q("mhla-lab solve: internal error: ") + QString::fromUtf8(e.what()));

@@ -90,10 +90,18 @@ int main(int argc, char** argv) {
     if (figures) return mhla::ui::runFigures(argc, argv);
     if (!haveDisplay()) {
         if (argc == 1) return runDefaultHeadless(argv[0]);
-        std::fputs(
-            "mhla-lab: there is no display to open the desktop app on (DISPLAY is not set).\n"
-            "Headless commands: mhla-lab solve | figures | bench (see mhla-lab --help).\n",
-            stderr);
+        // Say why there is no display: a platform that draws nowhere, or no DISPLAY at all.
+        const QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+        const std::string why =
+            platform.isEmpty() ? std::string("DISPLAY is not set")
+                               : "QT_QPA_PLATFORM=" +
+                                     mhla::escapeControlCharacters(QString::fromLocal8Bit(platform))
+                                         .toStdString() +
+                                     " draws no window; unset it to use the display";
+        std::fprintf(stderr,
+                     "mhla-lab: there is no display to open the desktop app on (%s).\n"
+                     "Headless commands: mhla-lab solve | figures | bench (see mhla-lab --help).\n",
+                     why.c_str());
         return mhla::cli::InvalidInput;
     }
     return mhla::ui::runGui(argc, argv);

@@ -215,8 +215,8 @@ QString parseSweepOptions(const QStringList& argsIn, SweepOptions* out) {
 namespace {
 
 SweepPlan planFrom(const QString& config, const QStringList& grids, int seeds,
-                   const QStringList& sets) {
-    return planSweepFile(config, grids, seeds, sets);
+                   const QStringList& sets, long long maxRuns = 0) {
+    return planSweepFile(config, grids, seeds, sets, nullptr, maxRuns);
 }
 
 QString runDir(const QString& dir, const SweepRun& r) { return sweepRunDir(dir, r); }
@@ -240,26 +240,42 @@ QString duration(double s) {
 int runCommand(const SweepOptions& opt) {
     SweepPlan plan;
     try {
-        plan = planFrom(opt.config, opt.grids, opt.seeds, opt.sets);
+        // The count before anything else: more than 1000 runs need --yes, and a 10^6-point
+        // grid is refused before a single point is validated.
+        plan = planFrom(opt.config, opt.grids, opt.seeds, opt.sets,
+                        opt.yes ? 0 : kSweepRunsWithoutYes);
     } catch (const ConfigError& e) {
-        err(q("mhla-lab sweep: ") + QString::fromUtf8(e.what()));
+        err(q("mhla-lab sweep: ") + QString::fromUtf8(e.what()) +
+            (e.key() == q("--yes")
+                 ? q("; pass --yes to run more than ") + QString::number(kSweepRunsWithoutYes) +
+                       q(", or shard them (--shard i/n, sweep slurm)")
+                 : QString()));
         return InvalidInput;
     }
-    if (plan.runs.size() > 1000 && !opt.yes) {
-        err(q("mhla-lab sweep: ") + QString::number(plan.runs.size()) +
-            q(" runs; pass --yes to run more than 1000, or shard them (--shard i/n, sweep slurm)"));
+    SweepExecution ex;
+    ex.jobs = opt.jobs;
+    ex.shard = opt.shard;
+    ex.shards = opt.shards;
+    // The same admission and 10-minute rule as solve, for the runs still to do.
+    const SweepAdmission admission = admitSweep(plan, opt.out, ex);
+    if (!admission.issues.empty()) {
+        err(q("mhla-lab sweep: ") + admission.issues.front().key + q(": ") +
+            admission.issues.front().message);
         return InvalidInput;
     }
+    if (admission.pending > 0 && (!opt.quiet || admission.estimate.seconds > 10.0))
+        err(q("mhla-lab sweep: estimate: ") +
+            QString::fromStdString(admission.estimate.describe()));
+    if (!opt.yes)
+        if (const std::string e = longRunRefusal(admission.estimate, "this sweep"); !e.empty()) {
+            err(q("mhla-lab sweep: ") + QString::fromStdString(e));
+            return InvalidInput;
+        }
     if (const QString e = claimFolder(opt.out, plan); !e.isEmpty()) {
         err(q("mhla-lab sweep: ") + e);
         return InvalidInput;
     }
-    int mine = 0, pendingCount = 0;
-    for (const SweepRun& r : plan.runs) {
-        if (r.index % opt.shards != opt.shard) continue;
-        ++mine;
-        if (finishedResult(opt.out, r).isEmpty()) ++pendingCount;
-    }
+    const int mine = admission.mine, pendingCount = admission.pending;
     if (!opt.quiet)
         err(QString::asprintf("mhla-lab sweep: %zu points x %d seeds = %zu runs",
                               plan.points.size(), plan.spec.seeds, plan.runs.size()) +
@@ -271,10 +287,6 @@ int runCommand(const SweepOptions& opt) {
 
     CancelToken cancel;
     std::optional<CancelOnSignals> onSignals(&cancel);
-    SweepExecution ex;
-    ex.jobs = opt.jobs;
-    ex.shard = opt.shard;
-    ex.shards = opt.shards;
     ex.cancel = &cancel;
     ex.onRunDone = [&opt](const SweepProgress& p) {
         if (opt.quiet && !p.failed) return;
@@ -404,6 +416,14 @@ int slurmCommand(const SweepOptions& opt) {
         plan = planFrom(opt.config, opt.grids, opt.seeds, opt.sets);
     } catch (const ConfigError& e) {
         err(q("mhla-lab sweep slurm: ") + QString::fromUtf8(e.what()));
+        return InvalidInput;
+    }
+    // The shards read DIR/sweep.json back as an experiment file with a "sweep", whose grid may
+    // not be empty: refuse here rather than write a script whose every task fails.
+    if (plan.spec.axes.empty()) {
+        err(q("mhla-lab sweep slurm: the sweep has no swept key (no --grid and no \"sweep\" grid "
+              "in the experiment file); allowed: at least one --grid KEY=VALUES or a file with "
+              "a \"sweep\" grid. One experiment needs no job array: run mhla-lab solve"));
         return InvalidInput;
     }
     if (static_cast<size_t>(opt.slurmShards) > plan.runs.size()) {

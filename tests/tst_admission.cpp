@@ -8,15 +8,50 @@
 #include "core/run/runner.h"
 #include "core/sweep/sweep.h"
 #include "core/tasks/tasks.h"
+#include <QFile>
 #include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cstdio>
 
 using namespace mhla;
 
 namespace {
 QString s(const char* t) { return QString::fromUtf8(t); }
 ExperimentConfig parse(const QByteArray& json) { return experimentFromJsonText(json); }
+
+/// A kernel value of /proc/self/status in bytes ("VmHWM", "VmRSS"), or -1.
+double procStatusBytes(const char* field) {
+    QFile f(s("/proc/self/status"));
+    if (!f.open(QIODevice::ReadOnly)) return -1;
+    for (const QByteArray& line : f.readAll().split('\n'))
+        if (line.startsWith(QByteArray(field) + ':'))
+            return line.mid(static_cast<int>(qstrlen(field)) + 1)
+                       .trimmed()
+                       .split(' ')
+                       .first()
+                       .toDouble() *
+                   1024.0;
+    return -1;
+}
+
+/// Resets VmHWM to the current RSS (Linux >= 4.0: "5" > /proc/self/clear_refs).
+bool resetPeakRss() {
+    QFile f(s("/proc/self/clear_refs"));
+    return f.open(QIODevice::WriteOnly) && f.write("5") == 1;
+}
+
+/// The issue's trainer: mhla with many heads, 512 samples, one epoch (the heads dominate).
+ExperimentConfig manyHeads(int heads) {
+    ExperimentConfig cfg;
+    cfg.solver.kind = SolverKind::Mhla;
+    cfg.solver.heads = heads;
+    cfg.solver.epochs = 1;
+    cfg.task.samples = 512;
+    cfg.eval.valSamples = cfg.eval.oodSamples = 64;
+    cfg.eval.identifiability = ExploreMode::None;
+    return cfg;
+}
 } // namespace
 
 class TestAdmission : public QObject {
@@ -81,6 +116,71 @@ private Q_SLOTS:
             QVERIFY2(m.contains(s("sweep point 1")) && m.contains(s("GiB")), qPrintable(m));
             QCOMPARE(e.key(), s("task.pairs"));
         }
+    }
+
+    // Issue 26 item 2: the trainers' heads are in the estimate. With 65536 heads the old
+    // estimate said 89 MiB where the run peaked at 2.3 GB (26x); 2^20 heads were admitted and
+    // died "out of memory". The refusal names solver.heads, the key to change.
+    void trainerHeadsAreInTheEstimate() {
+        const ExperimentConfig cfg = manyHeads(65536);
+        const double gib = 1024.0 * 1024.0 * 1024.0;
+        // Parameters: 65536 heads x d (d_out + d) = 1.57M doubles, times theta, gradient, two
+        // Adam moments, snapshot and two chunk gradients (88 MB); the step's two chunk
+        // workspaces (16 samples x 4 H d doubles, 268 MB); the evaluation's workspace (256
+        // samples x 2 H d doubles) is 1 GiB by itself. The run's peak RSS was 2.3 GB.
+        const double bytes = estimateRunBytes(cfg, 1);
+        QVERIFY2(bytes > 1.2 * gib && bytes < 2.0 * gib, qPrintable(QString::number(bytes / gib)));
+        // The exact solve's memory (pairs = 2, D = 40) is tiny: the trainer dominates.
+        const RunBytes parts = runBytes(cfg, 1);
+        QVERIFY(parts.model > 100 * parts.exact);
+        // Each worker of the evaluation holds a workspace: more threads, more memory.
+        QVERIFY(estimateRunBytes(cfg, 2) > bytes + 0.9 * gib);
+
+        ExperimentConfig huge = manyHeads(1 << 20);
+        const auto issues = admissionIssues(huge, 24.0 * gib, 1);
+        QCOMPARE(issues.size(), size_t(1));
+        QCOMPARE(issues.front().key, s("solver.heads"));
+        const QString m = issues.front().message;
+        QVERIFY2(m.startsWith(s("solver.heads = 1048576")), qPrintable(m));
+        QVERIFY2(m.contains(s("GiB of memory; this machine has 24.0 GiB")), qPrintable(m));
+        // More samples than heads can hold: task.samples is named first.
+        ExperimentConfig data = manyHeads(1);
+        data.task.samples = 200000000;
+        const auto dataIssues = admissionIssues(data, 24.0 * gib, 1);
+        QCOMPARE(dataIssues.size(), size_t(1));
+        QCOMPARE(dataIssues.front().key, s("task.samples"));
+    }
+
+    // A sweep runs --jobs runs at once: jobs x the per-run peak must fit, and when one run
+    // fits, --jobs is the key to change.
+    void jobsMultiplyTheEstimate() {
+        const ExperimentConfig cfg = manyHeads(65536);
+        const double one = estimateRunBytes(cfg, 1);
+        QVERIFY(admissionIssues(cfg, 2.0 * one, 1, 1).empty());
+        const auto issues = admissionIssues(cfg, 2.0 * one, 1, 4);
+        QCOMPARE(issues.size(), size_t(1));
+        QCOMPARE(issues.front().key, s("--jobs"));
+        QVERIFY2(issues.front().message.contains(s("for 4 runs at once (--jobs)")),
+                 qPrintable(issues.front().message));
+    }
+
+    // The estimate against the run's measured peak RSS (Linux: VmHWM reset before the run):
+    // never below it, at most 2x above (the estimate counts allocated bytes; the OS counts the
+    // pages touched). 8192 heads keep the test at ~0.3 GB. Before: 26x below.
+    void trainerEstimateAgreesWithThePeakRss() {
+        ExperimentConfig cfg = manyHeads(8192);
+        cfg.solver.compareExact = false;
+        if (!resetPeakRss() || procStatusBytes("VmHWM") < 0)
+            QSKIP("no /proc/self/clear_refs or VmHWM: cannot measure the peak here");
+        const double before = procStatusBytes("VmRSS");
+        const ExperimentResult r = runExperiment(cfg, RunContext{});
+        const double peak = procStatusBytes("VmHWM") - before;
+        const double estimate = estimateRunBytes(cfg, 0);
+        std::printf("8192 heads: estimate %.1f MiB, measured peak %.1f MiB (ratio %.2f)\n",
+                    estimate / 1048576.0, peak / 1048576.0, estimate / peak);
+        QVERIFY(r.metrics.trainMse >= 0);
+        QVERIFY2(estimate >= peak && estimate <= 2.0 * peak,
+                 qPrintable(QString::number(estimate / peak)));
     }
 
     // The dimensions are a pure function of the task keys, and the tasks agree with them.

@@ -12,6 +12,8 @@
 #include "core/algebra/solver.h"
 #include "core/base/rng.h"
 #include "core/run/runner.h"
+#include "core/run/training/trainer.h"
+#include "core/tasks/tasks.h"
 #include <QTest>
 #include <algorithm>
 #include <atomic>
@@ -211,6 +213,31 @@ private Q_SLOTS:
         for (int delay : {20, 60})
             s.push_back(measure([&](const RunContext& ctx) { smallestEigenvalue(L, ctx); }, delay));
         record("lambda_min trace checkpoint (D=600)", s);
+        for (const CancelSample& x : s) QVERIFY(!x.cancelled || x.latencyMs < kGenerousBoundMs);
+    }
+
+    // Issue 26 item 11: one full-batch minibatch step (batch 2^20, a multilayer model: each
+    // sample is its own forward and backward pass, ~2 s a step here) polls the token per chunk
+    // of 16 samples. Before, the step ran to its end: SIGINT waited 4-7 s.
+    void fullBatchTrainerStep() {
+        ExperimentConfig cfg = experimentFromJsonText(
+            R"({"task":{"kind":"random_mhla","samples":1048576},"solver":{"kind":"multilayer","heads":2,"layers":2,"batch":1048576,"compare_exact":false}})");
+        const auto task = makeTask(cfg.task);
+        const Dataset train = makeDataset(*task, Stream::Train, cfg.task.samples);
+        auto model = training::makeModel(cfg.solver, task->d(), task->dOut());
+        const training::TrainingData data = training::prepareTrainingData(train, false);
+        std::vector<long long> idx(static_cast<size_t>(cfg.task.samples));
+        for (size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<long long>(i);
+        std::vector<CancelSample> s;
+        for (int delay : {150, 400}) {
+            s.push_back(measure(
+                [&](const RunContext& ctx) {
+                    training::MinibatchStep step(*model, cfg.solver, ctx.threads, &ctx);
+                    (void)step(data, idx.data(), static_cast<int>(idx.size()), 1e-3);
+                },
+                delay));
+        }
+        record("trainer full-batch step (batch 2^20, multilayer)", s);
         for (const CancelSample& x : s) QVERIFY(!x.cancelled || x.latencyMs < kGenerousBoundMs);
     }
 

@@ -198,6 +198,28 @@ private Q_SLOTS:
         QCOMPARE(m_window->exportAllTo(dir, true), QString());
     }
 
+    // Issue 26: Export all writes result.json last, as writeRunFolder does: an overwrite that
+    // fails half-way (here a folder in the place of a PNG) leaves no result.json of the
+    // earlier export beside the new figures, and the folder does not open as one run.
+    void exportAllWritesResultJsonLast() {
+        const QString dir = m_dir.filePath(QStringLiteral("all-last"));
+        QCOMPARE(m_window->exportAllTo(dir, false), QString());
+        QVERIFY(QFile::exists(dir + QStringLiteral("/result.json")));
+        const QStringList names = exportAllFileNames(m_window->figures());
+        QString png;
+        for (const QString& n : names)
+            if (n.endsWith(QStringLiteral(".png"))) png = n;
+        QVERIFY(!png.isEmpty());
+        QVERIFY(QFile::remove(dir + u'/' + png));
+        QVERIFY(QDir(dir).mkdir(png)); // writing this figure's PNG fails
+        QVERIFY(!m_window->exportAllTo(dir, true).isEmpty());
+        QVERIFY2(!QFile::exists(dir + QStringLiteral("/result.json")),
+                 "a failed export left the earlier result.json in place");
+        QVERIFY(QDir(dir + u'/' + png).removeRecursively());
+        QCOMPARE(m_window->exportAllTo(dir, true), QString());
+        QVERIFY(QJsonDocument::fromJson(readAll(dir + QStringLiteral("/result.json"))).isObject());
+    }
+
     void figuresCommand() {
         const QString out = m_dir.filePath(QStringLiteral("headless"));
         const QString config =

@@ -24,9 +24,16 @@ extern "C" void onFatalSignal(int signo) {
 
 } // namespace
 
+namespace {
+bool g_wasClosed[3] = {false, false, false};
+} // namespace
+
+bool standardDescriptorWasClosed(int fd) { return fd >= 0 && fd <= 2 && g_wasClosed[fd]; }
+
 bool reserveStandardDescriptors() {
     for (int fd = 0; fd <= 2; ++fd) {
         if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        g_wasClosed[fd] = true;
         // open() returns the lowest free descriptor: fd itself, as the lower ones are open.
         const int got = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
         if (got < 0) return false;

@@ -13,6 +13,9 @@ class CancelToken;
 /// later can take one of them (progress lines on stderr would land in a result file). Call
 /// first thing in main. Returns false when /dev/null cannot be opened.
 [[nodiscard]] bool reserveStandardDescriptors();
+/// True when descriptor fd (0..2) was closed when reserveStandardDescriptors() ran (it now
+/// reads or writes /dev/null: output written there is lost, which a caller should say).
+[[nodiscard]] bool standardDescriptorWasClosed(int fd);
 
 /// Sets LC_NUMERIC back to "C". Qt's application object calls setlocale(LC_ALL, ""), after
 /// which printf-style formatting writes "0,0041" under a German locale; every text MHLA Lab

@@ -947,6 +947,15 @@ QJsonObject experimentObjectFromJsonText(const QByteArray& text) {
         const QJsonDocument wrapped = QJsonDocument::fromJson("[" + text + "]", &inner);
         if (inner.error == QJsonParseError::NoError && wrapped.array().size() == 1)
             throw ConfigError(str(q(objectExpected) + describe(wrapped.array().at(0))));
+        // Notepad's "Unicode" is UTF-16: a byte-order mark, or a NUL beside every ASCII byte.
+        if (text.startsWith("\xFF\xFE") || text.startsWith("\xFE\xFF") || text.contains('\0'))
+            throw ConfigError(str(q("the file is UTF-16 (") +
+                                  (text.contains('\0') ? q("it holds NUL bytes") : q("")) +
+                                  (text.startsWith("\xFF\xFE") || text.startsWith("\xFE\xFF")
+                                       ? q(text.contains('\0') ? ", " : "") +
+                                             q("it starts with a UTF-16 byte-order mark")
+                                       : q("")) +
+                                  q("), not UTF-8; save it as UTF-8 (allowed: UTF-8 JSON)")));
         throw ConfigError(str(q("malformed JSON at offset ") + QString::number(err.offset) +
                               q(": ") + err.errorString()));
     }

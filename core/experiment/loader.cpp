@@ -31,7 +31,8 @@ QStringList keysReadBy(const ExperimentConfig& cfg) {
     return out;
 }
 
-LoadedExperiment loadExperimentObject(QJsonObject obj, const QStringList& overrides) {
+LoadedExperiment loadExperimentObject(QJsonObject obj, const QStringList& overrides,
+                                      const char* option) {
     QStringList overridden;
     for (const QString& a : overrides) {
         applyOverride(obj, a);
@@ -45,7 +46,7 @@ LoadedExperiment loadExperimentObject(QJsonObject obj, const QStringList& overri
     for (const QString& path : overridden) {
         const KeyInfo* k = findExperimentKey(path);
         if (k && !k->applies.reads(out.config))
-            throw ConfigError((q("--set ") + path + q(": this run (task.kind ") +
+            throw ConfigError((q(option) + q(" ") + path + q(": this run (task.kind ") +
                                toString(out.config.task.kind) + q(", solver.kind ") +
                                toString(out.config.solver.kind) +
                                q(") does not read this key; it applies to ") + k->applies.text() +

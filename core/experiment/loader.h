@@ -30,8 +30,10 @@ LoadedExperiment loadExperimentText(const QByteArray& text, const QStringList& o
                                     const QString& origin = {});
 
 /// Applies overrides to an experiment object and validates it (what loadExperiment does after
-/// reading). Throws ConfigError.
-LoadedExperiment loadExperimentObject(QJsonObject obj, const QStringList& overrides = {});
+/// reading). Throws ConfigError; an override of a key the run does not read is named as given
+/// by `option` ("--set", or "--grid" for a sweep's points).
+LoadedExperiment loadExperimentObject(QJsonObject obj, const QStringList& overrides = {},
+                                      const char* option = "--set");
 
 /// Keys of the experiment file that a run with this configuration reads, as dotted paths.
 QStringList keysReadBy(const ExperimentConfig& cfg);

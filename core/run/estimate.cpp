@@ -2,7 +2,9 @@
 #include "core/algebra/certificate.h"
 #include "core/algebra/features.h"
 #include "core/algebra/model.h"
+#include "core/base/parallel.h"
 #include "core/base/types.h"
+#include "core/run/admission.h"
 #include "core/run/explorer.h"
 #include <algorithm>
 #include <cmath>
@@ -45,8 +47,6 @@ constexpr double kSampleOverheadSec = 0.3e-6; ///< allocations and RNG per gener
 //   [* tokens for the token-wise models]); evaluation ~ 1/3 of that
 constexpr double kTrainFlopsPerSec = 1.2e9;
 
-constexpr double kBytesPerDouble = 8;
-
 double cube(double x) { return x * x * x; }
 
 /// Flops to generate one prompt of the task and its label (S = Z Z^T and the teacher).
@@ -63,8 +63,6 @@ double sampleSeconds(double flops, double count) {
 struct TrainerShape {
     double params = 0;
     double workPerSample = 0; ///< as TrainableModel::workPerSample()
-    double workspaceBytes = 0;
-    bool moments = false;
 };
 
 TrainerShape trainerShape(const ExperimentConfig& cfg) {
@@ -75,21 +73,16 @@ TrainerShape trainerShape(const ExperimentConfig& cfg) {
     case SolverKind::Mhla:
         t.params = dOut * H * d + H * d * d;
         t.workPerSample = 3 * t.params;
-        t.moments = true;
-        t.workspaceBytes = kBytesPerDouble * (H * d * 4 + d * d);
         break;
     case SolverKind::Multilayer:
         t.params = cfg.solver.layers * 2.0 * H * d * d + dOut * d;
         t.workPerSample = 3 * t.params * n;
-        t.workspaceBytes =
-            kBytesPerDouble * cfg.solver.layers * (H * d * n * 3 + d * n * 2 + H * d * d);
         break;
     case SolverKind::Softmax: {
         const double dh = static_cast<int>(d) % static_cast<int>(H) == 0 ? d / H : d;
         const double Hdh = H * dh;
         t.params = 4 * Hdh * d + 4 * d + 4 * d * d + 3 * d + dOut * d;
         t.workPerSample = 3 * (3 * Hdh * d * n + 2 * Hdh * n + t.params);
-        t.workspaceBytes = kBytesPerDouble * (H * n * n * 2 + Hdh * n * 6 + d * n * 8);
         break;
     }
     case SolverKind::Poly: break;
@@ -99,10 +92,10 @@ TrainerShape trainerShape(const ExperimentConfig& cfg) {
 
 } // namespace
 
-RunEstimate estimateRun(const ExperimentConfig& cfg) {
+RunEstimate estimateRun(const ExperimentConfig& cfg, int threads) {
     RunEstimate e;
     const int dInt = cfg.promptDim();
-    const double d = dInt, n = cfg.tokenCount(), dOut = cfg.outputDim();
+    const double d = dInt, dOut = cfg.outputDim();
     const double D = static_cast<double>(featureDim(dInt));
     const double N = static_cast<double>(cfg.task.samples);
     const double val = static_cast<double>(cfg.eval.valSamples);
@@ -110,7 +103,6 @@ RunEstimate estimateRun(const ExperimentConfig& cfg) {
     const double gen = promptFlops(cfg);
     const bool poly = cfg.solver.kind == SolverKind::Poly;
     const bool exact = poly || cfg.solver.compareExact;
-    double peak = 0;
 
     if (exact) {
         e.phases.emplace_back("accumulate",
@@ -135,12 +127,6 @@ RunEstimate estimateRun(const ExperimentConfig& cfg) {
                                     8 * kLanczosProducts * 4 * D * D / kMatVecFlopsPerSec;
             e.extraIfLargeNullSpace = denseExtra;
         } else e.extraIfNotCertified = denseExtra;
-        // Accumulator blocks, Lambda and its shared copy, the factor or eigenvectors with the
-        // solver's workspace, a block of samples, C and P.
-        peak = std::max(peak,
-                        estimateSolveBytes(dInt, static_cast<int>(dOut),
-                                           static_cast<int>(kAccumulationBlock), cfg.task.samples) +
-                            kBytesPerDouble * D * D);
         // Metrics of the exact solution: the runner evaluates P on N + val + OOD prompts (the
         // OOD ones twice: model and teacher).
         const double evalFlops = gen + D + 2 * dOut * D;
@@ -164,6 +150,15 @@ RunEstimate estimateRun(const ExperimentConfig& cfg) {
             // alternative fits (each with its OOD error).
             e.extraIfNotCertified += evalOnce + 3 * sampleSeconds(2 * gen, 2 * ood);
         }
+        // N < D: Lambda (a sum of N rank-one terms) has rank <= N, so lambda_min = 0 and the
+        // null space has at least D - N dimensions. The failure path is then the estimate.
+        if (N < D) {
+            e.certificateFailureCertain = true;
+            const bool large = e.extraIfLargeNullSpace > 0 && D - N > kMaxIterativeNullDim;
+            e.phases.emplace_back("not certified (N < D)",
+                                  large ? e.extraIfLargeNullSpace : e.extraIfNotCertified);
+            e.extraIfNotCertified = e.extraIfLargeNullSpace = 0;
+        }
     }
 
     if (!poly) {
@@ -178,27 +173,56 @@ RunEstimate estimateRun(const ExperimentConfig& cfg) {
         train += logged * (N + val + kHistoryOod) * evalWork / kTrainFlopsPerSec; // history points
         train += sampleSeconds(gen + evalWork, 2 * ood);                          // final OOD error
         e.phases.emplace_back("train", train);
-        const double perPrompt =
-            kBytesPerDouble * (d * n + dOut + (t.moments ? d * d + d : 0)) + 96;
-        const double history = static_cast<double>(kMaxHistoryPoints) * sizeof(HistoryPoint) * 1.5;
-        const double chunks = std::ceil(std::max(1, cfg.solver.batch) / 16.0);
-        const double paramBytes =
-            kBytesPerDouble * t.params * (4 + chunks); // theta, grad, 2 moments, chunk grads
-        const double trainerBytes = (N + val) * perPrompt + paramBytes + chunks * t.workspaceBytes +
-                                    512 * kBytesPerDouble * (d * n + dOut) + history;
-        peak = std::max(peak, trainerBytes + (exact ? kBytesPerDouble * dOut * D * 2 : 0));
     }
 
     if (cfg.task.kind == TaskKind::Automaton) {
         const double L = cfg.task.wordLength, words = cfg.eval.words;
         // Two table prompts per step (model and teacher), the feature map and P psi.
         e.phases.emplace_back("execute", sampleSeconds(2 * gen + D + 2 * dOut * D, words * L));
-        peak += words * 16;
     }
 
     for (const auto& [name, s] : e.phases) e.seconds += s;
-    e.bytes = peak;
+    e.bytes = estimateRunBytes(cfg, threads);
     return e;
+}
+
+BatchEstimate estimateBatch(const std::vector<const ExperimentConfig*>& runs, int jobs) {
+    BatchEstimate b;
+    b.runs = runs.size();
+    b.jobs = std::max(1, std::min<int>(jobs, static_cast<int>(std::max<size_t>(1, runs.size()))));
+    const int cores = resolveThreads(0);
+    const int threadsPerRun = std::max(1, cores / b.jobs);
+    double longest = -1, largest = -1;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const RunEstimate e = estimateRun(*runs[i], threadsPerRun);
+        b.cpuSeconds += e.seconds;
+        if (e.seconds > longest) {
+            longest = e.seconds;
+            b.longest = i;
+            b.longestRun = e;
+        }
+        if (e.bytes > largest) {
+            largest = e.bytes;
+            b.largest = i;
+        }
+    }
+    b.seconds = b.cpuSeconds / std::max(1, std::min(b.jobs, cores));
+    b.bytes = std::max(0.0, largest) * b.jobs;
+    return b;
+}
+
+std::string BatchEstimate::describe() const {
+    if (runs == 1) return longestRun.describe();
+    return std::to_string(runs) + " runs, about " + formatDuration(seconds) + " on " +
+           std::to_string(jobs) + (jobs == 1 ? " job" : " jobs") + " and " + formatBytes(bytes) +
+           " (the longest run: " + longestRun.describe() + ")";
+}
+
+std::string longRunRefusal(const BatchEstimate& e, const std::string& what) {
+    if (e.seconds <= kLongRunSeconds) return {};
+    return what + " is estimated at " + formatDuration(e.seconds) + " (more than " +
+           formatDuration(kLongRunSeconds) +
+           "); pass --yes to run it anyway, or choose smaller sizes";
 }
 
 std::string formatDuration(double s) {
@@ -243,6 +267,9 @@ std::string RunEstimate::describe() const {
         first = false;
     }
     s += ")";
+    if (certificateFailureCertain)
+        s += "; the certificate cannot hold with fewer samples than features (N < D), so this "
+             "includes its failure path";
     if (extraIfNotCertified > 0.5) {
         s += "; " + formatDuration(extraIfNotCertified) + " more if the certificate fails";
         if (extraIfLargeNullSpace > extraIfNotCertified)

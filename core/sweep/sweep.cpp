@@ -271,13 +271,7 @@ std::vector<SweepPoint> sweepPoints(const SweepSpec& spec) {
         return out;
     }
     if (spec.mode == SweepSpec::Mode::Zip) {
-        const qsizetype n = spec.axes.front().values.size();
-        for (const SweepAxis& a : spec.axes)
-            if (a.values.size() != n)
-                fail(q("sweep.mode zip: ") + a.key + q(" has ") + QString::number(a.values.size()) +
-                         q(" values but ") + spec.axes.front().key + q(" has ") +
-                         QString::number(n) + q("; zip needs lists of the same length"),
-                     q("sweep.grid.") + a.key);
+        const qsizetype n = static_cast<qsizetype>(sweepPointCount(spec)); // checks the lengths
         for (qsizetype i = 0; i < n; ++i) {
             SweepPoint p;
             p.index = static_cast<int>(i);
@@ -286,11 +280,8 @@ std::vector<SweepPoint> sweepPoints(const SweepSpec& spec) {
         }
         return out;
     }
-    long long total = 1;
-    for (const SweepAxis& a : spec.axes) {
-        total *= a.values.size();
-        if (total > kMaxPoints) fail(q("sweep.grid: more than 1000000 points"), q("sweep.grid"));
-    }
+    const long long total = sweepPointCount(spec);
+    if (total > kMaxPoints) fail(q("sweep.grid: more than 1000000 points"), q("sweep.grid"));
     std::vector<qsizetype> idx(spec.axes.size(), 0);
     for (long long i = 0; i < total; ++i) {
         SweepPoint p;
@@ -306,18 +297,47 @@ std::vector<SweepPoint> sweepPoints(const SweepSpec& spec) {
     return out;
 }
 
-SweepPlan planSweep(const QJsonObject& base, const SweepSpec& spec, const QStringList& overrides) {
+long long sweepPointCount(const SweepSpec& spec) {
+    if (spec.axes.empty()) return 1;
+    if (spec.mode == SweepSpec::Mode::Zip) {
+        const qsizetype n = spec.axes.front().values.size();
+        for (const SweepAxis& a : spec.axes)
+            if (a.values.size() != n)
+                fail(q("sweep.mode zip: ") + a.key + q(" has ") + QString::number(a.values.size()) +
+                         q(" values but ") + spec.axes.front().key + q(" has ") +
+                         QString::number(n) + q("; zip needs lists of the same length"),
+                     q("sweep.grid.") + a.key);
+        return n;
+    }
+    long long total = 1;
+    for (const SweepAxis& a : spec.axes) {
+        total *= a.values.size();
+        if (total > kMaxPoints) return kMaxPoints + 1;
+    }
+    return total;
+}
+
+SweepPlan planSweep(const QJsonObject& base, const SweepSpec& spec, const QStringList& overrides,
+                    long long maxRuns) {
     SweepPlan plan;
     plan.spec = spec;
     plan.base = base;
+    // Count first: a 10^6-point grid is refused before a single point is built or validated.
+    const long long points = sweepPointCount(spec);
+    const long long runs = points * spec.seeds;
+    if (points > kMaxPoints) fail(q("sweep.grid: more than 1000000 points"), q("sweep.grid"));
+    if (runs > kMaxPoints) fail(q("sweep: more than 1000000 runs"), q("sweep.seeds"));
+    if (maxRuns > 0 && runs > maxRuns)
+        fail(QString::number(points) + q(" points x ") + QString::number(spec.seeds) +
+                 q(" seeds = ") + QString::number(runs) + q(" runs, more than ") +
+                 QString::number(maxRuns),
+             q("--yes"));
     for (const QString& a : overrides) applyOverride(plan.base, a);
     plan.points = sweepPoints(spec);
-    if (static_cast<long long>(plan.points.size()) * spec.seeds > kMaxPoints)
-        fail(q("sweep: more than 1000000 runs"), q("sweep.seeds"));
     for (const SweepPoint& p : plan.points) {
         ExperimentConfig cfg;
         try {
-            cfg = loadExperimentObject(plan.base, p.overrides()).config;
+            cfg = loadExperimentObject(plan.base, p.overrides(), "--grid").config;
             admit(cfg);
         } catch (const ConfigError& e) {
             fail(q("sweep point ") + QString::number(p.index) + q(" (") + p.label() + q("): ") +

@@ -97,6 +97,9 @@ struct SweepPoint {
 };
 /// Every point of the grid. Throws ConfigError (zip lengths differ, more than 1e6 points).
 std::vector<SweepPoint> sweepPoints(const SweepSpec& spec);
+/// The number of points of the grid, counted without building them (saturates above 1e6 + 1,
+/// so any grid is counted in microseconds). Throws ConfigError (zip lengths differ).
+long long sweepPointCount(const SweepSpec& spec);
 
 /// One run of a sweep: a point and a seed.
 struct SweepRun {
@@ -106,6 +109,9 @@ struct SweepRun {
     ExperimentConfig config;
     QString folder; ///< "0007-orthogonal_prob=0.25-s8" (index, slug, task seed)
 };
+
+/// Runs `sweep` and `figures` plan without --yes (more is refused before any run is validated).
+constexpr long long kSweepRunsWithoutYes = 1000;
 
 /// A planned sweep: every run, validated before anything runs.
 struct SweepPlan {
@@ -118,9 +124,11 @@ struct SweepPlan {
     QByteArray sweepJson() const;
 };
 /// Applies `overrides` to the base, then each point through the same override mechanism, and
-/// validates every run. A point invalid for the task is a ConfigError naming the point.
+/// validates every run. A point invalid for the task is a ConfigError naming the point. The
+/// run count is checked first, before any point is built or validated: more than 1e6 runs, or
+/// more than `maxRuns` (> 0), is a ConfigError with key "--yes" (for maxRuns) or "sweep.grid".
 SweepPlan planSweep(const QJsonObject& base, const SweepSpec& spec,
-                    const QStringList& overrides = {});
+                    const QStringList& overrides = {}, long long maxRuns = 0);
 
 /// Column names of runs.csv after the run, point and swept-key columns.
 QStringList sweepMetricColumns();

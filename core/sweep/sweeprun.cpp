@@ -2,6 +2,7 @@
 #include "core/base/fileio.h"
 #include "core/base/parallel.h"
 #include "core/records/resultio.h"
+#include "core/run/admission.h"
 #include "core/run/runner.h"
 #include <QDir>
 #include <QFileInfo>
@@ -10,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace mhla {
@@ -19,7 +21,8 @@ QString q(const char* s) { return QString::fromUtf8(s); }
 } // namespace
 
 SweepPlan planSweepFile(const QString& config, const QStringList& grids, int seeds,
-                        const QStringList& sets, QJsonValue* figures, QJsonValue* verdicts) {
+                        const QStringList& sets, QJsonValue* figures, long long maxRuns,
+                        QJsonValue* verdicts) {
     QJsonObject file;
     if (!config.isEmpty()) {
         QByteArray text;
@@ -37,7 +40,7 @@ SweepPlan planSweepFile(const QString& config, const QStringList& grids, int see
     if (verdicts) *verdicts = sf.verdicts;
     for (const QString& g : grids) sf.spec.setAxis(parseGridAssignment(g));
     if (seeds > 0) sf.spec.seeds = seeds;
-    return planSweep(sf.base, sf.spec, sets);
+    return planSweep(sf.base, sf.spec, sets, maxRuns);
 }
 
 QString sweepRunDir(const QString& dir, const SweepRun& r) {
@@ -91,6 +94,23 @@ QString writeSweepTables(const QString& dir, const SweepPlan& plan,
     return writeFiles(dir, {{q("runs.csv"), sweepRunsCsv(plan, results)},
                             {q("summary.csv"), sweepSummaryCsv(plan, results)},
                             {q("timings.csv"), sweepTimingsCsv(plan, results)}});
+}
+
+SweepAdmission admitSweep(const SweepPlan& plan, const QString& dir, const SweepExecution& ex) {
+    SweepAdmission a;
+    std::vector<const ExperimentConfig*> pending;
+    const int shards = std::max(1, ex.shards);
+    for (const SweepRun& r : plan.runs) {
+        if (r.index % shards != ex.shard) continue;
+        ++a.mine;
+        if (finishedSweepResult(dir, r).isEmpty()) pending.push_back(&r.config);
+    }
+    a.pending = static_cast<int>(pending.size());
+    if (pending.empty()) return a;
+    a.estimate = estimateBatch(pending, ex.jobs);
+    const int threadsPerRun = std::max(1, resolveThreads(0) / a.estimate.jobs);
+    a.issues = admissionIssues(*pending[a.estimate.largest], -1, threadsPerRun, a.estimate.jobs);
+    return a;
 }
 
 SweepOutcome executeSweep(const SweepPlan& plan, const QString& dir, const SweepExecution& ex) {
@@ -162,7 +182,13 @@ SweepOutcome executeSweep(const SweepPlan& plan, const QString& dir, const Sweep
         }
     };
     std::vector<std::thread> threads;
-    for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
+    for (int j = 1; j < jobs; ++j) {
+        try {
+            threads.emplace_back(worker);
+        } catch (const std::system_error&) {
+            break; // a thread or process limit (ulimit -u): fewer jobs, the same results
+        }
+    }
     worker();
     for (std::thread& t : threads) t.join();
     out.ran = done.load();

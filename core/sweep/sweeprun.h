@@ -2,6 +2,7 @@
 // Running a planned sweep into a folder (DIR/runs/<folder>/ per run, result.json last), resume,
 // and the sweep's tables. Shared by `mhla-lab sweep` and `mhla-lab figures` on a sweep file.
 #include "core/base/types.h"
+#include "core/run/estimate.h"
 #include "core/sweep/sweep.h"
 #include <QJsonObject>
 #include <QJsonValue>
@@ -15,10 +16,11 @@ namespace mhla {
 /// The plan of a sweep from an experiment file (empty path: the defaults), command-line grid
 /// assignments, a seed count (0: the file's) and overrides. `*figures` receives the file's
 /// "figures" value and `*verdicts` its "verdicts" (undefined when absent). Throws ConfigError
-/// naming the file and key.
+/// naming the file and key; more than `maxRuns` (> 0) runs is one with key "--yes", thrown
+/// before any run is validated.
 SweepPlan planSweepFile(const QString& config, const QStringList& grids, int seeds,
                         const QStringList& sets, QJsonValue* figures = nullptr,
-                        QJsonValue* verdicts = nullptr);
+                        long long maxRuns = 0, QJsonValue* verdicts = nullptr);
 
 /// DIR/runs/<run folder>.
 QString sweepRunDir(const QString& dir, const SweepRun& run);
@@ -56,6 +58,17 @@ struct SweepOutcome {
     int ran = 0, failed = 0;
     bool cancelled = false;
 };
+
+/// What running the unfinished runs of a shard would take: the estimate of those runs, --jobs at
+/// a time (time summed over them, memory jobs x the largest run), and what keeps this machine
+/// from running them (jobs x the largest peak over 80% of RAM: key "--jobs" when one run fits).
+/// The same 10-minute/--yes rule as solve applies to estimate (longRunRefusal).
+struct SweepAdmission {
+    int mine = 0, pending = 0;
+    BatchEstimate estimate;
+    std::vector<ConfigIssue> issues;
+};
+SweepAdmission admitSweep(const SweepPlan& plan, const QString& dir, const SweepExecution& ex);
 
 /// Runs the unfinished runs of the shard into DIR (claimSweepFolder first).
 SweepOutcome executeSweep(const SweepPlan& plan, const QString& dir, const SweepExecution& ex);

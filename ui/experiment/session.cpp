@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <cmath>
 
 namespace mhla::ui {
 
@@ -60,6 +61,10 @@ QString sessionFolderRisk(const QString& dir) {
 
 QString writeSession(const QString& dir, std::vector<SessionRun> runs, QStringList* written) {
     if (runs.empty()) return QObject::tr("there is no finished run to save");
+    if (runs.size() > static_cast<size_t>(kMaxSessionRuns))
+        return QObject::tr("%1 runs; a session holds at most %2 (remove some runs first)")
+            .arg(runs.size())
+            .arg(kMaxSessionRuns);
     if (const QString e = prepareOutputFolder(dir); !e.isEmpty()) return e;
     QJsonArray list;
     for (int i = 0; i < static_cast<int>(runs.size()); ++i) {
@@ -112,15 +117,36 @@ std::optional<std::vector<SessionRun>> readSession(const QString& dir, QString* 
     const QJsonObject o = doc.object();
     if (!doc.isObject() || !o.value(q("runs")).isArray())
         return fail(QObject::tr("%1: expected an object with a \"runs\" array").arg(path));
-    const int version = o.value(q("format_version")).toInt(1);
-    if (version > kSessionFormatVersion)
+    // The version as the writer writes it: the integer kSessionFormatVersion. A string "999",
+    // 1.5 or a missing key is not a version this reader can trust (it used to read as 1).
+    const QJsonValue version = o.value(q("format_version"));
+    const double v = version.toDouble(-1);
+    if (version.isDouble() && v == std::floor(v) && v > kSessionFormatVersion && v < 1e15)
         return fail(QObject::tr("%1: key \"format_version\": %2 was written by a newer MHLA Lab; "
                                 "this version reads format %3 and older")
                         .arg(path)
-                        .arg(version)
+                        .arg(static_cast<long long>(v))
                         .arg(kSessionFormatVersion));
+    if (!version.isDouble() || v != kSessionFormatVersion)
+        return fail(QObject::tr("%1: key \"format_version\": %2 is not allowed; allowed: the "
+                                "integer %3 (the format this version writes)")
+                        .arg(path, version.isUndefined()
+                                       ? QObject::tr("missing")
+                                       : QString::fromUtf8(QJsonDocument(QJsonArray{version})
+                                                               .toJson(QJsonDocument::Compact)
+                                                               .chopped(1)
+                                                               .mid(1)))
+                        .arg(kSessionFormatVersion));
+    // Every count before anything is read: at most kMaxSessionRuns runs, each folder named once.
+    const QJsonArray runList = o.value(q("runs")).toArray();
+    if (runList.size() > kMaxSessionRuns)
+        return fail(QObject::tr("%1: key \"runs\": %2 runs; allowed: at most %3")
+                        .arg(path)
+                        .arg(runList.size())
+                        .arg(kMaxSessionRuns));
     std::vector<SessionRun> out;
-    const QJsonArray runs = o.value(q("runs")).toArray();
+    out.reserve(static_cast<size_t>(runList.size()));
+    const QJsonArray& runs = runList;
     for (qsizetype i = 0; i < runs.size(); ++i) {
         const QJsonObject r = runs[i].toObject();
         const QString where = QStringLiteral("%1: runs[%2]").arg(path).arg(i);

@@ -12,8 +12,10 @@
 
 namespace mhla::ui {
 
-/// The version of session.json; readers refuse a newer one.
+/// The version of session.json; readers refuse a newer one, and anything but this integer.
 constexpr int kSessionFormatVersion = 1;
+/// Runs a session may hold (readSession refuses more before reading any).
+constexpr int kMaxSessionRuns = 10000;
 
 struct SessionRun {
     QString name;

@@ -120,15 +120,29 @@ QString csvWithMetadata(const QString& csv, const ExportMetadata& meta) {
     return out;
 }
 
-QString exportFigure(const Figure& figure, const QString& path, ExportFormat format,
-                     const QSize& pixelSize, int dpi, const ExportMetadata& meta, bool withCsv) {
-    if (!figure.hasData())
-        return QStringLiteral("the figure \"%1\" has no data yet").arg(figure.figureTitle());
+QString exportSizeProblem(const QSize& pixelSize) {
     if (pixelSize.width() < 16 || pixelSize.height() < 16 || pixelSize.width() > 20000 ||
         pixelSize.height() > 20000)
         return QStringLiteral("image size %1 x %2 is outside 16..20000 pixels")
             .arg(pixelSize.width())
             .arg(pixelSize.height());
+    const long long pixels = static_cast<long long>(pixelSize.width()) * pixelSize.height();
+    if (pixels > kMaxExportPixels)
+        return QStringLiteral("image size %1 x %2 is %3 megapixels (%4 MiB of memory per image); "
+                              "allowed: at most %5 megapixels, e.g. 8000 x 5000")
+            .arg(pixelSize.width())
+            .arg(pixelSize.height())
+            .arg(static_cast<double>(pixels) / 1e6, 0, 'f', 1)
+            .arg(static_cast<double>(pixels) * 4 / 1048576.0, 0, 'f', 0)
+            .arg(kMaxExportPixels / 1000000);
+    return {};
+}
+
+QString exportFigure(const Figure& figure, const QString& path, ExportFormat format,
+                     const QSize& pixelSize, int dpi, const ExportMetadata& meta, bool withCsv) {
+    if (!figure.hasData())
+        return QStringLiteral("the figure \"%1\" has no data yet").arg(figure.figureTitle());
+    if (const QString e = exportSizeProblem(pixelSize); !e.isEmpty()) return e;
     if (dpi < 36 || dpi > 2400)
         return QStringLiteral("resolution %1 dpi is outside 36..2400").arg(dpi);
     const QFileInfo fi(path);
@@ -303,6 +317,11 @@ QString exportAll(const QList<const Figure*>& figures, const QList<ExportTable>&
         return QStringLiteral("%1 file(s) already exist in %2 (e.g. %3); not overwriting")
             .arg(clash.size())
             .arg(dir, clash.first());
+    // result.json says "this folder is one whole run": an earlier one goes first, the new one
+    // is written last (writeRunFolder), so a failed or interrupted export leaves no result.json
+    // beside figures of another run.
+    if (const QString err = removeFile(d.filePath(resultFileNames().first())); !err.isEmpty())
+        return err;
 
     for (const Figure* f : figures) {
         if (!f->hasData()) continue;
@@ -328,9 +347,11 @@ QString exportAll(const QList<const Figure*>& figures, const QList<ExportTable>&
     // The data files through core's writer: the same names, schemas and values as `solve --out`.
     const QByteArray resultJson =
         QJsonDocument(resultToJson(result)).toJson(QJsonDocument::Indented);
-    if (const QString err = writeFiles(dir, resultFiles(result, resultJson), written);
-        !err.isEmpty())
-        return err;
+    auto files = resultFiles(result, resultJson);
+    QStringList paths;
+    for (const auto& [name, bytes] : files) paths << d.filePath(name);
+    if (const QString err = writeRunFolder(dir, std::move(files)); !err.isEmpty()) return err;
+    if (written) *written += paths;
     return {};
 }
 

@@ -35,6 +35,13 @@ QString suffixOf(ExportFormat f);
 /// Writes `figure` to `path`. `pixelSize` and `dpi` set the PNG's size and resolution; vector
 /// formats use the same physical size (pixelSize / dpi inches). Also writes `<base>.csv` beside
 /// a SVG/PDF/PNG when `withCsv` is set. Returns an error message or an empty string.
+/// The most pixels an exported image may have: 40 megapixels (160 MB of ARGB32; a figure
+/// draws in seconds). 20000 x 20000 took 1.6 GB and a minute per PNG.
+constexpr long long kMaxExportPixels = 40000000;
+/// Why an image of `pixelSize` cannot be drawn (each side 16..20000 and at most
+/// kMaxExportPixels pixels, with what it would cost), or empty.
+QString exportSizeProblem(const QSize& pixelSize);
+
 QString exportFigure(const Figure& figure, const QString& path, ExportFormat format,
                      const QSize& pixelSize, int dpi, const ExportMetadata& meta,
                      bool withCsv = true);

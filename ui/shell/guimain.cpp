@@ -3,6 +3,8 @@
 #include "core/base/process.h"
 #include "core/experiment/config.h"
 #include "core/experiment/loader.h"
+#include "core/run/admission.h"
+#include "core/run/estimate.h"
 #include "core/run/runner.h"
 #include "core/sweep/sweepfigure.h"
 #include "core/sweep/sweeprun.h"
@@ -75,7 +77,8 @@ const char* kFiguresUsage =
     "  --jobs J          runs of a sweep in parallel (1..256, default 1; same results for any J)\n"
     "  --seeds K         a sweep file's seeds per point (1..1000; default: the file's)\n"
     "  --grid KEY=VALUES add or replace a sweep file's swept key (as in mhla-lab sweep)\n"
-    "  --yes             allow a sweep of more than 1000 runs (refused without it)\n"
+    "  --yes             run a sweep of more than 1000 runs, or runs estimated at more than\n"
+    "                    10 minutes (both refused without it, as by solve and sweep)\n"
     "  --style S         screen (default: title, notes, --size), paper-1col (3.4 x 2.4 in,\n"
     "                    8 pt) or paper-2col (7 x 2.8 in, 9 pt): a paper figure at --dpi, no\n"
     "                    title or notes; what the notes say (values at a log axis' floor,\n"
@@ -124,19 +127,41 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
     std::vector<SweepVerdictSpec> verdictSpecs;
     try {
         QJsonValue figures, verdicts;
-        plan = planSweepFile(opt.config, opt.grids, opt.seeds, opt.sets, &figures, &verdicts);
+        // The count first (more than 1000 runs need --yes), before any run is validated.
+        plan = planSweepFile(opt.config, opt.grids, opt.seeds, opt.sets, &figures,
+                             opt.yes ? 0 : kSweepRunsWithoutYes, &verdicts);
         specs = parseSweepFigures(figures, plan);
         verdictSpecs = parseSweepVerdicts(verdicts, plan);
     } catch (const ConfigError& e) {
+        if (e.key() == QStringLiteral("--yes")) {
+            std::fprintf(stderr,
+                         "mhla-lab figures: %s; more than %lld runs need --yes (or shard them "
+                         "with `mhla-lab sweep --shard i/n` and draw the merged folder)\n",
+                         e.what(), kSweepRunsWithoutYes);
+            return 2;
+        }
         std::fprintf(stderr, "mhla-lab figures: invalid input: %s\n", e.what());
         return 2;
     }
-    if (plan.runs.size() > 1000 && !opt.yes) {
-        std::fprintf(stderr,
-                     "mhla-lab figures: %zu runs; more than 1000 runs need --yes (or shard them "
-                     "with `mhla-lab sweep --shard i/n` and draw the merged folder)\n",
-                     plan.runs.size());
-        return 2;
+    {
+        // The same admission and 10-minute rule as solve and sweep, for the runs still to do.
+        SweepExecution probe;
+        probe.jobs = opt.jobs;
+        const SweepAdmission admission = admitSweep(plan, out, probe);
+        if (!admission.issues.empty()) {
+            std::fprintf(stderr, "mhla-lab figures: %s: %s\n",
+                         qPrintable(admission.issues.front().key),
+                         qPrintable(admission.issues.front().message));
+            return 2;
+        }
+        if (admission.pending > 0)
+            std::fprintf(stderr, "mhla-lab figures: estimate: %s\n",
+                         admission.estimate.describe().c_str());
+        if (const std::string e = longRunRefusal(admission.estimate, "this sweep");
+            !e.empty() && !opt.yes) {
+            std::fprintf(stderr, "mhla-lab figures: %s\n", e.c_str());
+            return 2;
+        }
     }
     if (const QString err = prepareOutputFolder(out); !err.isEmpty()) {
         std::fprintf(stderr, "mhla-lab figures: cannot write to --out \"%s\": %s\n",
@@ -260,9 +285,21 @@ int runFigures(int argc, char** argv) {
     ExperimentConfig cfg;
     try {
         cfg = loadExperiment(opt.config, opt.sets).config;
+        admit(cfg);
     } catch (const ConfigError& e) {
         std::fprintf(stderr, "mhla-lab figures: invalid input: %s\n", e.what());
         return 2;
+    }
+    // Hours of silence help nobody: the estimate first, and the same 10-minute/--yes rule as
+    // solve.
+    {
+        const BatchEstimate est = estimateBatch({&cfg}, 1);
+        if (est.seconds > 10.0)
+            std::fprintf(stderr, "mhla-lab figures: estimate: %s\n", est.describe().c_str());
+        if (const std::string e = longRunRefusal(est, "this run"); !e.empty() && !opt.yes) {
+            std::fprintf(stderr, "mhla-lab figures: %s\n", e.c_str());
+            return 2;
+        }
     }
     // Check the output folder before spending time on the run.
     if (const QString err = prepareOutputFolder(out); !err.isEmpty()) {

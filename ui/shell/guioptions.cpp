@@ -1,6 +1,9 @@
 #include "ui/shell/guioptions.h"
 #include "core/sweep/sweep.h"
+#include "ui/export/exporter.h"
+#include "ui/plot/plotmath.h"
 #include <QCommandLineParser>
+#include <cmath>
 
 namespace mhla::ui {
 
@@ -94,6 +97,18 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
         if (QString e = parseInt(QStringLiteral("dpi"), p.value(dpi), 36, 2400, &o.dpi);
             !e.isEmpty())
             return e;
+    // The drawing's cost before anything runs: each PNG is a W x H image in memory.
+    if (o.style == FigureStyle::Screen) {
+        if (QString e = exportSizeProblem(o.size); !e.isEmpty())
+            return QStringLiteral("--size: ") + e;
+    } else {
+        const PaperStyle paper = o.style == FigureStyle::PaperOneColumn ? PaperStyle::oneColumn()
+                                                                        : PaperStyle::twoColumns();
+        const QSize px(static_cast<int>(std::lround(paper.widthInches * o.dpi)),
+                       static_cast<int>(std::lround(paper.heightInches * o.dpi)));
+        if (QString e = exportSizeProblem(px); !e.isEmpty())
+            return QStringLiteral("--dpi %1 with --style %2: ").arg(o.dpi).arg(p.value(style)) + e;
+    }
     if (p.isSet(jobs))
         if (QString e = parseInt(QStringLiteral("jobs"), p.value(jobs), 1, 256, &o.jobs);
             !e.isEmpty())

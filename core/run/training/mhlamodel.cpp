@@ -13,14 +13,19 @@ struct MhlaWorkspace : TrainableModel::Workspace {
     Mat zq, q, t, r, g, sg; // columns = samples of a chunk
     Mat S;                  // predict(): S(Z)
     Mat vt;                 // V^T
-    void reserve(Index d, Index Hd, Index dOut, Index B) {
-        if (zq.cols() >= B && zq.rows() == d) return;
-        zq.resize(d, B);
-        q.resize(Hd, B);
-        t.resize(Hd, B);
-        r.resize(dOut, B);
-        g.resize(Hd, B);
-        sg.resize(Hd, B);
+    /// g and sg only with a gradient: the evaluation's 256-sample blocks need half the memory
+    /// (with 65536 heads a block's workspace was 2 GiB, of which g and sg were never touched).
+    void reserve(Index d, Index Hd, Index dOut, Index B, bool gradient) {
+        if (zq.cols() < B || zq.rows() != d) {
+            zq.resize(d, B);
+            q.resize(Hd, B);
+            t.resize(Hd, B);
+            r.resize(dOut, B);
+        }
+        if (gradient && (g.cols() < B || g.rows() != Hd)) {
+            g.resize(Hd, B);
+            sg.resize(Hd, B);
+        }
     }
 };
 
@@ -214,6 +219,14 @@ std::unique_ptr<TrainableModel::Workspace> MhlaModel::makeWorkspace() const {
     return std::make_unique<MhlaWorkspace>();
 }
 
+double MhlaModel::workspaceBytes(int d, int dOut, int heads, Index samples, bool gradient) {
+    // MhlaWorkspace::reserve: zq (d), q, t (H d) and r (d_out) columns per sample, with a
+    // gradient also g, sg (H d); S (d x d) for predict(); V^T (H d x d_out) for a gradient.
+    const double Hd = static_cast<double>(heads) * d, B = static_cast<double>(samples);
+    return 8.0 * (B * (d + (gradient ? 4.0 : 2.0) * Hd + dOut) + 1.0 * d * d +
+                  (gradient ? Hd * dOut : 0.0));
+}
+
 double MhlaModel::workPerSample(Index) const { return 3.0 * static_cast<double>(m_theta.size()); }
 
 double MhlaModel::sumSquaredError(const TrainingData& data, const long long* idx, int count,
@@ -223,7 +236,7 @@ double MhlaModel::sumSquaredError(const TrainingData& data, const long long* idx
             "MhlaModel: TrainingData without moments (prepare with moments=true)");
     auto& ws = static_cast<MhlaWorkspace&>(wsBase);
     const Index d = m_d, H = m_heads, Hd = H * d, B = count;
-    ws.reserve(d, Hd, m_dOut, B);
+    ws.reserve(d, Hd, m_dOut, B, grad != nullptr);
     const auto V = view(m_V);
     const auto Q = view(m_Q);
     const Mat& Y = *data.Y;
@@ -261,7 +274,7 @@ double MhlaModel::sumSquaredError(const TrainingData& data, const long long* idx
 void MhlaModel::predict(const Mat& Z, Vec& out, Workspace& wsBase) const {
     auto& ws = static_cast<MhlaWorkspace&>(wsBase);
     const Index d = m_d, H = m_heads, Hd = H * d;
-    ws.reserve(d, Hd, m_dOut, 1);
+    ws.reserve(d, Hd, m_dOut, 1, false);
     ws.S.noalias() = Z * Z.transpose();
     ws.q.col(0).noalias() = view(m_Q) * Z.col(Z.cols() - 1);
     Eigen::Map<Mat>(ws.t.col(0).data(), d, H).noalias() =

@@ -25,6 +25,9 @@ public:
     void setHeads(const Heads& heads);
 
     std::unique_ptr<Workspace> makeWorkspace() const override;
+    /// Bytes one workspace holds after processing `samples` samples at once (with the
+    /// gradient: also V^T): the count admission uses (core/run/admission.h).
+    static double workspaceBytes(int d, int dOut, int heads, Index samples, bool gradient);
     double sumSquaredError(const TrainingData& data, const long long* idx, int count, double* grad,
                            Workspace& ws) const override;
     void predict(const Mat& Z, Vec& out, Workspace& ws) const override;

@@ -70,6 +70,15 @@ std::unique_ptr<TrainableModel::Workspace> MultilayerModel::makeWorkspace() cons
     return std::make_unique<MultilayerWorkspace>();
 }
 
+double MultilayerModel::workspaceBytes(int d, int dOut, int heads, int layers, Index tokens) {
+    // MultilayerWorkspace::reserve: L + 1 activations (d x n), per layer S (d^2 x n), QV and T
+    // (H d x n); G, Gin (d x n), W, SW (H d x n); N, Sc (d x d); r (d_out).
+    const double Hd = static_cast<double>(heads) * d, n = static_cast<double>(tokens), L = layers,
+                 dd = d;
+    return 8.0 *
+           (n * ((L + 1) * dd + L * dd * dd + 2 * L * Hd + 2 * dd + 2 * Hd) + 2 * dd * dd + dOut);
+}
+
 double MultilayerModel::workPerSample(Index n) const {
     return 3.0 * static_cast<double>(m_theta.size()) * static_cast<double>(n);
 }

@@ -26,6 +26,8 @@ public:
     int layerCount() const { return m_layers; }
 
     std::unique_ptr<Workspace> makeWorkspace() const override;
+    /// Bytes one workspace holds for prompts of `tokens` tokens (the count admission uses).
+    static double workspaceBytes(int d, int dOut, int heads, int layers, Index tokens);
     double sumSquaredError(const TrainingData& data, const long long* idx, int count, double* grad,
                            Workspace& ws) const override;
     void predict(const Mat& Z, Vec& out, Workspace& ws) const override;

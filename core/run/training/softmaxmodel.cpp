@@ -100,6 +100,14 @@ std::unique_ptr<TrainableModel::Workspace> SoftmaxModel::makeWorkspace() const {
     return std::make_unique<SoftmaxWorkspace>();
 }
 
+double SoftmaxModel::workspaceBytes(int d, int dOut, int heads, Index tokens) {
+    // SoftmaxWorkspace::reserve: Xhat1, A, dA (d x n), K, Vv, dK, dV (H dh x n), P (n x H),
+    // rstd1, dp (n); the small vectors: q, o, dO, dq (H dh), hid, pre, dhid, db (2d), the rest d.
+    const double dh = d % heads == 0 ? d / heads : d, Hdh = heads * dh,
+                 n = static_cast<double>(tokens);
+    return 8.0 * (n * (3.0 * d + 4 * Hdh + heads + 2) + 4 * Hdh + 8.0 * d + 9.0 * d + dOut);
+}
+
 double SoftmaxModel::workPerSample(Index n) const {
     const double Hdh = static_cast<double>(m_heads) * m_dh;
     return 3.0 * (3.0 * Hdh * m_d * static_cast<double>(n) + 2.0 * Hdh * static_cast<double>(n) +

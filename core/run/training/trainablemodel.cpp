@@ -64,7 +64,7 @@ Vec TrainableModel::predict(const Mat& Z) const {
 }
 
 double TrainableModel::lossAndGradient(const TrainingData& data, const long long* idx, int count,
-                                       Vec* grad, int threads) {
+                                       Vec* grad, int threads, const RunContext* ctx) {
     if (count <= 0) throw std::invalid_argument("lossAndGradient: empty minibatch");
     const int chunks = (count + kChunk - 1) / kChunk;
     while (static_cast<int>(m_stepWs.size()) < chunks) m_stepWs.push_back(makeWorkspace());
@@ -76,6 +76,7 @@ double TrainableModel::lossAndGradient(const TrainingData& data, const long long
         for (int c = 0; c < chunks; ++c) m_chunkGrad[static_cast<size_t>(c)].setZero();
     }
     auto runChunk = [&](long long c) {
+        if (ctx) ctx->checkCancel();
         const int begin = static_cast<int>(c) * kChunk;
         const int n = std::min(kChunk, count - begin);
         double* g = grad ? m_chunkGrad[static_cast<size_t>(c)].data() : nullptr;

@@ -78,9 +78,11 @@ public:
 
     /// Minibatch loss L = (1/(count*d_out)) sum_s ||f(Z_s) - y_s||^2 and, if `grad` is
     /// non-null, dL/dtheta (grad is resized). Uses preallocated buffers (no allocation after
-    /// the first call with a given batch size). Independent of `threads`.
+    /// the first call with a given batch size). Independent of `threads`. With `ctx`, its
+    /// cancel token is polled before every chunk (kChunk samples), so a full-batch step of 2^20
+    /// samples stops within one chunk (throws Cancelled; the parameters are untouched).
     double lossAndGradient(const TrainingData& data, const long long* idx, int count, Vec* grad,
-                           int threads = 1);
+                           int threads = 1, const RunContext* ctx = nullptr);
     /// MSE over the whole data set (fixed chunks summed in order: identical for any threads).
     double mse(const TrainingData& data, int threads = 1) const;
 

@@ -1,7 +1,10 @@
 #include "core/run/training/trainer.h"
+#include "core/algebra/model.h"
 #include "core/base/parallel.h"
 #include "core/run/metrics.h"
 #include "core/run/training/mhlamodel.h"
+#include "core/run/training/multilayermodel.h"
+#include "core/run/training/softmaxmodel.h"
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -37,19 +40,84 @@ static double cancellableMse(const TrainableModel& model, const TrainingData& da
     return sum / (static_cast<double>(N) * dOut);
 }
 
+TrainerBytes trainerPeakBytes(const ExperimentConfig& cfg, int threads) {
+    // A heap block's header and alignment padding plus the Mat object in its vector (Eigen
+    // aligns to 64 bytes with AVX-512).
+    constexpr double kBlock = 96;
+    const auto& s = cfg.solver;
+    const int d = cfg.promptDim(), n = cfg.tokenCount(), dOut = cfg.outputDim();
+    const int H = std::max(1, s.heads), L = s.kind == SolverKind::Multilayer ? s.layers : 1;
+    const double N = static_cast<double>(cfg.task.samples),
+                 V = static_cast<double>(cfg.eval.valSamples);
+    const double prompt = 8.0 * d * n + kBlock;
+    const bool mhla = s.kind == SolverKind::Mhla;
+    TrainerBytes b;
+    // makeDataset (prompts and labels), prepareTrainingData (S and z_q per sample for mhla).
+    b.data = (N + V) * (prompt + 8.0 * dOut + (mhla ? 8.0 * (1.0 * d * d + d) : 0.0));
+
+    double params = 0;
+    const double dd = d, Hd = static_cast<double>(H) * d;
+    switch (s.kind) {
+    case SolverKind::Mhla: params = Hd * (dOut + dd); break;
+    case SolverKind::Multilayer: params = L * 2.0 * Hd * dd + dOut * dd; break;
+    case SolverKind::Softmax: {
+        const double Hdh = static_cast<double>(H) * (d % H == 0 ? d / H : d);
+        params = 4 * Hdh * dd + 4 * dd * dd + 7 * dd + dOut * dd;
+        break;
+    }
+    case SolverKind::Poly: return {};
+    }
+    const long long batch = std::min<long long>(std::max(1, s.batch), cfg.task.samples);
+    const double chunks = static_cast<double>((std::max(1LL, batch) + TrainableModel::kChunk - 1) /
+                                              TrainableModel::kChunk);
+    const Index chunkSamples = std::min<Index>(batch, TrainableModel::kChunk);
+    // theta, MinibatchStep's gradient, the optimiser's moments (Adam: two), the snapshot of the
+    // last finite point, and one gradient per chunk of a minibatch.
+    const double vectors = 3.0 + (s.optimizer == OptimizerKind::Adam ? 2.0 : 1.0) + chunks;
+    // The evaluation (cancellableMse): blocks of 256 samples, one per worker at a time.
+    const long long evalBlock = std::min<long long>(256, std::max(1LL, cfg.task.samples));
+    const double workers =
+        std::min<double>(resolveThreads(threads), std::ceil(N / static_cast<double>(evalBlock)));
+    double stepWs = 0, evalWs = 0;
+    switch (s.kind) {
+    case SolverKind::Mhla:
+        stepWs = MhlaModel::workspaceBytes(d, dOut, H, chunkSamples, true);
+        evalWs = MhlaModel::workspaceBytes(d, dOut, H, evalBlock, false);
+        break;
+    case SolverKind::Multilayer:
+        stepWs = evalWs = MultilayerModel::workspaceBytes(d, dOut, H, L, n);
+        break;
+    case SolverKind::Softmax: stepWs = evalWs = SoftmaxModel::workspaceBytes(d, dOut, H, n); break;
+    case SolverKind::Poly: break;
+    }
+    // A history point folds the heads (mhla): H small matrices and P.
+    const double headsBytes = mhla ? H * (8.0 * (dOut * dd + dd * dd) + 2 * kBlock) +
+                                         8.0 * dOut * static_cast<double>(featureDim(d))
+                                   : 0.0;
+    b.model = 8.0 * params * vectors + chunks * (stepWs + kBlock) +
+              std::max(workers * evalWs, headsBytes);
+    const double K =
+        static_cast<double>(std::min(cfg.eval.oodSamples, Trainer::kHistoryOodPrompts));
+    b.other = K * (prompt + 8.0 * dOut + kBlock) + 8.0 * N +
+              static_cast<double>(kMaxHistoryPoints) * sizeof(HistoryPoint) * 1.5;
+    return b;
+}
+
 double relativeDistance(const Mat& A, const Mat& B) {
     if (B.size() == 0 || A.rows() != B.rows() || A.cols() != B.cols()) return kNaN;
     const double nb = B.norm();
     return nb > 0 ? (A - B).norm() / nb : kNaN;
 }
 
-MinibatchStep::MinibatchStep(TrainableModel& model, const SolverConfig& solver, int threads)
+MinibatchStep::MinibatchStep(TrainableModel& model, const SolverConfig& solver, int threads,
+                             const RunContext* ctx)
     : m_model(model), m_opt(solver.optimizer, model.parameterCount(), solver.momentum),
-      m_clip(solver.clip), m_threads(threads), m_grad(Vec::Zero(model.parameterCount())) {}
+      m_clip(solver.clip), m_threads(threads), m_ctx(ctx),
+      m_grad(Vec::Zero(model.parameterCount())) {}
 
 double MinibatchStep::operator()(const TrainingData& data, const long long* idx, int count,
                                  double lr) {
-    const double loss = m_model.lossAndGradient(data, idx, count, &m_grad, m_threads);
+    const double loss = m_model.lossAndGradient(data, idx, count, &m_grad, m_threads, m_ctx);
     if (!std::isfinite(loss)) return loss;
     m_gradNorm = clipGradient(m_grad, m_clip);
     if (!std::isfinite(m_gradNorm)) return std::numeric_limits<double>::infinity();
@@ -141,7 +209,7 @@ void Trainer::run(ExperimentResult& out) {
     const auto& s = m_cfg.solver;
     const long long N = m_trainData.size();
     const long long total = totalSteps();
-    MinibatchStep step(*m_model, s, m_ctx.threads);
+    MinibatchStep step(*m_model, s, m_ctx.threads, &m_ctx);
     std::vector<long long> perm(static_cast<size_t>(N));
 
     out.history.clear();

@@ -12,7 +12,9 @@ class MhlaModel;
 /// clipping, optimiser update. Allocation-free after the first step.
 class MinibatchStep {
 public:
-    MinibatchStep(TrainableModel& model, const SolverConfig& solver, int threads = 1);
+    /// With `ctx` (which must outlive the step), every step polls its cancel token per chunk.
+    MinibatchStep(TrainableModel& model, const SolverConfig& solver, int threads = 1,
+                  const RunContext* ctx = nullptr);
     /// Returns the minibatch loss before the update. If the loss or the gradient is not
     /// finite, the parameters are left unchanged and the (non-finite) loss is returned.
     double operator()(const TrainingData& data, const long long* idx, int count, double lr);
@@ -25,6 +27,7 @@ private:
     Optimizer m_opt;
     double m_clip;
     int m_threads;
+    const RunContext* m_ctx;
     Vec m_grad;
     double m_gradNorm = 0;
 };
@@ -34,9 +37,10 @@ private:
 ///
 /// Epoch e (1-based) visits the training set in the order of a Fisher-Yates shuffle drawn from
 /// Rng(solver.seed, Stream::TrainShuffle, e), in minibatches of min(batch, N) samples (the last
-/// one may be smaller). ctx.checkCancel() runs before every minibatch. A history point is
-/// logged before training (epoch 0), every logEvery epochs, and at the last epoch; its
-/// ood_rel_mse uses the first min(eval.oodSamples, kHistoryOodPrompts) generic prompts. Every
+/// one may be smaller). ctx.checkCancel() runs before every minibatch and, inside one, before
+/// every chunk of TrainableModel::kChunk samples (a full-batch epoch stops within a chunk). A
+/// history point is logged before training (epoch 0), every logEvery epochs, and at the last epoch;
+/// its ood_rel_mse uses the first min(eval.oodSamples, kHistoryOodPrompts) generic prompts. Every
 /// number depends on the seeds only, never on ctx.threads.
 class Trainer {
 public:
@@ -82,6 +86,18 @@ private:
     long long m_stepsPerEpoch = 0;
     long long m_steps = 0;
 };
+
+/// What a Trainer for `cfg` allocates at its peak, in bytes, with `threads` workers (0: all
+/// cores), counted from the sizes the trainer and its model allocate (the models'
+/// workspaceBytes): admission's share of a trainer run (core/run/admission.h).
+struct TrainerBytes {
+    double data = 0;  ///< training and validation sets (prompts, labels, precomputed moments)
+    double model = 0; ///< parameters, gradient, optimiser moments, snapshot, per-chunk gradients,
+                      ///< the step's and the evaluation's workspaces, a history point's heads
+    double other = 0; ///< generic prompts of the history, the history, the shuffle
+    double total() const { return data + model + other; }
+};
+TrainerBytes trainerPeakBytes(const ExperimentConfig& cfg, int threads = 0);
 
 /// Relative distance ||A - B||_F / ||B||_F (NaN if B is empty or zero or sizes differ).
 double relativeDistance(const Mat& A, const Mat& B);
