@@ -5,6 +5,7 @@
 #include "core/algebra/certificate.h"
 #include "core/algebra/features.h"
 #include "core/base/parallel.h"
+#include "core/base/philox.h"
 #include "core/base/process.h"
 #include "core/kernels/gemmkernel.h"
 #include "core/run/runner.h"
@@ -16,9 +17,11 @@
 #include <QStringList>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,16 +60,47 @@ struct Blocks {
     std::vector<Mat> U, Qz, Y;
 };
 
+/// Fills b with the blocks of samples [0, N), reusing its storage when it has the sizes: the
+/// runner reuses its block's storage too, so after the first repeat the timing holds no first
+/// touch of fresh pages (which cost more than the draws on a paravirtualised machine).
+void generateInto(Blocks& b, const Task& task, long long N, long long B, int threads) {
+    const size_t blocks = static_cast<size_t>((N + B - 1) / B);
+    b.U.resize(blocks);
+    b.Qz.resize(blocks);
+    b.Y.resize(blocks);
+    for (size_t k = 0; k < blocks; ++k) {
+        const long long s0 = static_cast<long long>(k) * B;
+        fillSampleBlock(task, Stream::Train, s0, std::min(B, N - s0), b.U[k], b.Qz[k], b.Y[k],
+                        threads);
+    }
+}
+
 Blocks generate(const Task& task, long long N, long long B, int threads) {
     Blocks b;
-    for (long long s0 = 0; s0 < N; s0 += B) {
-        Mat U, Qz, Y;
-        fillSampleBlock(task, Stream::Train, s0, std::min(B, N - s0), U, Qz, Y, threads);
-        b.U.push_back(std::move(U));
-        b.Qz.push_back(std::move(Qz));
-        b.Y.push_back(std::move(Y));
-    }
+    generateInto(b, task, N, B, threads);
     return b;
+}
+
+/// Draws the prompts Z (d x n normals) of samples [0, N) of the training stream with the
+/// task's generator, one generator per sample as the tasks do, and nothing else: the normals'
+/// share of the generation.
+void drawPrompts(const Task& task, long long N, int threads) {
+    constexpr long long kItem = 256;
+    const double sd = 1.0 / std::sqrt(static_cast<double>(task.tokens()));
+    std::vector<double> sums(static_cast<size_t>((N + kItem - 1) / kItem));
+    parallelFor(static_cast<long long>(sums.size()), threads, [&](long long item) {
+        thread_local Mat Z;
+        Z.resize(task.d(), task.tokens());
+        double sum = 0;
+        for (long long i = item * kItem; i < std::min(N, (item + 1) * kItem); ++i) {
+            Rng rng = task.rng(Stream::Train, i);
+            rng.normalFill(Z, sd);
+            sum += Z(0, 0);
+        }
+        sums[static_cast<size_t>(item)] = sum; // kept, so that the draws are not optimised away
+    });
+    volatile double keep = std::accumulate(sums.begin(), sums.end(), 0.0);
+    (void)keep;
 }
 
 /// The environment the NumPy reference runs in. Debian's OpenBLAS may not recognise a newer
@@ -155,6 +189,12 @@ void benchSolver(const std::vector<Size>& sizes, int repeats, int threads,
         "~9 D^3 (dense eigen-decomposition).\n");
     std::printf("\n== Exact solver: random MHLA, d_out = d, median of %d runs, %d thread(s) ==\n",
                 repeats, resolveThreads(threads));
+    std::printf("Generation (gen s) with task.rng = %s (the default; Philox kernel %s); the line\n"
+                "below each size also times it with %s (the generator before task.rng) and the\n"
+                "normals alone (a generator per sample, the prompt's d n draws: the cap of the\n"
+                "generation phase, what remains is the teacher's output and the rows' copies).\n",
+                toString(RngKind::Philox).toUtf8().constData(), philox::kernel().name,
+                toString(RngKind::XoshiroZiggurat).toUtf8().constData());
     std::printf("%4s %4s %7s %6s | %9s %9s %9s %9s %9s | %8s %8s | %s\n", "d", "n", "N", "D",
                 "gen s", "accum s", "cert+sol", "heads s", "total s", "GF/s exe", "GF/s eq",
                 "check");
@@ -168,12 +208,32 @@ void benchSolver(const std::vector<Size>& sizes, int repeats, int threads,
         cfg.task.samples = s.N;
         cfg.eval.spectrum = SpectrumMode::None;
         cfg.eval.lambdaTrace = 0;
+        cfg.task.rng = RngKind::Philox;
         const auto task = makeTask(cfg.task);
         const int d = s.d, P = pairCount(d);
         const long long D = featureDim(d);
         const long long B = kAccumulationBlock;
+        // The generation with the generator of older experiments, its blocks dropped before
+        // the default's are made.
+        TaskConfig oldTask = cfg.task;
+        oldTask.rng = RngKind::XoshiroZiggurat;
+        double tGenOld = 0;
+        {
+            const auto old = makeTask(oldTask);
+            Blocks b;
+            tGenOld = medianTime(repeats, [&] { generateInto(b, *old, s.N, B, threads); });
+        }
+        const double tNormals = medianTime(repeats, [&] { drawPrompts(*task, s.N, threads); });
+        const auto oldForNormals = makeTask(oldTask);
+        const double tNormalsOld =
+            medianTime(repeats, [&] { drawPrompts(*oldForNormals, s.N, threads); });
+        // The same into fresh storage each time (how this bench timed it before): the
+        // difference is the first touch of the pages.
+        const double tGenFresh =
+            medianTime(repeats, [&] { const Blocks b = generate(*task, s.N, B, threads); });
         Blocks blocks;
-        const double tGen = medianTime(repeats, [&] { blocks = generate(*task, s.N, B, threads); });
+        const double tGen =
+            medianTime(repeats, [&] { generateInto(blocks, *task, s.N, B, threads); });
         Mat L, C;
         const double tAcc = medianTime(repeats, [&] {
             MomentAccumulator acc(d, d);
@@ -211,6 +271,15 @@ void benchSolver(const std::vector<Size>& sizes, int repeats, int threads,
         std::printf("     fraction of the dgemm limit: accumulation %.2f, certificate+solve %.2f; "
                     "generation takes %.0f%% of the accumulation time\n",
                     usefulAcc / limit / tAcc, usefulSolve / limit / tSolve, 100.0 * tGen / tAcc);
+        const double draws = static_cast<double>(s.N) * s.d * s.n;
+        std::printf("     generation, gen s and gen/accum: %s %.4f s %.0f%%, %s %.4f s %.0f%% "
+                    "(%.2fx); normals alone (the cap): %.4f s (%.2f ns each) vs %.4f s (%.2f ns); "
+                    "%s into fresh storage %.4f s\n",
+                    toString(RngKind::Philox).toUtf8().constData(), tGen, 100.0 * tGen / tAcc,
+                    toString(RngKind::XoshiroZiggurat).toUtf8().constData(), tGenOld,
+                    100.0 * tGenOld / tAcc, tGenOld / tGen, tNormals, tNormals / draws * 1e9,
+                    tNormalsOld, tNormalsOld / draws * 1e9,
+                    toString(RngKind::Philox).toUtf8().constData(), tGenFresh);
         if (!reference.isEmpty()) {
             std::vector<double> syrk, total;
             for (int r = 0; r < repeats; ++r)

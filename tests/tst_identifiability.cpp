@@ -38,6 +38,9 @@ std::unique_ptr<Task> randomTask(int d, int tokens, long long seed, double noise
     tc.teacherHeads = heads;
     tc.noise = noise;
     tc.seed = seed;
+    // The data these tests pin (the known failures of issue 21.3 among them) were drawn with
+    // the generator before task.rng; under philox those three rows pass.
+    tc.rng = RngKind::XoshiroZiggurat;
     return makeTask(tc);
 }
 

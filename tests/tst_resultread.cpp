@@ -207,7 +207,7 @@ private Q_SLOTS:
             << QStringLiteral("result.json") << QByteArray("\"d\":") << QByteArray("\"d\" ")
             << QStringLiteral("result.json line ");
         QTest::newRow("newer format")
-            << QStringLiteral("result.json") << QByteArray("\"format_version\": 1")
+            << QStringLiteral("result.json") << QByteArray("\"format_version\": 2")
             << QByteArray("\"format_version\": 99")
             << QStringLiteral("\"format_version\": 99 was written by a newer MHLA Lab");
         QTest::newRow("wrong type")

@@ -31,6 +31,35 @@ double Rng::normalSlow(std::uint64_t u, double x, double sx) {
     return normal();
 }
 
+double Rng::philoxNormal() {
+    if (m_hasSpare) {
+        m_hasSpare = false;
+        return m_spare;
+    }
+    double z[2];
+    philox::kernel().normals(m_philox, m_word, 2, 1.0, z);
+    m_word += 2;
+    m_spare = z[1];
+    m_hasSpare = true;
+    return z[0];
+}
+
+void Rng::philoxFill(double* p, Index count, double stddev) {
+    Index k = 0;
+    if (count > 0 && m_hasSpare) {
+        p[k++] = stddev * m_spare;
+        m_hasSpare = false;
+    }
+    const Index pairs = (count - k) / 2;
+    if (pairs > 0) {
+        philox::kernel().normals(m_philox, m_word, static_cast<std::size_t>(2 * pairs), stddev,
+                                 p + k);
+        m_word += static_cast<std::uint64_t>(2 * pairs);
+        k += 2 * pairs;
+    }
+    if (k < count) p[k] = stddev * philoxNormal(); // one left: a pair, its second kept
+}
+
 Mat Rng::haarOrthogonal(Index n) {
     const Mat g = normalMatrix(n, n);
     Eigen::HouseholderQR<Mat> qr(g);

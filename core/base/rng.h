@@ -2,6 +2,8 @@
 // Deterministic, portable random numbers. Every sample draws from its own generator seeded
 // by (experiment seed, stream, sample index), so data never depends on the thread count or
 // on the order in which samples are produced.
+#include "core/base/philox.h"
+#include "core/base/rngkind.h"
 #include "core/base/types.h"
 #include <bit>
 #include <cmath>
@@ -27,19 +29,37 @@ inline std::uint64_t splitmix64(std::uint64_t& x) {
     return z ^ (z >> 31);
 }
 
-/// xoshiro256** with a ziggurat normal sampler (portable: no std:: distributions, whose
-/// output differs between standard libraries).
+/// The generator of one (seed, stream, index), of either kind (portable: no std::
+/// distributions, whose output differs between standard libraries).
+/// - XoshiroZiggurat (the default of this class, so that the trainers and the identifiability
+///   probes, which task.rng does not govern, keep their numbers): xoshiro256** seeded by
+///   splitmix64 from (seed, stream, index), normals by the ziggurat.
+/// - Philox (task.rng's default): word i is Philox4x32-10 of the counter (i / 2, index, stream)
+///   under the key seed (core/base/philox.h); next(), uniform() and below() read one word,
+///   normals come in Box-Muller pairs of words (normal() keeps the pair's second for the next
+///   call; normalFill uses a kept one first), computed in SIMD lanes.
 class Rng {
 public:
-    explicit Rng(std::uint64_t seed, std::uint64_t stream = 0, std::uint64_t index = 0) {
+    explicit Rng(std::uint64_t seed, std::uint64_t stream = 0, std::uint64_t index = 0,
+                 RngKind kind = RngKind::XoshiroZiggurat)
+        : m_kind(kind) {
+        if (kind == RngKind::Philox) {
+            m_philox = philox::streamKey(seed, stream, index);
+            return;
+        }
         std::uint64_t x = seed ^ (0xD1B54A32D192ED03ull * (stream + 1));
         std::uint64_t mix = splitmix64(x) ^ (index * 0xA0761D6478BD642Full);
         for (auto& s : m_s) s = splitmix64(mix);
     }
-    Rng(std::uint64_t seed, Stream stream, std::uint64_t index = 0)
-        : Rng(seed, static_cast<std::uint64_t>(stream), index) {}
+    Rng(std::uint64_t seed, Stream stream, std::uint64_t index = 0,
+        RngKind kind = RngKind::XoshiroZiggurat)
+        : Rng(seed, static_cast<std::uint64_t>(stream), index, kind) {}
 
-    std::uint64_t next() { return step(m_s); }
+    RngKind kind() const { return m_kind; }
+    std::uint64_t next() {
+        if (m_kind == RngKind::Philox) return philoxWord();
+        return step(m_s);
+    }
     /// Uniform in [0, 1).
     double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
     /// Uniform integer in [0, n).
@@ -51,7 +71,10 @@ public:
     /// the position. No trigonometry; a logarithm only in the rare tail and wedge draws. About
     /// 10x faster than the Box-Muller transform this generator used in 0.1 (which drew a
     /// different, equally distributed, sequence).
-    double normal() { return normalFrom(m_s); }
+    double normal() {
+        if (m_kind == RngKind::Philox) return philoxNormal();
+        return normalFrom(m_s);
+    }
     Mat normalMatrix(Index rows, Index cols, double stddev = 1.0) {
         Mat m(rows, cols);
         normalFill(m, stddev);
@@ -59,6 +82,10 @@ public:
     }
     /// Fills m with N(0, stddev^2) draws in column-major order: the numbers normalMatrix draws.
     void normalFill(Mat& m, double stddev = 1.0) {
+        if (m_kind == RngKind::Philox) {
+            philoxFill(m.data(), m.size(), stddev);
+            return;
+        }
         // The state in locals while the draws take the common path, so that it stays in
         // registers (through m_s, each draw waited on a store and a load of it).
         std::uint64_t s[4] = {m_s[0], m_s[1], m_s[2], m_s[3]};
@@ -123,7 +150,30 @@ private:
         return t;
     }
     static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-    std::uint64_t m_s[4];
+    /// Philox: the next word (one block computed per two words).
+    std::uint64_t philoxWord() {
+        const std::uint64_t block = m_word >> 1;
+        if (block != m_cachedBlock) {
+            m_cachedBlock = block;
+            const philox::Block b = philox::philox4x32_10(
+                {static_cast<std::uint32_t>(block), m_philox.c1, m_philox.c2, m_philox.c3},
+                m_philox.key);
+            m_cached[0] = b[0] | static_cast<std::uint64_t>(b[1]) << 32;
+            m_cached[1] = b[2] | static_cast<std::uint64_t>(b[3]) << 32;
+        }
+        return m_cached[m_word++ & 1];
+    }
+    double philoxNormal();
+    void philoxFill(double* p, Index count, double stddev);
+
+    RngKind m_kind;
+    std::uint64_t m_s[4] = {};
+    philox::StreamKey m_philox;
+    std::uint64_t m_word = 0;                        ///< Philox: the next word's index
+    std::uint64_t m_cachedBlock = ~std::uint64_t{0}; ///< Philox: the block in m_cached
+    std::uint64_t m_cached[2] = {};
+    double m_spare = 0; ///< Philox: the second normal of the last pair, when m_hasSpare
+    bool m_hasSpare = false;
 };
 
 } // namespace mhla

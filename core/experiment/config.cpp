@@ -141,6 +141,7 @@ std::vector<KeyInfo> buildKeys() {
     const QStringList embeddings{q("onehot"), q("orthogonal"), q("gaussian")};
     const QStringList samplers{q("haar"), q("qr_unsigned")};
     const QStringList tokenScales{q("inverse_length"), q("unit")};
+    const QStringList rngs{q("philox"), q("xoshiro_ziggurat")};
     const QStringList solvers{q("poly"), q("mhla"), q("multilayer"), q("softmax")};
     const QStringList optimizers{q("sgd"), q("adam")};
     const QStringList schedules{q("constant"), q("cosine")};
@@ -167,6 +168,26 @@ std::vector<KeyInfo> buildKeys() {
                 "(seed, stream, i) only).",
                 u"<b>Task seed</b>: seeds the teacher and every data stream (train, validation, OOD, "
                 u"execution). Same seed ⇒ same data, bit for bit, for any thread count."));
+    add(K("task", "rng", T::Choice, taskField(&TaskConfig::rng))
+            .choices(rngs)
+            .tasks(Applicability::kAllTasks & ~kData)
+            .text(
+                u"Random generator",
+                "Generator of the task's draws (teacher, train, validation, OOD and execution "
+                "streams): philox (default: Philox4x32-10, the counter-based generator of Random123, "
+                "keyed by the seed, counter (draw, sample index, stream); normals by the Box-Muller "
+                "transform, computed in SIMD lanes) or xoshiro_ziggurat (xoshiro256** seeded per "
+                "(seed, stream, sample), normals by the ziggurat: the generator of every experiment "
+                "written before this key existed). A file without task.rng reads as "
+                "xoshiro_ziggurat, so that it reproduces bit for bit; new experiments and every file "
+                "written now carry the key. The trainers' initialisation and shuffling do not "
+                "depend on it.",
+                u"<b>Random generator</b> of the task's data: <i>philox</i> (default: Philox4x32-10, "
+                u"counter-based, normals by Box–Muller in SIMD lanes) or <i>xoshiro_ziggurat</i> "
+                u"(xoshiro256** and the ziggurat, the generator of every experiment written before "
+                u"this key existed; a file without the key reads as this one, so old results "
+                u"reproduce bit for bit). Sample i of a stream is a function of (seed, stream, i) "
+                u"under either."));
     add(K("task", "samples", T::Integer, taskField(&TaskConfig::samples))
             .range(1, 1e10)
             .tasks(Applicability::kAllTasks & ~kData)
@@ -874,6 +895,8 @@ QStringList unreadKeys(const QJsonObject& obj, const ExperimentConfig& cfg) {
 
 ExperimentConfig experimentFromJson(const QJsonObject& obj, const DatasetShape* knownShape) {
     ExperimentConfig cfg;
+    // A file written before task.rng existed was drawn with that generator (kRngWhenAbsent).
+    if (!obj.value(q("task")).toObject().contains(q("rng"))) cfg.task.rng = kRngWhenAbsent;
     std::vector<ConfigIssue> issues;
     parseInto(obj, cfg, issues);
     if (!issues.empty()) throwIssue(issues.front());
@@ -1043,6 +1066,9 @@ QString toString(OrthogonalSampler s) {
 }
 QString toString(TokenScale s) {
     return findKey(q("task"), q("token_scale"))->choices.value(static_cast<int>(s));
+}
+QString toString(RngKind k) {
+    return findKey(q("task"), q("rng"))->choices.value(static_cast<int>(k));
 }
 QString toString(SolverKind k) {
     return findKey(q("solver"), q("kind"))->choices.value(static_cast<int>(k));

@@ -3,6 +3,7 @@
 // unknown keys, wrong types, out-of-range and non-finite values are errors that name the key,
 // the value and what is allowed. Every default is filled in and echoed by toJson().
 #include "core/base/process.h"
+#include "core/base/rngkind.h"
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -51,6 +52,8 @@ enum class ExploreMode { Auto, Full, None };
 struct TaskConfig {
     TaskKind kind = TaskKind::AssociativeMemory;
     long long seed = 1;
+    /// The generator of every task stream (teacher, train, validation, OOD, execution).
+    RngKind rng = RngKind::Philox;
     long long samples = 16384;
     // random_mhla
     int d = 4;
@@ -262,6 +265,10 @@ QString toString(TaskKind);
 QString toString(Embedding);
 QString toString(OrthogonalSampler);
 QString toString(TokenScale);
+QString toString(RngKind);
+/// The generator an experiment object without task.rng means: the one every experiment and
+/// result written before the key existed was drawn with, so that they reproduce bit for bit.
+constexpr RngKind kRngWhenAbsent = RngKind::XoshiroZiggurat;
 QString toString(SolverKind);
 QString toString(OptimizerKind);
 QString toString(ScheduleKind);

@@ -72,7 +72,12 @@ LoadedExperiment loadExperimentText(const QByteArray& text, const QStringList& o
 }
 
 LoadedExperiment loadExperiment(const QString& path, const QStringList& overrides) {
-    if (path.isEmpty()) return loadExperimentObject(QJsonObject{}, overrides);
+    // No file: a new experiment, on today's default generator (a file without task.rng is an
+    // older one and reads as kRngWhenAbsent).
+    if (path.isEmpty())
+        return loadExperimentObject(
+            QJsonObject{{q("task"), QJsonObject{{q("rng"), toString(TaskConfig{}.rng)}}}},
+            overrides);
     QByteArray text;
     QString error;
     if (!readRegularFile(path, &text, &error, kMaxExperimentBytes))

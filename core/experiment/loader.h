@@ -18,7 +18,8 @@ struct LoadedExperiment {
 /// Reads an experiment file (a regular file of at most 1 MiB, a JSON object with sections
 /// task, solver, eval; no repeated keys), applies "section.key=value" overrides in order and
 /// validates everything. An override of a key that the resulting run does not read is an
-/// error that lists the keys that apply. An empty path starts from the defaults. Relative
+/// error that lists the keys that apply. An empty path starts from the defaults (task.rng
+/// included; a file without task.rng reads as kRngWhenAbsent). Relative
 /// file paths (task.prompts, task.targets) in the file are resolved against its folder, those
 /// from overrides against the working folder; the config holds them absolute.
 /// Throws ConfigError; its message starts with the file's name when the file is at fault.

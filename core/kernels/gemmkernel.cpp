@@ -1,4 +1,5 @@
 #include "core/kernels/gemmkernel.h"
+#include "core/base/machine.h"
 #include "core/base/types.h"
 #include <cstdlib>
 #include <cstring>
@@ -42,18 +43,6 @@ void outerSumBuild(long m, long n, long k, const double* A, long lda, const doub
     c.noalias() += a.transpose() * (w.asDiagonal() * b);
 }
 
-#if defined(__x86_64__)
-bool cpuHasV3() {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-           __builtin_cpu_supports("bmi2");
-}
-bool cpuHasV4() {
-    return cpuHasV3() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
-}
-#endif
-
 const GemmKernel kBuild{gemmAtBBuild, outerSumBuild, "build target"};
 #if defined(__x86_64__)
 const GemmKernel kV3{gemmAtB_v3, outerSum_v3, "x86-64-v3 (AVX2/FMA)"};
@@ -64,7 +53,7 @@ GemmKernel choose() {
     const GemmKernel build = kBuild;
 #if defined(__x86_64__)
     const GemmKernel v3 = kV3, v4 = kV4;
-    const bool hasV3 = cpuHasV3(), hasV4 = cpuHasV4();
+    const bool hasV3 = cpuHasX86_64V3(), hasV4 = cpuHasX86_64V4();
     if (const char* want = std::getenv("MHLA_GEMM_KERNEL")) {
         if (std::strcmp(want, "build") == 0) return build;
         if (std::strcmp(want, "v3") == 0 && hasV3) return v3;
@@ -86,8 +75,8 @@ const GemmKernel& accumulationGemm() {
 std::vector<GemmKernel> availableGemmKernels() {
     std::vector<GemmKernel> out{kBuild};
 #if defined(__x86_64__)
-    if (cpuHasV3()) out.push_back(kV3);
-    if (cpuHasV4()) out.push_back(kV4);
+    if (cpuHasX86_64V3()) out.push_back(kV3);
+    if (cpuHasX86_64V4()) out.push_back(kV4);
 #endif
     return out;
 }

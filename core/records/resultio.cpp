@@ -216,11 +216,11 @@ QByteArray CsvTable::bytes() const {
 }
 
 CsvTable seedsTable(const std::vector<ExperimentResult>& runs) {
-    QStringList cols{q("task_seed"), q("solver_seed"), q("certified")};
+    QStringList cols{q("task_seed"), q("task_rng"), q("solver_seed"), q("certified")};
     for (const Scalar& m : scalarMetrics()) cols << q(m.name);
     CsvTable t(cols);
     for (const auto& r : runs) {
-        QStringList row{CsvTable::integer(r.config.task.seed),
+        QStringList row{CsvTable::integer(r.config.task.seed), toString(r.config.task.rng),
                         CsvTable::integer(r.config.solver.seed),
                         r.certificate.certified ? q("true") : q("false")};
         for (const Scalar& m : scalarMetrics()) row << CsvTable::number(m.get(r));

@@ -42,12 +42,15 @@ CsvTable lambdaTraceTable(const ExperimentResult& r);
 /// history.csv: epoch, step, lr, train_mse, val_mse, ood_rel_mse, distance_p,
 /// distance_p_rel, distance_exact_rel.
 CsvTable historyTable(const ExperimentResult& r);
-/// seeds.csv: task_seed, solver_seed, certified, then every scalar metric.
+/// seeds.csv: task_seed, task_rng (the generator's name), solver_seed, certified, then every
+/// scalar metric.
 CsvTable seedsTable(const std::vector<ExperimentResult>& runs);
 
 /// The version of the result.json layout (its "format_version" key). Readers refuse a newer
 /// one; files written before the key existed are version 1.
-constexpr int kResultFormatVersion = 1;
+/// 2: the embedded config carries task.rng (a format-1 result was drawn with
+/// kRngWhenAbsent, which its config, without the key, reads as).
+constexpr int kResultFormatVersion = 2;
 
 /// The result as the JSON object printed by `mhla-lab solve` (config embedded).
 QJsonObject resultToJson(const ExperimentResult& r);

@@ -396,6 +396,12 @@ std::vector<Column> metricColumns() {
     };
     cols.push_back({q("task_seed"), true,
                     [](const QJsonObject& r) { return path(r, q("config.task.seed")); }});
+    // The generator's name; a result written before task.rng existed was drawn with
+    // kRngWhenAbsent.
+    cols.push_back({q("task_rng"), false, [](const QJsonObject& r) {
+                        const QJsonValue v = path(r, q("config.task.rng"));
+                        return v.isString() ? v : QJsonValue(toString(kRngWhenAbsent));
+                    }});
     cols.push_back({q("solver_seed"), true,
                     [](const QJsonObject& r) { return path(r, q("config.solver.seed")); }});
     cols.push_back(

@@ -28,8 +28,8 @@ constexpr std::uint64_t kCausalNoiseStream = 0x100;
 class CausalPrefixTask : public Task {
 public:
     CausalPrefixTask(std::unique_ptr<Task> base, const TaskConfig& cfg)
-        : Task(cfg.seed, TaskDims{base->d(), base->tokens(), base->dOut()}),
-          m_base(std::move(base)), m_noise(cfg.noise), m_id(++s_nextId) {
+        : Task(cfg, TaskDims{base->d(), base->tokens(), base->dOut()}), m_base(std::move(base)),
+          m_noise(cfg.noise), m_id(++s_nextId) {
         setTeacher(m_base->teacher());
     }
     Sample sample(Stream stream, long long index) const override {
@@ -62,9 +62,7 @@ protected:
         s.Z = last.base.Z.leftCols(t);
         mhlaOutputInto(m_teacher, s.Z, s.y, &s.vech);
         if (m_noise > 0) {
-            Rng rng(static_cast<std::uint64_t>(m_seed),
-                    kCausalNoiseStream + static_cast<std::uint64_t>(stream),
-                    static_cast<std::uint64_t>(index));
+            Rng rng = this->rng(kCausalNoiseStream + static_cast<std::uint64_t>(stream), index);
             for (Index i = 0; i < s.y.size(); ++i) s.y(i) += m_noise * rng.normal();
         }
     }

@@ -24,8 +24,7 @@ void readChecked(const char* keyPath, const QString& path, const std::vector<lon
 }
 } // namespace
 
-DatasetTask::DatasetTask(const TaskConfig& cfg)
-    : Task(cfg.seed, taskDims(cfg)), m_samples(cfg.samples) {
+DatasetTask::DatasetTask(const TaskConfig& cfg) : Task(cfg, taskDims(cfg)), m_samples(cfg.samples) {
     readChecked("task.prompts", cfg.prompts, {m_samples, m_n, m_d}, m_prompts);
     readChecked("task.targets", cfg.targets, {m_samples, m_dOut}, m_targets);
 }

@@ -28,7 +28,7 @@ Mat Task::genericPrompt(long long index) const {
 }
 
 void Task::genericPromptInto(long long index, Mat& Z) const {
-    Rng rng(static_cast<std::uint64_t>(m_seed), Stream::Ood, static_cast<std::uint64_t>(index));
+    Rng rng = this->rng(Stream::Ood, index);
     if (Z.rows() != m_d || Z.cols() != m_n) Z.resize(m_d, m_n);
     rng.normalFill(Z, 1.0);
 }
@@ -79,11 +79,11 @@ Heads lookupTeacher(int keyDim, int valueDim) {
 class RandomMhlaTask : public Task {
 public:
     explicit RandomMhlaTask(const TaskConfig& cfg)
-        : Task(cfg.seed, taskDims(cfg)), m_noise(cfg.noise),
+        : Task(cfg, taskDims(cfg)), m_noise(cfg.noise),
           m_tokenSd(cfg.tokenScale == TokenScale::Unit
                         ? 1.0
                         : 1.0 / std::sqrt(static_cast<double>(cfg.tokens))) {
-        Rng rng(static_cast<std::uint64_t>(cfg.seed), Stream::Teacher);
+        Rng rng = this->rng(Stream::Teacher);
         Heads h;
         const double sd = 1.0 / std::sqrt(static_cast<double>(cfg.d));
         for (int k = 0; k < cfg.teacherHeads; ++k) {
@@ -100,7 +100,7 @@ public:
 
 protected:
     void drawInto(Stream stream, long long index, Sample& s) const override {
-        Rng rng(static_cast<std::uint64_t>(m_seed), stream, static_cast<std::uint64_t>(index));
+        Rng rng = this->rng(stream, index);
         if (s.Z.rows() != m_d || s.Z.cols() != m_n) s.Z.resize(m_d, m_n);
         rng.normalFill(s.Z, m_tokenSd);
         mhlaOutputInto(m_teacher, s.Z, s.y, &s.vech);
@@ -116,7 +116,7 @@ private:
 class AssociativeMemoryTask : public Task {
 public:
     explicit AssociativeMemoryTask(const TaskConfig& cfg)
-        : Task(cfg.seed, taskDims(cfg)), m_m(cfg.pairs), m_p(cfg.orthogonalProb),
+        : Task(cfg, taskDims(cfg)), m_m(cfg.pairs), m_p(cfg.orthogonalProb),
           m_sampler(cfg.orthogonalSampler) {
         setTeacher(lookupTeacher(m_m, m_m));
     }
@@ -128,7 +128,7 @@ public:
 
 protected:
     void drawInto(Stream stream, long long index, Sample& s) const override {
-        Rng rng(static_cast<std::uint64_t>(m_seed), stream, static_cast<std::uint64_t>(index));
+        Rng rng = this->rng(stream, index);
         const bool orthogonal = rng.uniform() < m_p;
         // Per-thread scratch for the key and value blocks (m x m each).
         thread_local Mat K, U;
@@ -167,7 +167,7 @@ private:
 
 } // namespace
 
-AutomatonTask::AutomatonTask(const TaskConfig& cfg) : Task(cfg.seed, taskDims(cfg)), m_cfg(cfg) {
+AutomatonTask::AutomatonTask(const TaskConfig& cfg) : Task(cfg, taskDims(cfg)), m_cfg(cfg) {
     setTeacher(lookupTeacher(keyDim(), valueDim()));
 }
 
@@ -216,7 +216,7 @@ Mat AutomatonTask::tablePrompt(const Dfa& dfa, const AutomatonCodes& codes,
 }
 
 Sample AutomatonTask::sample(Stream stream, long long index) const {
-    Rng rng(static_cast<std::uint64_t>(m_seed), stream, static_cast<std::uint64_t>(index));
+    Rng rng = this->rng(stream, index);
     const Dfa dfa = randomDfa(rng);
     const AutomatonCodes codes = randomCodes(rng);
     std::vector<int> order = permutation(m_cfg.states * m_cfg.alphabet, rng);
@@ -257,7 +257,8 @@ ExecutionResult executeWords(const AutomatonTask& task, const Mat& P, int words,
     std::vector<WordOutcome> outcomes(static_cast<size_t>(words));
     // One word, the same for a given (seed, w) whatever the thread count.
     auto runWord = [&](long long w, WordTrace& wt) {
-        Rng rng(static_cast<std::uint64_t>(seed), Stream::Execution, static_cast<std::uint64_t>(w));
+        Rng rng(static_cast<std::uint64_t>(seed), Stream::Execution, static_cast<std::uint64_t>(w),
+                task.rngKind());
         wt.dfa = task.randomDfa(rng);
         const Dfa& dfa = wt.dfa;
         const AutomatonCodes codes = task.randomCodes(rng);
@@ -358,7 +359,7 @@ std::unique_ptr<Task> makeTask(const TaskConfig& cfg) {
     return taskKindInfo(cfg.kind).make(cfg);
 }
 
-Task::Task(long long seed, TaskDims dims)
-    : m_seed(seed), m_d(dims.d), m_dOut(dims.dOut), m_n(dims.n) {}
+Task::Task(const TaskConfig& cfg, TaskDims dims)
+    : m_seed(cfg.seed), m_rng(cfg.rng), m_d(dims.d), m_dOut(dims.dOut), m_n(dims.n) {}
 
 } // namespace mhla

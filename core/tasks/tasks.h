@@ -47,19 +47,31 @@ public:
         out.vech.clear();
         drawInto(stream, index, out);
     }
+    /// The generator of the task's draws (task.rng).
+    RngKind rngKind() const { return m_rng; }
+    /// The generator of sample `index` of a stream, of the task's kind.
+    Rng rng(std::uint64_t stream, long long index = 0) const {
+        return Rng(static_cast<std::uint64_t>(m_seed), stream, static_cast<std::uint64_t>(index),
+                   m_rng);
+    }
+    Rng rng(Stream stream, long long index = 0) const {
+        return rng(static_cast<std::uint64_t>(stream), index);
+    }
     /// A generic prompt: i.i.d. N(0,1) entries, the task's d and n (MATH.md §6).
     Mat genericPrompt(long long index) const;
     /// genericPrompt(index) into Z, reusing its storage.
     void genericPromptInto(long long index, Mat& Z) const;
 
 protected:
-    Task(long long seed, TaskDims dims);
+    /// The seed and the generator are cfg's.
+    Task(const TaskConfig& cfg, TaskDims dims);
     /// sampleInto's draw (out.vech arrives empty).
     virtual void drawInto(Stream stream, long long index, Sample& out) const {
         out = sample(stream, index);
     }
     void setTeacher(Heads h);
     long long m_seed;
+    RngKind m_rng;
     int m_d, m_dOut, m_n;
     Heads m_teacher;
     Mat m_teacherP;
