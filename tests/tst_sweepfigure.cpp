@@ -295,7 +295,7 @@ private Q_SLOTS:
         QVERIFY(files.size() >= 8);
         for (const QString& f : files) {
             QJsonValue figures, verdicts;
-            const SweepPlan p = planSweepFile(dir.filePath(f), {}, 0, {}, &figures, &verdicts);
+            const SweepPlan p = planSweepFile(dir.filePath(f), {}, 0, {}, &figures, 0, &verdicts);
             QVERIFY2(figures.isArray(), qPrintable(f));
             const auto specs = parseSweepFigures(figures, p);
             QVERIFY2(!specs.empty(), qPrintable(f));

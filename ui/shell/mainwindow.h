@@ -43,6 +43,9 @@ public:
 
     ExperimentPanel* experimentPanel() const { return m_panel; }
     RunList* runList() const { return m_runs; }
+    /// How often the overlay panels were given the visible runs (for tests: opening a session
+    /// redraws them once, not once per run).
+    int overlayRefreshCount() const { return m_overlayRefreshes; }
     RunController* controller() const { return m_controller; }
     CertificatePanel* certificatePanel() const { return m_certificate; }
     CurvesPanel* curvesPanel() const { return m_curves; }
@@ -256,6 +259,7 @@ private:
     int m_offerCount = 0; ///< how many runs it holds
     QWidget* m_restoreBar = nullptr;
     QLabel* m_restoreText = nullptr;
+    int m_overlayRefreshes = 0;
 };
 
 } // namespace mhla::ui

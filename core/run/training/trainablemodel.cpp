@@ -67,13 +67,27 @@ double TrainableModel::lossAndGradient(const TrainingData& data, const long long
                                        Vec* grad, int threads, const RunContext* ctx) {
     if (count <= 0) throw std::invalid_argument("lossAndGradient: empty minibatch");
     const int chunks = (count + kChunk - 1) / kChunk;
-    while (static_cast<int>(m_stepWs.size()) < chunks) m_stepWs.push_back(makeWorkspace());
+    // The per-chunk buffers of a full-batch step (2^20 samples: 65536 chunks) take seconds to
+    // make the first time: poll the cancel token while making them too, so such a step stops
+    // within a few hundred buffers, not after all of them (issue 26 item 11).
+    auto poll = [ctx](size_t k) {
+        if (ctx && k % 256 == 0) ctx->checkCancel();
+    };
+    while (static_cast<int>(m_stepWs.size()) < chunks) {
+        poll(m_stepWs.size());
+        m_stepWs.push_back(makeWorkspace());
+    }
     if (static_cast<int>(m_chunkLoss.size()) < chunks)
         m_chunkLoss.resize(static_cast<size_t>(chunks));
     if (grad) {
-        while (static_cast<int>(m_chunkGrad.size()) < chunks)
+        while (static_cast<int>(m_chunkGrad.size()) < chunks) {
+            poll(m_chunkGrad.size());
             m_chunkGrad.emplace_back(m_theta.size());
-        for (int c = 0; c < chunks; ++c) m_chunkGrad[static_cast<size_t>(c)].setZero();
+        }
+        for (int c = 0; c < chunks; ++c) {
+            poll(static_cast<size_t>(c));
+            m_chunkGrad[static_cast<size_t>(c)].setZero();
+        }
     }
     auto runChunk = [&](long long c) {
         if (ctx) ctx->checkCancel();
