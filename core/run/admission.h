@@ -10,6 +10,8 @@
 
 namespace mhla {
 
+/// Bytes every run holds beyond what its sizes model (stacks, allocator arenas, small blocks).
+inline constexpr double kRunOverheadBytes = 8.0 * 1024 * 1024;
 /// Bytes a run of `cfg` needs at its peak, by what they scale with (each names the key that
 /// changes it), with `threads` workers (0: all cores; the trainers' evaluation holds one
 /// workspace per worker).
