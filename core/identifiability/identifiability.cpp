@@ -480,11 +480,32 @@ MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const R
     }
     // 4. Continuation: below the smallest exact fit, each lower rank is searched again from that
     // fit with one head dropped (and from random factors), until a rank fails.
-    while (hiFit.err <= tol && hi > 1 && opt.continuationStarts >= 0) {
-        Refit below = continueBelow(hi - 1, hiFit.W);
-        if (below.err > tol) break;
-        --hi;
-        hiFit = std::move(below);
+    auto continueDown = [&] {
+        while (hiFit.err <= tol && hi > 1 && opt.continuationStarts >= 0) {
+            Refit below = continueBelow(hi - 1, hiFit.W);
+            if (below.err > tol) break;
+            --hi;
+            hiFit = std::move(below);
+        }
+    };
+    continueDown();
+    out.searchMinHeads = hi;
+    // 5. The teacher's representative, refitted at its own numerical rank.
+    if (opt.teacherW.rows() == m && opt.teacherW.cols() == n) {
+        ctx.checkCancel();
+        const Svd st = svdOf(opt.teacherW);
+        int rt = 0;
+        for (Index k = 0; k < st.s.size(); ++k)
+            if (st.s(0) > 0 && st.s(k) > opt.rankTol * st.s(0)) ++rt;
+        if (rt >= 1 && rt < hi) {
+            Refit t = polish(truncatedFactors(opt.teacherW, rt), kContinuationOuter, kRefineStall);
+            out.attempts.push_back(RankAttempt{rt, 1, t.err, t.err <= tol, "teacher"});
+            if (t.err <= tol) {
+                hi = rt;
+                hiFit = std::move(t);
+                continueDown();
+            }
+        }
     }
     out.minHeads = hi;
     out.W = hiFit.W;
@@ -512,6 +533,10 @@ MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const R
                    std::to_string(out.minHeads - 1) + " heads failed from " +
                    std::to_string(out.lowerRankStarts) + " starts, best relative error " + err +
                    " (evidence, not proof)";
+        if (out.searchMinHeads > out.minHeads)
+            out.note += "; the refit from the teacher's heads found " +
+                        std::to_string(out.minHeads) + ", the search without them " +
+                        std::to_string(out.searchMinHeads);
         if (out.lowerRankBestErrorRel < kWeakEvidence)
             out.note +=
                 "; that error is small: P may be a limit of models with fewer heads (fold of the rank-r "
@@ -529,6 +554,7 @@ QJsonObject toJson(const MinHeadsResult& r) {
                                     {q("exact"), a.exact},
                                     {q("phase"), QString::fromStdString(a.phase)}});
     return QJsonObject{{q("min_heads"), r.minHeads},
+                       {q("search_min_heads"), r.searchMinHeads},
                        {q("unfold_rank"), r.unfoldRank},
                        {q("max_heads"), r.maxHeads},
                        {q("generic_heads"), r.genericHeads},

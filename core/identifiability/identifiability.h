@@ -62,6 +62,12 @@ struct MinHeadsOptions {
     std::uint64_t seed = 1; ///< random refit starts
     int genericHeadsMaxRows =
         1000; ///< compute generic_heads only when d_out * D <= this (cost O((d_out D)^3))
+    /// A representative the caller knows (the teacher's W = headsToW(teacher) on a synthetic
+    /// task; empty: none). After the search it is refitted at its own numerical rank; when that
+    /// refit reproduces P to exact_tol and has fewer heads than the search found, it is the
+    /// smallest exact fit (phase "teacher") and the continuation goes on below it. Data without
+    /// a teacher has none: there min_heads is what the search finds.
+    Mat teacherW;
 };
 
 /// One tested rank of the search: the best refit over `starts` starts.
@@ -72,13 +78,16 @@ struct RankAttempt {
         0;              ///< json: best_error_rel, min over starts of ||fold(W_r) - P||_F / ||P||_F
     bool exact = false; ///< json: exact, best_error_rel <= exact_tol
     /// json: phase, "starts" (the search's refit from the relaxation, unfold(P) and random
-    /// representatives) or "continuation" (from the exact fit one rank up, one head dropped,
-    /// and from random factors)
+    /// representatives), "continuation" (from the exact fit one rank up, one head dropped,
+    /// and from random factors) or "teacher" (from MinHeadsOptions::teacherW)
     std::string phase = "starts";
 };
 
 struct MinHeadsResult {
     int minHeads = 0; ///< json: min_heads, the smallest rank whose refit reproduced P
+    /// json: search_min_heads, what the search found without the teacher's heads (equal to
+    /// min_heads when no teacherW was given or it did not lower the count)
+    int searchMinHeads = 0;
     int unfoldRank =
         0; ///< json: unfold_rank, numerical rank of the symmetric representative unfold(P)
     int maxHeads = 0; ///< json: max_heads, min(d_out d, d^2)
@@ -130,6 +139,10 @@ struct MinHeadsResult {
 ///  4. Continuation: below the smallest exact fit W (rank r + 1), rank r is tried again from W
 ///     with each of its heads dropped in turn (smallest first) and from `continuationStarts`
 ///     random factors, with longer Levenberg-Marquardt runs; on success one rank lower, and so on.
+///  5. Teacher (optional): MinHeadsOptions::teacherW refitted at its numerical rank; when it
+///     reproduces P with fewer heads than steps 3-4 found, the continuation resumes below it.
+///     The blind search alone is not complete: for certified random-MHLA fits with H* just
+///     below the generic count (d = 4, H* = 6) every start at rank H* can end near 3e-3.
 ///  A start that ends between exact_tol and 1e-6 is refined by a longer Levenberg-Marquardt run
 ///  before it is judged (slow convergence is not mistaken for failure).
 ///

@@ -28,13 +28,13 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
     const int d = task.d();
     MinHeadsOptions mh;
     mh.rankTol = cfg.solver.rankTolerance;
+    const Heads& t = task.teacher();
+    if (t.count() > 0) mh.teacherW = headsToW(t, d, task.dOut());
     out.minHeads = minHeads(P, d, mh, ctx.slice(0.0, 0.2));
     out.fitP = P;
-    {
-        const Heads& t = task.teacher();
-        out.teacherMinimalHeads = canonicalHeadsOfW(headsToW(t, d, task.dOut()), d, t.count(),
-                                                    &out.teacherMinimalSingularValues);
-    }
+    if (t.count() > 0)
+        out.teacherMinimalHeads =
+            canonicalHeadsOfW(mh.teacherW, d, t.count(), &out.teacherMinimalSingularValues);
 
     CertificateSamplesOptions cs;
     cs.toleranceRel = cfg.solver.tolerance;

@@ -120,14 +120,19 @@ QString minHeadsSentence(const ExperimentResult& r) {
                 .arg(m.unfoldRank)
                 .arg(heads);
     if (!m.exact)
-        s += QObject::tr(" (No refit reproduced P to round-off; %1 is an upper bound.)")
+        s += QObject::tr(" (No refit reproduced P to round-off: %1 is the best rank found, not a "
+                         "bound.)")
                  .arg(m.minHeads);
     else if (m.minHeads > 1 && std::isfinite(m.lowerRankBestErrorRel))
-        s += QObject::tr(" (With %1 head%2 the best refit error is %3: evidence, not proof, that "
-                         "fewer fail.)")
+        s += QObject::tr(" (A refit with %1 reproduces P: at most that many, proven. With %2 "
+                         "head%3 the best refit error is %4: evidence, not proof, that fewer "
+                         "fail.)")
+                 .arg(heads)
                  .arg(m.minHeads - 1)
                  .arg(m.minHeads - 1 == 1 ? QString() : QStringLiteral("s"))
                  .arg(m.lowerRankBestErrorRel, 0, 'g', 2);
+    if (m.exact && m.searchMinHeads > m.minHeads)
+        s += QObject::tr(" The search without the teacher's heads found %1.").arg(m.searchMinHeads);
     return s;
 }
 

@@ -166,6 +166,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_autosaveTimer.setSingleShot(true);
     m_autosaveTimer.setInterval(kAutosaveDelayMs);
     connect(&m_autosaveTimer, &QTimer::timeout, this, &MainWindow::startAutosave);
+    connect(this, &MainWindow::autosaved, this,
+            [this](const QString& err) { m_autosaveError = err; });
     // Removing, renaming or hiding runs changes what a restore would bring back.
     connect(m_runs, &RunList::runsChanged, this, [this] {
         if (m_autosaveArmed) scheduleAutosave();
@@ -933,14 +935,25 @@ void MainWindow::showTab(const QString& name) {
 }
 
 QString MainWindow::closeQuestion() const {
-    if (m_controller->isBusy()) return tr("A run is still going. Stop it and quit?");
-    if (isWindowModified() && m_runs->count() > 0)
-        return tr("The experiment has unsaved changes and %n run(s) will be lost. Quit anyway?",
-                  nullptr, m_runs->count());
-    if (isWindowModified()) return tr("The experiment has unsaved changes. Quit anyway?");
-    if (m_runs->count() > 0)
-        return tr("%n run(s) will be lost (export them first with Export all). Quit anyway?",
-                  nullptr, m_runs->count());
+    // The runs are autosaved and offered back at the next start; they are at risk only when the
+    // last autosave failed. The experiment's edits are not autosaved.
+    const int runs = m_runs->count();
+    const bool runsAtRisk = runs > 0 && !m_autosaveError.isEmpty();
+    const QString kept = runs > 0 && !runsAtRisk
+                             ? tr(" The finished runs are kept: MHLA Lab offers them back when it "
+                                  "starts again.")
+                             : QString();
+    if (m_controller->isBusy()) return tr("A run is still going. Stop it and quit?") + kept;
+    const QString lost =
+        tr("%n run(s) could not be autosaved (%1)", nullptr, runs).arg(m_autosaveError);
+    if (isWindowModified() && runsAtRisk)
+        return tr("The experiment has unsaved changes, and %1: both will be lost. Quit anyway?")
+            .arg(lost);
+    if (isWindowModified())
+        return tr("The experiment has unsaved changes, which will be lost. Quit anyway?") + kept;
+    if (runsAtRisk)
+        return tr("%1 and will be lost (export them first with Export all). Quit anyway?")
+            .arg(lost);
     return {};
 }
 
@@ -1335,6 +1348,9 @@ void MainWindow::dropEvent(QDropEvent* e) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
+    // The runs of the last few seconds are written first, so the question knows whether they
+    // are kept.
+    if (m_autosaveArmed && (m_autosaveDue || m_autosaveBusy)) autosaveNow();
     if (const QString q = closeQuestion();
         !q.isEmpty() && !m_quitWithoutAsking &&
         QMessageBox::question(this, tr("Quit MHLA Lab?"), q, QMessageBox::Yes | QMessageBox::Cancel,
@@ -1343,7 +1359,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
         return;
     }
     m_controller->stop();
-    if (m_autosaveDue || m_autosaveBusy) autosaveNow(); // the runs of the last few seconds too
+    if (m_autosaveDue || m_autosaveBusy) autosaveNow(); // what the stopped run left too
     m_settings.setWindowGeometry(saveGeometry());
     m_settings.setWindowRect(isMaximized() || isFullScreen() ? normalGeometry() : geometry());
     m_settings.setWindowState(saveState());

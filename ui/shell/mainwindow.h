@@ -255,8 +255,9 @@ private:
     bool m_autosaveArmed = false;
     bool m_autosaveBusy = false;
     bool m_autosaveDue = false;
-    QString m_offerDir;   ///< the folder whose runs the restore bar offers (empty: none)
-    int m_offerCount = 0; ///< how many runs it holds
+    QString m_autosaveError; ///< the last autosave's error (empty: it worked)
+    QString m_offerDir;      ///< the folder whose runs the restore bar offers (empty: none)
+    int m_offerCount = 0;    ///< how many runs it holds
     QWidget* m_restoreBar = nullptr;
     QLabel* m_restoreText = nullptr;
     int m_overlayRefreshes = 0;
