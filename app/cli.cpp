@@ -5,6 +5,7 @@
 #include "core/base/fileio.h"
 #include "core/base/parallel.h"
 #include "core/base/process.h"
+#include "core/base/text.h"
 #include "core/experiment/config.h"
 #include "core/experiment/loader.h"
 #include "core/records/resultio.h"
@@ -32,7 +33,6 @@ namespace mhla::cli {
 
 namespace {
 
-QString q(const char* s) { return QString::fromUtf8(s); }
 void err(const QString& s) { printMessage(s); }
 
 const char kUsage[] = R"(mhla-lab — learning multi-head linear attention with guarantees

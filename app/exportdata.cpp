@@ -1,4 +1,5 @@
 #include "app/exportdata.h"
+#include "core/base/text.h"
 
 #include "app/cli.h"
 #include "app/options.h"
@@ -14,7 +15,6 @@ namespace mhla::cli {
 
 namespace {
 
-QString q(const char* s) { return QString::fromUtf8(s); }
 void err(const QString& s) { printMessage(q("mhla-lab export-data: ") + s); }
 
 const char kHelp[] =

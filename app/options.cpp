@@ -1,5 +1,6 @@
 #include "app/options.h"
 #include "core/base/parallel.h"
+#include "core/base/text.h"
 #include "core/sweep/sweep.h"
 #include <QCommandLineParser>
 #include <algorithm>
@@ -8,8 +9,6 @@
 namespace mhla::cli {
 
 namespace {
-
-QString q(const char* s) { return QString::fromUtf8(s); }
 
 int levenshtein(const QString& a, const QString& b) {
     std::vector<int> prev(static_cast<size_t>(b.size() + 1)), cur(prev.size());

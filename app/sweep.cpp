@@ -4,6 +4,7 @@
 #include "core/base/fileio.h"
 #include "core/base/parallel.h"
 #include "core/base/process.h"
+#include "core/base/text.h"
 #include "core/experiment/loader.h"
 #include "core/records/resultio.h"
 #include "core/run/runner.h"
@@ -29,7 +30,6 @@ namespace mhla::cli {
 
 namespace {
 
-QString q(const char* s) { return QString::fromUtf8(s); }
 void err(const QString& s) { printMessage(s); }
 
 const char kSweepHelp[] = R"(Usage:

@@ -1,4 +1,5 @@
 #include "core/base/fileio.h"
+#include "core/base/text.h"
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -18,7 +19,6 @@ namespace mhla {
 
 namespace {
 
-QString q(const char* s) { return QString::fromUtf8(s); }
 QString osError(int err) { return QString::fromLocal8Bit(std::strerror(err)); }
 
 /// Writes all of data to fd, retrying short writes and EINTR. Returns 0 or an errno.

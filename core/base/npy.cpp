@@ -1,4 +1,5 @@
 #include "core/base/npy.h"
+#include "core/base/text.h"
 #include <QByteArray>
 #include <QFile>
 #include <QFileInfo>
@@ -14,8 +15,6 @@ static_assert(std::endian::native == std::endian::little,
               "the .npy reader and writer copy little-endian values as they are");
 
 namespace {
-
-QString q(const char* s) { return QString::fromUtf8(s); }
 
 [[noreturn]] void fail(const QString& path, const QString& what) {
     throw NpyError((path + q(": ") + what).toStdString());

@@ -1,5 +1,6 @@
 #include "core/experiment/config.h"
 #include "core/base/npy.h"
+#include "core/base/text.h"
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -14,7 +15,6 @@ namespace mhla {
 
 namespace {
 
-QString q(const char* s) { return QString::fromUtf8(s); }
 std::string str(const QString& s) { return s.toStdString(); }
 constexpr double kMaxExactInt = 9007199254740992.0; // 2^53
 

@@ -1,12 +1,12 @@
 #include "core/experiment/loader.h"
 #include "core/base/fileio.h"
+#include "core/base/text.h"
 #include <QDir>
 #include <QFileInfo>
 
 namespace mhla {
 
 namespace {
-QString q(const char* s) { return QString::fromUtf8(s); }
 constexpr qint64 kMaxExperimentBytes = 1024 * 1024;
 
 /// Makes the relative values of the Path keys (task.prompts, ...) absolute against baseDir.

@@ -3,6 +3,7 @@
 #include "core/algebra/features.h"
 #include "core/base/parallel.h"
 #include "core/base/rng.h"
+#include "core/base/text.h"
 #include "core/tasks/samplerows.h"
 #include "core/tasks/tasks.h"
 #include <QJsonArray>
@@ -30,7 +31,6 @@ constexpr int kRefineStall = 40;
 /// Levenberg-Marquardt iterations per continuation start.
 constexpr int kContinuationOuter = 300;
 
-QString q(const char* s) { return QString::fromUtf8(s); }
 QJsonValue number(double v) {
     return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
 }

@@ -1,5 +1,6 @@
 #include "core/records/resultio.h"
 #include "core/base/fileio.h"
+#include "core/base/text.h"
 #include "core/run/explorer.h"
 #include <QDir>
 #include <QJsonArray>
@@ -10,10 +11,6 @@
 #include <limits>
 
 namespace mhla {
-
-namespace {
-QString q(const char* s) { return QString::fromUtf8(s); }
-} // namespace
 
 namespace {
 

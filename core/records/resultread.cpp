@@ -2,6 +2,7 @@
 #include "core/algebra/model.h"
 #include "core/base/fileio.h"
 #include "core/base/process.h"
+#include "core/base/text.h"
 #include "core/records/resultio.h"
 #include <QDir>
 #include <QFileInfo>
@@ -28,8 +29,6 @@ struct ReadError : std::runtime_error {
 /// The largest number of rows a folder's CSV may declare, whatever the experiment says: a
 /// 64 MiB file (kMaxReadBytes) holds fewer lines of at least two bytes.
 constexpr long long kMaxCsvRows = kMaxReadBytes / 2;
-
-QString q(const char* s) { return QString::fromUtf8(s); }
 
 QByteArray readFile(const QDir& dir, const QString& name, bool required, bool* present) {
     const QString path = dir.filePath(name);

@@ -2,16 +2,13 @@
 #include "core/algebra/features.h"
 #include "core/algebra/model.h"
 #include "core/base/machine.h"
+#include "core/base/text.h"
 #include "core/base/types.h"
 #include "core/run/estimate.h"
 #include "core/run/training/trainer.h"
 #include <algorithm>
 
 namespace mhla {
-
-namespace {
-QString q(const char* s) { return QString::fromUtf8(s); }
-} // namespace
 
 double RunBytes::peak() const { return std::max(exact, data + model) + other; }
 

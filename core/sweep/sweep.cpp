@@ -2,6 +2,7 @@
 #include "core/experiment/loader.h"
 #include "core/records/resultio.h"
 #include "core/run/admission.h"
+#include "core/sweep/sweepinternal.h"
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <algorithm>
@@ -13,13 +14,10 @@ namespace mhla {
 
 namespace {
 
-QString q(const char* s) { return QString::fromUtf8(s); }
 constexpr int kMaxValues = 100000;
 constexpr long long kMaxPoints = 1000000;
 
-[[noreturn]] void fail(const QString& msg, const QString& key) {
-    throw ConfigError(msg.toStdString(), key);
-}
+using sweepdetail::fail;
 
 double round15(double v) { return QString::number(v, 'g', 15).toDouble(); }
 

@@ -2,6 +2,7 @@
 #include "core/base/displayfloor.h"
 #include "core/experiment/config.h"
 #include "core/records/resultio.h"
+#include "core/sweep/sweepinternal.h"
 #include <QJsonArray>
 #include <QRegularExpression>
 #include <algorithm>
@@ -14,12 +15,9 @@ namespace mhla {
 
 namespace {
 
-QString q(const char* s) { return QString::fromUtf8(s); }
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-[[noreturn]] void fail(const QString& msg, const QString& key) {
-    throw ConfigError(msg.toStdString(), key);
-}
+using sweepdetail::fail;
 
 const QStringList& historyFields() {
     static const QStringList f{q("train_mse"),  q("val_mse"),        q("ood_rel_mse"),

@@ -1,6 +1,7 @@
 #include "core/sweep/sweeprun.h"
 #include "core/base/fileio.h"
 #include "core/base/parallel.h"
+#include "core/base/text.h"
 #include "core/records/resultio.h"
 #include "core/run/admission.h"
 #include "core/run/runner.h"
@@ -15,10 +16,6 @@
 #include <thread>
 
 namespace mhla {
-
-namespace {
-QString q(const char* s) { return QString::fromUtf8(s); }
-} // namespace
 
 SweepPlan planSweepFile(const QString& config, const QStringList& grids, int seeds,
                         const QStringList& sets, QJsonValue* figures, long long maxRuns,

@@ -1,4 +1,5 @@
 #include "core/sweep/sweepverdict.h"
+#include "core/sweep/sweepinternal.h"
 
 #include "core/base/types.h"
 #include "core/sweep/sweepfigure.h"
@@ -14,12 +15,9 @@ namespace mhla {
 
 namespace {
 
-QString q(const char* s) { return QString::fromUtf8(s); }
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-[[noreturn]] void fail(const QString& msg, const QString& key) {
-    throw ConfigError(msg.toStdString(), key);
-}
+using sweepdetail::fail;
 
 const char* opName(SweepVerdictSpec::Op o) {
     switch (o) {

@@ -1,12 +1,12 @@
 #include "core/tasks/datasettask.h"
 #include "core/base/npy.h"
+#include "core/base/text.h"
 #include <cstring>
 #include <stdexcept>
 
 namespace mhla {
 
 namespace {
-QString q(const char* s) { return QString::fromUtf8(s); }
 
 void readChecked(const char* keyPath, const QString& path, const std::vector<long long>& shape,
                  std::vector<double>& out) {

@@ -1,4 +1,5 @@
 #include "core/tasks/exportsamples.h"
+#include "core/base/text.h"
 
 #include "core/base/fileio.h"
 #include "core/base/machine.h"
@@ -14,7 +15,6 @@
 namespace mhla {
 
 namespace {
-QString q(const char* s) { return QString::fromUtf8(s); }
 QString gib(double bytes) {
     return QString::number(bytes / (1024.0 * 1024 * 1024), 'f', 1) + q(" GiB");
 }

@@ -1,5 +1,6 @@
 #include "ui/experiment/session.h"
 #include "core/base/fileio.h"
+#include "core/base/text.h"
 #include "core/records/resultio.h"
 #include "core/records/resultread.h"
 #include <QDir>
@@ -14,7 +15,6 @@ namespace mhla::ui {
 
 namespace {
 
-QString q(const char* s) { return QString::fromUtf8(s); }
 const QString kSessionFile = QStringLiteral("session.json");
 
 /// "run-03-random-mhla-d-4": the run's position and a readable, portable form of its name.
