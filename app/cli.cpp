@@ -328,7 +328,8 @@ int run(int argc, char** argv) {
     if (std::strcmp(cmd, "bench") == 0) return runBench(argc, argv);
     if (std::strcmp(cmd, "sweep") == 0) return runSweep(argc, argv);
     if (std::strcmp(cmd, "export-data") == 0) return runExportData(argc, argv);
-    std::fprintf(stderr, "mhla-lab: unknown command \"%s\"\n%s", cmd, kUsage);
+    std::fprintf(stderr, "mhla-lab: unknown command \"%s\"\n%s",
+                 qUtf8Printable(escapeControlCharacters(QString::fromLocal8Bit(cmd))), kUsage);
     return InvalidInput;
 }
 

@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
             const QString hint =
                 mhla::cli::closestMatch(arg, mhla::cli::topLevelWords() + guiWords);
             std::fprintf(stderr, "mhla-lab: unknown %s \"%s\"%s\n\n%s",
-                         arg.startsWith(QLatin1Char('-')) ? "option" : "command or file", argv[1],
+                         arg.startsWith(QLatin1Char('-')) ? "option" : "command or file",
+                         qUtf8Printable(mhla::escapeControlCharacters(arg)),
                          hint.isEmpty() ? ""
                                         : ("; did you mean " + hint.toStdString() + "?").c_str(),
                          mhla::cli::usage());

@@ -418,6 +418,56 @@ private Q_SLOTS:
              {s("file:e.json={\"task\": {\"seed\": 9007199254740993}}")},
              s("2"),
              {s("task.seed: 9007199254740993 is out of range")}});
+        // Written with a fraction or an exponent, the parser would round these to an integer
+        // in range (...992) without a word.
+        add("seed above 2^53 written with a fraction",
+            {{s("solve"), s("--set"), s("task.seed=9007199254740993.0")},
+             {},
+             s("2"),
+             {s("task.seed: 9007199254740993.0 is out of range"), s("2^53")}});
+        add("seed above 2^53 written with an exponent, in a file",
+            {{s("solve"), s("--config"), s("@T@/e.json")},
+             {s("file:e.json={\"task\": {\"seed\": 9.007199254740993e15}}")},
+             s("2"),
+             {s("task.seed: 9.007199254740993e15 is out of range")}});
+        add("a fraction the parser would round away, in a file",
+            {{s("solve"), s("--config"), s("@T@/e.json")},
+             {s("file:e.json={\"solver\": {\"seed\": 4503599627370495.2}}")},
+             s("2"),
+             {s("solver.seed: 4503599627370495.2 is not an integer")}});
+        add("seed above 2^53 in a file's grid",
+            {{s("sweep"), s("--config"), s("@T@/e.json"), s("--out"), s("@T@/s")},
+             {s("file:e.json={\"sweep\": {\"grid\": {\"task.seed\": [1, 9007199254740993.0]}}}")},
+             s("2"),
+             {s("sweep.grid.task.seed: 9007199254740993.0 is out of range")}});
+        add("seed above 2^53 in --grid, listed and as a range",
+            {{s("sweep"), s("--out"), s("@T@/s"), s("--grid"), s("task.seed=1,9007199254740993.0")},
+             {},
+             s("2"),
+             {s("--grid task.seed: 9007199254740993.0 is out of range")}});
+        add("seed above 2^53 in a --grid range",
+            {{s("sweep"), s("--out"), s("@T@/s"), s("--grid"),
+              s("task.seed=9007199254740990:9.007199254740994e15:1")},
+             {},
+             s("2"),
+             {s("--grid task.seed: 9.007199254740994e15 is out of range")}});
+        add("a --grid seed range near 2^53 steps exactly (it was rounded to 15 digits)",
+            {{s("sweep"), s("--out"), s("@T@/s"), s("--grid"),
+              s("task.seed=9007199254740989:9007199254740990:1"), s("--set"), s("task.samples=64")},
+             {},
+             s("0"),
+             {s("seed=9007199254740989-"), s("seed=9007199254740990-")}});
+        add("seed above 2^53 in a --grid JSON list",
+            {{s("sweep"), s("--out"), s("@T@/s"), s("--grid"),
+              s("task.seed=[1, 9.007199254740993e15]")},
+             {},
+             s("2"),
+             {s("--grid task.seed: 9.007199254740993e15 is out of range")}});
+        add("1.5e3 is an exact integer and allowed",
+            {{s("solve"), s("--set"), s("task.samples=64"), s("--set"), s("task.seed=1.5e3")},
+             {},
+             s("0"),
+             {s("out:1500")}});
         add("seed 2^53 itself is exact and allowed",
             {{s("solve"), s("--set"), s("task.seed=9007199254740992"), s("--set"),
               s("task.samples=64")},
@@ -440,6 +490,14 @@ private Q_SLOTS:
              {s("--out"), s("control character"), s("\\x0A")},
              {},
              {s("absent:pwned"), s("only:e.json")}});
+        add("figures: an escape sequence in --out is printed escaped",
+            {{s("figures"), s("--config"), s("@T@/e.json"), s("--out"), s("@T@/f/x\x1b[2Jy")},
+             {s("file:e.json={\"task\": {\"samples\": 64}}"), s("file:f=not a folder")},
+             s("2"),
+             {s("cannot write to --out"), s("x\\x1B[2Jy")},
+             {s("\x1b")}});
+        add("an escape sequence in an unknown command is printed escaped",
+            {{s("solv\x1b[2Je")}, {}, s("2"), {s("solv\\x1B[2Je")}, {s("\x1b")}});
         add("slurm: escape in --config",
             {{s("$BIN sweep slurm --config \"$T/e\"$'\\e'\"x.json\" --out \"$T/s\" --shards 1")},
              {s("shell")},

@@ -9,7 +9,10 @@
 #include <QSet>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <limits>
+#include <optional>
 
 namespace mhla {
 
@@ -603,6 +606,47 @@ QString numberText(double v) {
     return QString::number(v, 'g', QLocale::FloatingPointShortest);
 }
 
+QString integerLiteralProblem(const KeyInfo& k, QStringView literal) {
+    // sign, digits, [. digits], [e [sign] digits]: JSON's number grammar, already checked.
+    qsizetype i = 0;
+    if (i < literal.size() && literal[i] == QLatin1Char('-')) ++i;
+    QString digits;
+    qsizetype fractionDigits = 0;
+    bool inFraction = false;
+    for (; i < literal.size(); ++i) {
+        const QChar c = literal[i];
+        if (c == QLatin1Char('.')) inFraction = true;
+        else if (c.isDigit()) {
+            digits += c;
+            if (inFraction) ++fractionDigits;
+        } else break;
+    }
+    long long exponent = 0;
+    if (i < literal.size() && (literal[i] == QLatin1Char('e') || literal[i] == QLatin1Char('E'))) {
+        bool ok = false;
+        exponent = literal.mid(i + 1).toLongLong(&ok);
+        if (!ok) return {}; // beyond any integer key's range: the value's own check refuses it
+    }
+    // value = digits × 10^(exponent − fractionDigits)
+    long long shift = exponent - fractionDigits;
+    while (!digits.isEmpty() && digits.front() == QLatin1Char('0')) digits.remove(0, 1);
+    if (digits.isEmpty()) return {};
+    for (; shift < 0; ++shift) {
+        if (digits.back() != QLatin1Char('0'))
+            return literal.toString() + q(" is not an integer; expected ") + k.allowed();
+        digits.chop(1);
+    }
+    // 2^53 = 9007199254740992 has 16 digits; every larger integer is not held exactly.
+    const QString limit = q("9007199254740992");
+    const bool above = digits.size() + shift > limit.size() ||
+                       (digits.size() + shift == limit.size() &&
+                        digits + QString(static_cast<qsizetype>(shift), QLatin1Char('0')) > limit);
+    if (above && k.max >= kMaxExactInt) // below that, the value's own range check refuses it
+        return literal.toString() + q(" is out of range; expected ") + k.allowed() +
+               q(" (a double holds every integer exactly only up to 2^53 = 9007199254740992)");
+    return {};
+}
+
 bool Applicability::reads(const ExperimentConfig& cfg) const {
     if (!(tasks & bit(cfg.task.kind)) || !(solvers & bit(cfg.solver.kind))) return false;
     const bool trainer = cfg.solver.kind != SolverKind::Poly;
@@ -907,9 +951,12 @@ ExperimentConfig experimentFromJson(const QJsonObject& obj, const DatasetShape* 
 
 namespace {
 
-/// QJsonDocument keeps the last of repeated keys silently; find the first repeat instead.
-/// The text is known to be valid JSON. Returns the dotted path of the repeated key, or empty.
-QString firstDuplicateKey(const QByteArray& text) {
+/// One pass over valid JSON text: the first repeated key (QJsonDocument keeps the last of
+/// repeated keys silently) and every number literal with the dotted path of the key it is the
+/// value of (an array's elements take the array's key). Returns the repeated key's path, or
+/// empty; `number` is called for each literal until a repeat is found.
+QString scanJsonText(const QByteArray& text,
+                     const std::function<void(const QString& path, QStringView literal)>& number) {
     struct Level {
         bool object;
         bool expectKey;
@@ -918,6 +965,13 @@ QString firstDuplicateKey(const QByteArray& text) {
     };
     std::vector<Level> stack;
     QString pendingKey;
+    const auto pathHere = [&] {
+        QStringList path;
+        for (const Level& l : stack)
+            if (!l.name.isEmpty()) path << l.name;
+        if (!stack.empty() && stack.back().object) path << pendingKey;
+        return path.join(QLatin1Char('.'));
+    };
     for (qsizetype i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (c == '"') {
@@ -929,16 +983,19 @@ QString firstDuplicateKey(const QByteArray& text) {
                     QJsonDocument::fromJson("[" + text.mid(start, i - start + 1) + "]");
                 const QString key = one.array().at(0).toString();
                 if (stack.back().keys.contains(key)) {
-                    QStringList path;
-                    for (const Level& l : stack)
-                        if (!l.name.isEmpty()) path << l.name;
-                    path << key;
-                    return path.join(QLatin1Char('.'));
+                    pendingKey = key;
+                    return pathHere();
                 }
                 stack.back().keys.insert(key);
                 stack.back().expectKey = false;
                 pendingKey = key;
             }
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            const qsizetype start = i;
+            while (i + 1 < text.size() && std::strchr("0123456789+-.eE", text[i + 1]) != nullptr &&
+                   text[i + 1] != '\0')
+                ++i;
+            if (number) number(pathHere(), QString::fromLatin1(text.mid(start, i - start + 1)));
         } else if (c == '{' || c == '[') {
             const bool parentObject = !stack.empty() && stack.back().object;
             stack.push_back({c == '{', c == '{', parentObject ? pendingKey : QString(), {}});
@@ -949,6 +1006,14 @@ QString firstDuplicateKey(const QByteArray& text) {
         }
     }
     return {};
+}
+
+/// The integer key an experiment file's number at `path` is the value of: `section.key`, or a
+/// sweep grid's `sweep.grid.section.key`; null for any other path or a non-integer key.
+const KeyInfo* integerKeyAt(const QString& path) {
+    static const QString grid = QStringLiteral("sweep.grid.");
+    const KeyInfo* k = findExperimentKey(path.startsWith(grid) ? path.mid(grid.size()) : path);
+    return k != nullptr && k->type == T::Integer ? k : nullptr;
 }
 
 } // namespace
@@ -987,9 +1052,21 @@ QJsonObject experimentObjectFromJsonText(const QByteArray& text) {
             str(q("the experiment must be a JSON object ({\"task\": {...}, \"solver\": "
                   "{...}, \"eval\": {...}}), not ") +
                 (doc.isArray() ? q("an array") : q("a single value"))));
-    if (const QString dup = firstDuplicateKey(text); !dup.isEmpty())
+    // The parser rounds a literal with a fraction or an exponent to a double: 9007199254740993.0
+    // reads as ...992 and 4503599627370495.2 as ...495, both integers. An integer key's
+    // literal is checked as written, before it is rounded.
+    std::optional<ConfigError> inexact;
+    const QString dup = scanJsonText(text, [&](const QString& path, QStringView literal) {
+        if (inexact) return;
+        if (const KeyInfo* k = integerKeyAt(path)) {
+            if (const QString why = integerLiteralProblem(*k, literal); !why.isEmpty())
+                inexact.emplace(str(path + q(": ") + why), path);
+        }
+    });
+    if (!dup.isEmpty())
         throw ConfigError(
             str(q("the key \"") + dup + q("\" is given twice; each key may appear once")), dup);
+    if (inexact) throw *inexact;
     return doc.object();
 }
 
@@ -1025,6 +1102,10 @@ void applyOverride(QJsonObject& obj, const QString& assignment) {
     if (err.error == QJsonParseError::NoError && doc.isArray() && doc.array().size() == 1)
         value = doc.array().at(0);
     else value = QJsonValue(text);
+    if (const KeyInfo* k = findExperimentKey(path);
+        k != nullptr && k->type == KeyInfo::Type::Integer && value.isDouble())
+        if (const QString why = integerLiteralProblem(*k, text); !why.isEmpty())
+            throw ConfigError(str(path + q(": ") + why), path);
     QJsonObject section = obj.value(parts[0]).toObject();
     if (obj.contains(parts[0]) && !obj.value(parts[0]).isObject())
         throw ConfigError(str(parts[0] + q(": expected an object")));

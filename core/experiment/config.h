@@ -188,6 +188,11 @@ QJsonObject experimentObjectFromJsonText(const QByteArray& text);
 /// Reads a file (see loadExperiment() in core/experiment/loader.h, which also returns the
 /// warnings). Throws ConfigError (unreadable file, malformed JSON, invalid values).
 ExperimentConfig experimentFromFile(const QString& path);
+/// Why an integer key's JSON number literal (as written: "9007199254740993.0", "9.1e15")
+/// cannot be read exactly, or empty: a fraction that the parser would round away, or a value
+/// above 2^53, which a double does not hold exactly. Plain literals in range give empty.
+struct KeyInfo;
+QString integerLiteralProblem(const KeyInfo& k, QStringView literal);
 /// The resolved experiment with every key (defaults filled in).
 QJsonObject experimentToJson(const ExperimentConfig& cfg);
 /// Applies "dotted.key=value" to an experiment object (value parsed as JSON, else as a string).

@@ -54,6 +54,15 @@ void checkKey(const QString& key, const QString& where) {
          where);
 }
 
+/// An integer key's number as written (a --grid item, a range's bound or step): refused when
+/// reading it as a double would change it (see integerLiteralProblem).
+void checkIntegerText(const QString& key, const QString& literal, const QString& where) {
+    const KeyInfo* k = findExperimentKey(key);
+    if (k == nullptr || k->type != KeyInfo::Type::Integer) return;
+    if (const QString why = integerLiteralProblem(*k, literal.trimmed()); !why.isEmpty())
+        fail(where + q(": ") + why, where);
+}
+
 } // namespace
 
 QJsonArray parseSweepValues(const QString& key, const QJsonValue& values, const QString& where) {
@@ -112,8 +121,16 @@ QJsonArray parseSweepValues(const QString& key, const QJsonValue& values, const 
         const double count = a == b ? 0 : std::floor((b - a) / step + 1e-9);
         if (count + 1 > kMaxValues)
             fail(where + q(": \"") + s + q("\" gives more than 100000 values"), where);
-        for (long long k = 0; k <= static_cast<long long>(count); ++k)
-            out.append(numberValue(round15(a + k * step)));
+        for (const QString& part : parts) checkIntegerText(key, part, where);
+        // Integers step exactly (a seed range near 2^53 is not rounded to 15 digits).
+        const auto integral = [](double x) { return std::floor(x) == x; };
+        const KeyInfo* k = findExperimentKey(key);
+        const bool exactIntegers = k != nullptr && k->type == KeyInfo::Type::Integer &&
+                                   integral(a) && integral(b) && integral(step);
+        for (long long i = 0; i <= static_cast<long long>(count); ++i)
+            out.append(exactIntegers
+                           ? QJsonValue(static_cast<qint64>(a) + i * static_cast<qint64>(step))
+                           : numberValue(round15(a + i * step)));
         return out;
     }
     fail(where + q(": \"") + s + q("\" is not allowed") + grammar, where);
@@ -136,6 +153,16 @@ SweepAxis parseGridAssignment(const QString& assignment) {
         const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &pe);
         if (pe.error != QJsonParseError::NoError || !doc.isArray())
             fail(where + q(": \"") + text + q("\" is not a JSON array"), key);
+        // Its numbers as written, through the experiment file's reader (as a grid in a file).
+        try {
+            experimentObjectFromJsonText(
+                (q("{\"sweep\": {\"grid\": {") + jsonText(key) + q(": ") + text + q("}}}"))
+                    .toUtf8());
+        } catch (const ConfigError& e) {
+            const QString msg = QString::fromUtf8(e.what());
+            const QString prefix = q("sweep.grid.") + key + q(": ");
+            if (msg.startsWith(prefix)) fail(where + q(": ") + msg.mid(prefix.size()), key);
+        }
         axis.values = parseSweepValues(key, doc.array(), where);
     } else if (text.startsWith(q("logspace(")) || text.count(QLatin1Char(':')) == 2) {
         axis.values = parseSweepValues(key, QJsonValue(text), where);
@@ -143,6 +170,7 @@ SweepAxis parseGridAssignment(const QString& assignment) {
         QJsonArray a;
         for (const QString& item : text.split(QLatin1Char(','))) {
             const QString t = item.trimmed();
+            checkIntegerText(key, t, where);
             QJsonParseError pe{};
             const QJsonDocument doc = QJsonDocument::fromJson((q("[") + t + q("]")).toUtf8(), &pe);
             if (pe.error == QJsonParseError::NoError && doc.array().size() == 1)

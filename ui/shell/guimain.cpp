@@ -92,7 +92,8 @@ const char* kFiguresUsage =
     "Exit status: 0 success, 1 internal error, 2 invalid input.\n";
 
 int usageError(const QString& msg) {
-    std::fprintf(stderr, "mhla-lab figures: %s\n\n%s", qPrintable(msg), kFiguresUsage);
+    std::fprintf(stderr, "mhla-lab figures: %s\n\n%s", qUtf8Printable(escapeControlCharacters(msg)),
+                 kFiguresUsage);
     return 2;
 }
 
@@ -134,13 +135,13 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
         verdictSpecs = parseSweepVerdicts(verdicts, plan);
     } catch (const ConfigError& e) {
         if (e.key() == QStringLiteral("--yes")) {
-            std::fprintf(stderr,
-                         "mhla-lab figures: %s; more than %lld runs need --yes (or shard them "
-                         "with `mhla-lab sweep --shard i/n` and draw the merged folder)\n",
-                         e.what(), kSweepRunsWithoutYes);
+            printMessage(QString::asprintf(
+                "mhla-lab figures: %s; more than %lld runs need --yes (or shard them "
+                "with `mhla-lab sweep --shard i/n` and draw the merged folder)",
+                e.what(), kSweepRunsWithoutYes));
             return 2;
         }
-        std::fprintf(stderr, "mhla-lab figures: invalid input: %s\n", e.what());
+        printMessage(QString::asprintf("mhla-lab figures: invalid input: %s", e.what()));
         return 2;
     }
     {
@@ -149,34 +150,34 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
         probe.jobs = opt.jobs;
         const SweepAdmission admission = admitSweep(plan, out, probe);
         if (!admission.issues.empty()) {
-            std::fprintf(stderr, "mhla-lab figures: %s: %s\n",
-                         qPrintable(admission.issues.front().key),
-                         qPrintable(admission.issues.front().message));
+            printMessage(QString::asprintf("mhla-lab figures: %s: %s",
+                                           qUtf8Printable(admission.issues.front().key),
+                                           qUtf8Printable(admission.issues.front().message)));
             return 2;
         }
         if (admission.pending > 0)
-            std::fprintf(stderr, "mhla-lab figures: estimate: %s\n",
-                         admission.estimate.describe().c_str());
+            printMessage(QString::asprintf("mhla-lab figures: estimate: %s",
+                                           admission.estimate.describe().c_str()));
         if (const std::string e = longRunRefusal(admission.estimate, "this sweep");
             !e.empty() && !opt.yes) {
-            std::fprintf(stderr, "mhla-lab figures: %s\n", e.c_str());
+            printMessage(QString::asprintf("mhla-lab figures: %s", e.c_str()));
             return 2;
         }
     }
     if (const QString err = prepareOutputFolder(out); !err.isEmpty()) {
-        std::fprintf(stderr, "mhla-lab figures: cannot write to --out \"%s\": %s\n",
-                     qPrintable(out), qPrintable(err));
+        printMessage(QString::asprintf("mhla-lab figures: cannot write to --out \"%s\": %s",
+                                       qUtf8Printable(out), qUtf8Printable(err)));
         return 2;
     }
     if (!opt.force && QFileInfo::exists(QDir(out).filePath(QStringLiteral("result.json")))) {
-        std::fprintf(stderr,
-                     "mhla-lab figures: --out \"%s\" already holds the results of a run "
-                     "(result.json); choose another folder or pass --force to overwrite\n",
-                     qPrintable(out));
+        printMessage(
+            QString::asprintf("mhla-lab figures: --out \"%s\" already holds the results of a run "
+                              "(result.json); choose another folder or pass --force to overwrite",
+                              qUtf8Printable(out)));
         return 2;
     }
     if (const QString e = claimSweepFolder(out, plan); !e.isEmpty()) {
-        std::fprintf(stderr, "mhla-lab figures: %s\n", qPrintable(e));
+        printMessage(QString::asprintf("mhla-lab figures: %s", qUtf8Printable(e)));
         return 2;
     }
     ensurePlatform();
@@ -191,17 +192,19 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
     ex.jobs = opt.jobs;
     ex.cancel = &cancel;
     ex.onRunDone = [](const SweepProgress& p) {
-        std::fprintf(stderr, "[%d/%d] %s: %s; elapsed %.0f s, ETA %.0f s\n", p.done, p.total,
-                     qPrintable(p.run->folder), qPrintable(p.message), p.elapsedSeconds,
-                     p.etaSeconds);
+        printMessage(QString::asprintf("[%d/%d] %s: %s; elapsed %.0f s, ETA %.0f s", p.done,
+                                       p.total, qUtf8Printable(p.run->folder),
+                                       qUtf8Printable(p.message), p.elapsedSeconds, p.etaSeconds));
     };
-    std::fprintf(stderr, "mhla-lab figures: %zu points x %d seeds = %zu runs on %d jobs\n",
-                 plan.points.size(), plan.spec.seeds, plan.runs.size(), opt.jobs);
+    printMessage(QString::asprintf("mhla-lab figures: %zu points x %d seeds = %zu runs on %d jobs",
+                                   plan.points.size(), plan.spec.seeds, plan.runs.size(),
+                                   opt.jobs));
     const SweepOutcome outcome = executeSweep(plan, out, ex);
     onSignals.reset();
     if (outcome.cancelled) {
-        std::fprintf(stderr, "mhla-lab figures: cancelled; finished runs are kept, rerun the same "
-                             "command to resume\n");
+        printMessage(
+            QString::asprintf("mhla-lab figures: cancelled; finished runs are kept, rerun the same "
+                              "command to resume"));
         return 130;
     }
     int missing = 0;
@@ -216,7 +219,7 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
             err = writeSweepFigures(out, plan, results, specs, opt.size, opt.dpi, &written,
                                     &skipped, paper ? &*paper : nullptr);
         } catch (const ConfigError& e) {
-            std::fprintf(stderr, "mhla-lab figures: invalid input: %s\n", e.what());
+            printMessage(QString::asprintf("mhla-lab figures: invalid input: %s", e.what()));
             return 2;
         }
     }
@@ -234,24 +237,24 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
         }
     }
     if (!err.isEmpty()) {
-        std::fprintf(stderr, "mhla-lab figures: %s\n", qPrintable(err));
+        printMessage(QString::asprintf("mhla-lab figures: %s", qUtf8Printable(err)));
         return 1;
     }
     for (const QString& w : written) std::printf("%s\n", qPrintable(QDir::cleanPath(w)));
     for (const SweepVerdict& v : verdicts)
-        std::fprintf(stderr, "mhla-lab figures: %s\n", qPrintable(v.line()));
+        printMessage(QString::asprintf("mhla-lab figures: %s", qUtf8Printable(v.line())));
     for (const QString& s : skipped)
-        std::fprintf(stderr, "mhla-lab figures: skipped %s\n", qPrintable(s));
+        printMessage(QString::asprintf("mhla-lab figures: skipped %s", qUtf8Printable(s)));
     if (outcome.failed || missing) {
-        std::fprintf(stderr,
-                     "mhla-lab figures: %d runs failed, %d missing; the figures show the others; "
-                     "rerun to retry them\n",
-                     outcome.failed, missing);
+        printMessage(QString::asprintf(
+            "mhla-lab figures: %d runs failed, %d missing; the figures show the others; "
+            "rerun to retry them",
+            outcome.failed, missing));
         return 1;
     }
-    std::fprintf(stderr, "mhla-lab figures: %zu runs, %zu figures; %lld files in %s\n",
-                 plan.runs.size(), specs.size(), static_cast<long long>(written.size()),
-                 qPrintable(out));
+    printMessage(QString::asprintf("mhla-lab figures: %zu runs, %zu figures; %lld files in %s",
+                                   plan.runs.size(), specs.size(),
+                                   static_cast<long long>(written.size()), qUtf8Printable(out)));
     return 0;
 }
 
@@ -273,11 +276,10 @@ int runFigures(int argc, char** argv) {
                               .arg(opt.config));
     const QString out = opt.out;
     auto refuse = [&out](const QString& what) {
-        std::fprintf(
-            stderr,
+        printMessage(QString::asprintf(
             "mhla-lab figures: --out \"%s\" already holds %s; choose another folder or pass --force to "
-            "overwrite\n",
-            qPrintable(out), qPrintable(what));
+            "overwrite",
+            qUtf8Printable(out), qUtf8Printable(what)));
         return 2;
     };
 
@@ -287,7 +289,7 @@ int runFigures(int argc, char** argv) {
         cfg = loadExperiment(opt.config, opt.sets).config;
         admit(cfg);
     } catch (const ConfigError& e) {
-        std::fprintf(stderr, "mhla-lab figures: invalid input: %s\n", e.what());
+        printMessage(QString::asprintf("mhla-lab figures: invalid input: %s", e.what()));
         return 2;
     }
     // Hours of silence help nobody: the estimate first, and the same 10-minute/--yes rule as
@@ -295,16 +297,17 @@ int runFigures(int argc, char** argv) {
     {
         const BatchEstimate est = estimateBatch({&cfg}, 1);
         if (est.seconds > 10.0)
-            std::fprintf(stderr, "mhla-lab figures: estimate: %s\n", est.describe().c_str());
+            printMessage(
+                QString::asprintf("mhla-lab figures: estimate: %s", est.describe().c_str()));
         if (const std::string e = longRunRefusal(est, "this run"); !e.empty() && !opt.yes) {
-            std::fprintf(stderr, "mhla-lab figures: %s\n", e.c_str());
+            printMessage(QString::asprintf("mhla-lab figures: %s", e.c_str()));
             return 2;
         }
     }
     // Check the output folder before spending time on the run.
     if (const QString err = prepareOutputFolder(out); !err.isEmpty()) {
-        std::fprintf(stderr, "mhla-lab figures: cannot write to --out \"%s\": %s\n",
-                     qPrintable(out), qPrintable(err));
+        printMessage(QString::asprintf("mhla-lab figures: cannot write to --out \"%s\": %s",
+                                       qUtf8Printable(out), qUtf8Printable(err)));
         return 2;
     }
     if (!opt.force)
@@ -341,13 +344,13 @@ int runFigures(int argc, char** argv) {
         result = runExperiment(cfg, ctx);
         std::fprintf(stderr, "\r%-24s 100%%\n", "done");
     } catch (const ConfigError& e) {
-        std::fprintf(stderr, "\nmhla-lab figures: invalid input: %s\n", e.what());
+        printMessage(QString::asprintf("\nmhla-lab figures: invalid input: %s", e.what()));
         return 2;
     } catch (const Cancelled&) {
-        std::fprintf(stderr, "\nmhla-lab figures: cancelled; nothing was written\n");
+        printMessage(QString::asprintf("\nmhla-lab figures: cancelled; nothing was written"));
         return 130;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "\nmhla-lab figures: internal error: %s\n", e.what());
+        printMessage(QString::asprintf("\nmhla-lab figures: internal error: %s", e.what()));
         return 1;
     }
 
@@ -397,23 +400,23 @@ int runFigures(int argc, char** argv) {
             return refuse(QStringLiteral("%1 file(s) of this export, e.g. %2")
                               .arg(existing.size())
                               .arg(existing.first()));
-        std::fprintf(stderr,
-                     "mhla-lab figures: overwriting %lld existing file(s) in %s (--force)\n",
-                     static_cast<long long>(existing.size()), qPrintable(out));
+        printMessage(
+            QString::asprintf("mhla-lab figures: overwriting %lld existing file(s) in %s (--force)",
+                              static_cast<long long>(existing.size()), qUtf8Printable(out)));
         written.clear();
         err = exportAll(figures, tables, out, result, metaFor, runMeta, pixelSize, opt.dpi, true,
                         &written);
     }
     if (!err.isEmpty()) {
-        std::fprintf(stderr, "mhla-lab figures: %s\n", qPrintable(err));
+        printMessage(QString::asprintf("mhla-lab figures: %s", qUtf8Printable(err)));
         return 1;
     }
     for (const QString& w : written) std::printf("%s\n", qPrintable(QDir::cleanPath(w)));
     const auto& c = result.certificate;
-    std::fprintf(stderr,
-                 "%s: lambda_min = %.4g, null dimension %d, ood_rel_mse = %.3g; %lld files in %s\n",
-                 c.certified ? "certified identifiable" : "not certified", c.lambdaMin, c.nullDim,
-                 result.metrics.oodRelMse, static_cast<long long>(written.size()), qPrintable(out));
+    printMessage(QString::asprintf(
+        "%s: lambda_min = %.4g, null dimension %d, ood_rel_mse = %.3g; %lld files in %s",
+        c.certified ? "certified identifiable" : "not certified", c.lambdaMin, c.nullDim,
+        result.metrics.oodRelMse, static_cast<long long>(written.size()), qUtf8Printable(out)));
     return 0;
 }
 
@@ -422,7 +425,7 @@ int runGui(int argc, char** argv) {
     useCNumericLocale();
     GuiOptions opt;
     if (const QString err = parseGuiOptions(QApplication::arguments(), &opt); !err.isEmpty()) {
-        std::fprintf(stderr, "mhla-lab: %s\n", qPrintable(err));
+        printMessage(QString::asprintf("mhla-lab: %s", qUtf8Printable(err)));
         return 2;
     }
     const int preset = opt.preset, head = opt.head, seeds = opt.seeds,
@@ -466,8 +469,8 @@ int runGui(int argc, char** argv) {
             if (head > 0) w.headsPanel()->setHead(head - 1);
             QTimer::singleShot(400, &w, [&w, screenshot] {
                 const bool ok = w.grab().save(screenshot);
-                std::fprintf(stderr, "%s %s\n", ok ? "wrote" : "could not write",
-                             qPrintable(screenshot));
+                printMessage(QString::asprintf("%s %s", ok ? "wrote" : "could not write",
+                                               qUtf8Printable(screenshot)));
                 QApplication::exit(ok ? 0 : 1);
             });
         };
