@@ -89,6 +89,16 @@ int main(int argc, char** argv) {
     }
 #ifdef MHLA_HAVE_GUI
     if (figures) return mhla::ui::runFigures(argc, argv);
+    // --screenshot draws the window into a file and quits: it needs no display, so without one
+    // it draws offscreen (docs and tests make screenshots on headless machines).
+    bool screenshot = false;
+    for (int k = 1; k < argc; ++k)
+        screenshot = screenshot || std::strcmp(argv[k], "--screenshot") == 0 ||
+                     std::strncmp(argv[k], "--screenshot=", 13) == 0;
+    if (!haveDisplay() && screenshot) {
+        if (qgetenv("QT_QPA_PLATFORM").isEmpty()) qputenv("QT_QPA_PLATFORM", "offscreen");
+        return mhla::ui::runGui(argc, argv);
+    }
     if (!haveDisplay()) {
         if (argc == 1) return runDefaultHeadless(argv[0]);
         // Say why there is no display: a platform that draws nowhere, or no DISPLAY at all.

@@ -461,7 +461,10 @@ int runGui(int argc, char** argv) {
     w.show();
     if (!opt.file.isEmpty()) {
         const QString err = w.openPath(opt.file);
-        if (!err.isEmpty()) QMessageBox::warning(&w, QObject::tr("Could not open"), err);
+        // With --screenshot nobody is there to close a dialog: the reason goes to stderr.
+        if (!err.isEmpty() && !screenshot.isEmpty())
+            printMessage(QStringLiteral("mhla-lab: could not open %1: %2").arg(opt.file, err));
+        else if (!err.isEmpty()) QMessageBox::warning(&w, QObject::tr("Could not open"), err);
     }
     if (run) w.startRuns();
     if (!screenshot.isEmpty()) {
