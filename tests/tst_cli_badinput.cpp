@@ -635,6 +635,21 @@ private Q_SLOTS:
              {s("--grid solver.lr: this run")},
              {s("--set solver.lr")},
              {s("absent:s")}});
+        add("sweep: a file's grid key poly does not read is named as the file has it",
+            {{s("sweep"), s("--config"), s("@T@/e.json"), s("--out"), s("@T@/s")},
+             {s("file:e.json={\"sweep\": {\"grid\": {\"solver.lr\": [0.1, 0.2]}}}")},
+             s("2"),
+             {s("sweep.grid.solver.lr: this run")},
+             {s("--grid solver.lr")},
+             {s("absent:s")}});
+        add("sweep without a grid: merge reads the sweep.json it wrote",
+            {{s("$BIN sweep --out \"$T/s\" --seeds 2 --set task.samples=64 && $BIN sweep merge "
+                "--out \"$T/m\" \"$T/s\"")},
+             {s("shell")},
+             s("0"),
+             {s("2 of 2 present")},
+             {s("empty")},
+             {s("complete:m")}});
         add("UTF-16 experiment file (BOM and NULs)",
             {{s("printf '\\xff\\xfe{\\x00}\\x00' > \"$T/e.json\"; $BIN solve --config \"$T/e.json\"")},
              {s("shell")},

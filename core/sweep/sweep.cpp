@@ -148,6 +148,7 @@ SweepAxis parseGridAssignment(const QString& assignment) {
     if (text.isEmpty()) fail(where + q(": no values"), key);
     SweepAxis axis;
     axis.key = key;
+    axis.fromCommandLine = true;
     if (text.startsWith(QLatin1Char('['))) {
         QJsonParseError pe{};
         const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &pe);
@@ -196,9 +197,9 @@ void SweepSpec::setAxis(SweepAxis axis) {
 QJsonObject SweepSpec::toJson() const {
     QJsonObject grid;
     for (const SweepAxis& a : axes) grid.insert(a.key, a.values);
-    return QJsonObject{{q("grid"), grid},
-                       {q("mode"), mode == Mode::Zip ? q("zip") : q("product")},
-                       {q("seeds"), seeds}};
+    QJsonObject o{{q("mode"), mode == Mode::Zip ? q("zip") : q("product")}, {q("seeds"), seeds}};
+    if (!grid.isEmpty()) o.insert(q("grid"), grid); // none: one point (see parseSweep)
+    return o;
 }
 
 SweepFile parseSweep(const QJsonObject& file) {
@@ -233,14 +234,20 @@ SweepFile parseSweep(const QJsonObject& file) {
         if (it.key() != q("grid") && it.key() != q("mode") && it.key() != q("seeds"))
             fail(q("sweep.") + it.key() + q(": unknown key; allowed: grid, mode, seeds"),
                  q("sweep.") + it.key());
-    if (!s.value(q("grid")).isObject())
+    // No grid is one point (the base experiment) run `seeds` times: what `sweep` without --grid
+    // runs and writes into sweep.json, so merge and resume read it back. An empty grid {} is
+    // refused: someone meant to name keys there.
+    if (s.contains(q("grid")) && !s.value(q("grid")).isObject())
         fail(q("sweep.grid: expected an object {\"section.key\": values, ...}"), q("sweep.grid"));
     const QJsonObject grid = s.value(q("grid")).toObject();
-    if (grid.isEmpty()) fail(q("sweep.grid: empty; name at least one key"), q("sweep.grid"));
+    if (s.contains(q("grid")) && grid.isEmpty())
+        fail(q("sweep.grid: empty; name at least one key, or leave \"grid\" out to run the base "
+               "experiment with seeds only"),
+             q("sweep.grid"));
     for (auto it = grid.begin(); it != grid.end(); ++it) {
         const QString where = q("sweep.grid.") + it.key();
         checkKey(it.key(), where);
-        out.spec.setAxis({it.key(), parseSweepValues(it.key(), it.value(), where)});
+        out.spec.setAxis({it.key(), parseSweepValues(it.key(), it.value(), where), false});
     }
     if (s.contains(q("mode"))) {
         const QString m = s.value(q("mode")).toString();
@@ -366,8 +373,14 @@ SweepPlan planSweep(const QJsonObject& base, const SweepSpec& spec, const QStrin
             cfg = loadExperimentObject(plan.base, p.overrides(), "--grid").config;
             admit(cfg);
         } catch (const ConfigError& e) {
+            // The loader names a swept key it refuses as "--grid KEY"; a key of the file's grid
+            // is named as the file has it.
+            QString msg = QString::fromUtf8(e.what());
+            for (const SweepAxis& a : spec.axes)
+                if (!a.fromCommandLine && a.key == e.key() && msg.startsWith(q("--grid ") + a.key))
+                    msg = q("sweep.grid.") + msg.mid(7);
             fail(q("sweep point ") + QString::number(p.index) + q(" (") + p.label() + q("): ") +
-                     QString::fromUtf8(e.what()),
+                     msg,
                  e.key());
         }
         std::vector<ExperimentConfig> variants;

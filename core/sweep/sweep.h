@@ -48,6 +48,8 @@ inline constexpr int kMaxSeeds = 1000;
 struct SweepAxis {
     QString key;       ///< dotted key ("task.orthogonal_prob")
     QJsonArray values; ///< resolved values
+    /// From --grid (messages name it so), else from the file's sweep.grid.
+    bool fromCommandLine = false;
 };
 
 struct SweepSpec {
