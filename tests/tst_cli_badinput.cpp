@@ -3,6 +3,7 @@
 // and other things to plant first, the exit codes accepted, words stderr (or stdout, "out:")
 // must and must not contain, and checks of the folder afterwards. Nothing is marked as an
 // expected failure: a failing row is a bug in the command line.
+#include "sanitizer.h"
 #include <QDir>
 #include <QDirIterator>
 #include <QElapsedTimer>
@@ -21,17 +22,7 @@ namespace {
 
 // The "within" bounds say "fails fast, before running the experiment"; under AddressSanitizer
 // every process start and allocation is several times slower, so the bound scales with it.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr long long kSlowdown = 10;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr long long kSlowdown = 10;
-#else
-constexpr long long kSlowdown = 1;
-#endif
-#else
-constexpr long long kSlowdown = 1;
-#endif
+using mhla::test::kSlowdown;
 QString s(const char* t) { return QString::fromUtf8(t); }
 
 /// Setup steps, run in the row's folder T, each "verb:argument":

@@ -5,6 +5,7 @@
 // opens it in the window and quits) and `sweep merge` for a shard holding it. The child runs
 // with RLIMIT_AS = 4 GiB; its peak RSS comes from getrusage(RUSAGE_CHILDREN), the largest over
 // the children waited for so far, so a row is over 1 GiB exactly when the maximum passes it then.
+#include "sanitizer.h"
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -20,17 +21,7 @@
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kUnderAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kUnderAsan = true;
-#else
-constexpr bool kUnderAsan = false;
-#endif
-#else
-constexpr bool kUnderAsan = false;
-#endif
+using mhla::test::kUnderAsan;
 
 constexpr qint64 kCapBytes = 4LL << 30; // RLIMIT_AS of the child
 constexpr long kMaxRssKiB = 1L << 20;   // 1 GiB

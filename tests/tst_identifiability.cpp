@@ -6,6 +6,7 @@
 #include "core/algebra/solver.h"
 #include "core/identifiability/identifiability.h"
 #include "core/tasks/tasks.h"
+#include "sanitizer.h"
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QTest>
@@ -94,17 +95,7 @@ Mat certifiedFitP(int d, int heads, long long seed, bool* certified) {
 
 // Under AddressSanitizer a d = 5 min_heads search takes minutes (measured 2026-12-02: ~45 s a
 // row alone, over the 300 s test-function limit with the rest of the suite beside it in CI).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kUnderAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kUnderAsan = true;
-#else
-constexpr bool kUnderAsan = false;
-#endif
-#else
-constexpr bool kUnderAsan = false;
-#endif
+using mhla::test::kUnderAsan;
 
 } // namespace
 
