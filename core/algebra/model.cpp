@@ -325,6 +325,14 @@ Mat unfoldP(const Mat& P, int d) {
     return W;
 }
 
+int numericalRank(const Vec& singularValues, double relTol) {
+    const double s1 = singularValues.size() ? singularValues(0) : 0.0;
+    int rank = 0;
+    for (Index r = 0; r < singularValues.size(); ++r)
+        if (s1 > 0 && singularValues(r) > relTol * s1) ++rank;
+    return rank;
+}
+
 HeadDecomposition headsFromP(const Mat& P, int d, int maxHeads, double rankTol,
                              const RunContext& ctx) {
     HeadDecomposition out;
@@ -337,9 +345,7 @@ HeadDecomposition headsFromP(const Mat& P, int d, int maxHeads, double rankTol,
     ctx.checkCancel();
     const Eigen::BDCSVD<Mat>& svd = *svdPtr;
     out.singularValues = svd.singularValues();
-    const double s1 = out.singularValues.size() ? out.singularValues(0) : 0.0;
-    for (Index r = 0; r < out.singularValues.size(); ++r)
-        if (s1 > 0 && out.singularValues(r) > rankTol * s1) ++out.rank;
+    out.rank = numericalRank(out.singularValues, rankTol);
     const int keep =
         maxHeads > 0 ? std::min(maxHeads, static_cast<int>(out.singularValues.size())) : out.rank;
     for (int r = 0; r < keep; ++r) {

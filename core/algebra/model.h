@@ -48,6 +48,11 @@ Mat unfoldP(const Mat& P, int d);
 /// Unfolded coefficients sum_h vec(V_h) vec(Q_h)^T (row-major vec).
 Mat headsToW(const Heads& heads, int d, int dOut);
 
+/// How many singular values (in descending order) exceed relTol times the largest: the numerical
+/// rank the head decomposition keeps, and the one unfold_rank and min_heads count. 0 when the
+/// largest is 0 (or there are none).
+int numericalRank(const Vec& singularValues, double relTol);
+
 /// Canonical heads of a folded solution: SVD of unfold(P), sorted by singular value.
 struct HeadDecomposition {
     Heads heads;        ///< canonical heads (all numerical-rank heads, or the top `maxHeads`)

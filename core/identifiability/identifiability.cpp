@@ -330,8 +330,7 @@ MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const R
     const double pNorm = P.norm(), wNorm = W0.norm();
     const Svd s0 = svdOf(W0);
     const double sigma1 = s0.s.size() ? s0.s(0) : 0.0;
-    for (Index k = 0; k < s0.s.size(); ++k)
-        if (sigma1 > 0 && s0.s(k) > opt.rankTol * sigma1) ++out.unfoldRank;
+    out.unfoldRank = numericalRank(s0.s, opt.rankTol);
     if (opt.genericHeadsMaxRows > 0 &&
         static_cast<long long>(dOut) * featureDim(d) <= opt.genericHeadsMaxRows)
         out.genericHeads = genericMinHeads(d, dOut, opt.seed);
@@ -494,9 +493,7 @@ MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const R
     if (opt.teacherW.rows() == m && opt.teacherW.cols() == n) {
         ctx.checkCancel();
         const Svd st = svdOf(opt.teacherW);
-        int rt = 0;
-        for (Index k = 0; k < st.s.size(); ++k)
-            if (st.s(0) > 0 && st.s(k) > opt.rankTol * st.s(0)) ++rt;
+        const int rt = numericalRank(st.s, opt.rankTol);
         if (rt >= 1 && rt < hi) {
             Refit t = polish(truncatedFactors(opt.teacherW, rt), kContinuationOuter, kRefineStall);
             out.attempts.push_back(RankAttempt{rt, 1, t.err, t.err <= tol, "teacher"});

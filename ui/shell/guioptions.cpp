@@ -142,9 +142,10 @@ QString parseGuiOptions(const QStringList& args, GuiOptions* out) {
                                  QStringLiteral("NAME"));
     const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light or dark"),
                                    QStringLiteral("THEME"));
-    const QCommandLineOption shot(QStringLiteral("screenshot"),
-                                  QStringLiteral("write a screenshot and quit"),
-                                  QStringLiteral("FILE"));
+    const QCommandLineOption shot(
+        QStringLiteral("screenshot"),
+        QStringLiteral("write a screenshot and quit (without a display: drawn offscreen)"),
+        QStringLiteral("FILE"));
     const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("window size"),
                                   QStringLiteral("WxH"));
     const QCommandLineOption head(QStringLiteral("head"), QStringLiteral("head (1-based)"),
