@@ -21,6 +21,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -146,6 +147,77 @@ private Q_SLOTS:
         QVERIFY(waitIdle(w));
     }
 
+    // --- A live batch (issue 23) ---------------------------------------------------------
+
+    // While a batch of seeds runs, the live legend lists the runs in run order (the running
+    // first run before the queued ones, which have no data yet); stopped, the run that ran reads
+    // "stopped" and those that never started "not started".
+    void liveBatchLegendInRunOrder() {
+        MainWindow w;
+        w.show();
+        trainer(w, 100000, 256);
+        w.findChild<QSpinBox*>(QStringLiteral("seedsSpin"))->setValue(4);
+        w.showTab(QStringLiteral("curves"));
+        QVERIFY(w.startRuns());
+        const QList<const RunRecord*> runs = w.runList()->allRuns();
+        QCOMPARE(runs.size(), 4);
+        const PlotWidget* loss = w.curvesPanel()->lossPlot();
+        QTRY_VERIFY_WITH_TIMEOUT(pointsOf(loss, runs[0]->name) > 0, 10000);
+        QCOMPARE(runs[1]->state, RunRecord::State::Queued);
+        QStringList order;
+        for (const auto& e : loss->legendEntries())
+            if (!e.name.startsWith(QStringLiteral("exact"))) order << e.name;
+        QStringList expected;
+        for (const RunRecord* r : runs) expected << r->name;
+        QCOMPARE(order, expected);
+        w.stopRuns();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(runs[0]->stateText(), QStringLiteral("stopped"));
+        for (int k = 1; k < 4; ++k) QCOMPARE(runs[k]->stateText(), QStringLiteral("not started"));
+    }
+
+    // One of a thing is singular: "1 epoch/s", "1 run".
+    void singularTexts() {
+        MainWindow w;
+        w.setQuitWithoutAsking(true);
+        w.show();
+        auto* speed = w.findChild<QComboBox*>(QStringLiteral("watchSpeedCombo"));
+        QVERIFY(speed);
+        QCOMPARE(speed->itemText(speed->findData(1.0)), QStringLiteral("1 epoch/s"));
+        QCOMPARE(speed->itemText(speed->findData(2.0)), QStringLiteral("2 epochs/s"));
+        w.loadPreset(0);
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        QVERIFY2(w.resetQuestion().startsWith(
+                     QStringLiteral("Clear and rerun deletes the run and its results")),
+                 qPrintable(w.resetQuestion()));
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        QVERIFY2(w.resetQuestion().startsWith(
+                     QStringLiteral("Clear and rerun deletes all 2 runs and their results")),
+                 qPrintable(w.resetQuestion()));
+        QVERIFY(!w.resetQuestion().contains(QStringLiteral("(s)")));
+    }
+
+    // The restore bar offers one run as "the 1 run".
+    void oneRunIsOfferedBackInTheSingular() {
+        {
+            MainWindow w;
+            w.setQuitWithoutAsking(true);
+            w.show();
+            w.loadPreset(0);
+            QSignalSpy saved(&w, &MainWindow::autosaved);
+            QVERIFY(w.startRuns());
+            QVERIFY(waitIdle(w));
+            QVERIFY(saved.wait(10000));
+            w.close();
+        }
+        MainWindow w2;
+        w2.setQuitWithoutAsking(true);
+        w2.show();
+        QCOMPARE(w2.autosaveOffer(), QStringLiteral("Restore the 1 run from the last session?"));
+    }
+
     // --- Watch speed ---------------------------------------------------------------------
 
     // At 20 epochs/s a 30-epoch run takes at least 30/20 = 1.5 s (it is far faster at Max);
@@ -238,7 +310,7 @@ private Q_SLOTS:
         MainWindow w2;
         w2.setQuitWithoutAsking(true);
         w2.show();
-        QCOMPARE(w2.autosaveOffer(), QStringLiteral("Restore the 2 run(s) from the last session?"));
+        QCOMPARE(w2.autosaveOffer(), QStringLiteral("Restore the 2 runs from the last session?"));
         auto* bar = w2.findChild<QWidget*>(QStringLiteral("restoreBar"));
         QVERIFY(bar && bar->isVisible());
         QCOMPARE(w2.runList()->count(), 0);
@@ -248,7 +320,7 @@ private Q_SLOTS:
         QVERIFY(w2.startRuns());
         QVERIFY(waitIdle(w2));
         QVERIFY(saved.wait(10000));
-        QCOMPARE(w2.autosaveOffer(), QStringLiteral("Restore the 2 run(s) from the last session?"));
+        QCOMPARE(w2.autosaveOffer(), QStringLiteral("Restore the 2 runs from the last session?"));
         w2.findChild<QPushButton*>(QStringLiteral("restoreButton"))->click();
         QVERIFY(!bar->isVisible());
         QCOMPARE(w2.autosaveOffer(), QString());

@@ -491,7 +491,7 @@ private Q_SLOTS:
         auto* all = panel.findChild<QCheckBox*>(QStringLiteral("allTasksCheck"));
         QVERIFY(row && all);
         QVERIFY(!row->isHidden()); // the toggle says how many runs it would add
-        QVERIFY2(all->text().contains(QStringLiteral("2 run(s) of other tasks")),
+        QVERIFY2(all->text().contains(QStringLiteral("2 runs of other tasks")),
                  qPrintable(all->text()));
         panel.showRun(&c); // selecting the memory run shows it alone
         panel.showRuns({&a, &b, &c, &d});

@@ -189,8 +189,10 @@ void CertificatePanel::renderOverlay() {
             series << tau;
         }
     }
-    m_spectrum->setTitle(
-        tr("Eigenvalues of Λ — %n visible run(s)", nullptr, static_cast<int>(m_comparison.size())));
+    m_spectrum->setTitle(m_comparison.size() == 1
+                             ? tr("Eigenvalues of Λ — 1 visible run")
+                             : tr("Eigenvalues of Λ — %n visible runs", nullptr,
+                                  static_cast<int>(m_comparison.size())));
     m_spectrum->setSeries(series);
     m_spectrum->setNote(
         m_comparison.isEmpty()

@@ -190,7 +190,9 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& allRuns) {
     for (const RunRecord* r : runs)
         if (r->config.solver.kind != SolverKind::Poly || !r->history().empty() || r->result)
             m_drawnRunIds << r->id;
-    m_allTasksCheck->setText(tr("Overlay %n run(s) of other tasks", nullptr, otherTasks));
+    m_allTasksCheck->setText(otherTasks == 1
+                                 ? tr("Overlay 1 run of another task")
+                                 : tr("Overlay %n runs of other tasks", nullptr, otherTasks));
     m_otherTasksRow->setVisible(otherTasks > 0 || m_allTasksCheck->isChecked());
     QList<PlotSeries> loss, dist, lossRefs, distRefs;
     std::set<std::pair<QString, double>> refsSeen;
@@ -203,6 +205,20 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& allRuns) {
         list << PlotSeries::hline(name, v, c, legendNames.insert(name).second);
     };
     bool anyHistory = false;
+    // The curves of each run or seed group, in the order they were added: the legend lists
+    // them in run order (#5, #6, #7, #8), also while queued runs without data yet wait behind
+    // the running one.
+    struct Span {
+        qsizetype order, lossFrom, lossTo, distFrom, distTo;
+    };
+    std::vector<Span> spans;
+    auto beginSpan = [&](const RunRecord* first) {
+        spans.push_back({runs.indexOf(first), loss.size(), loss.size(), dist.size(), dist.size()});
+    };
+    auto endSpan = [&] {
+        spans.back().lossTo = loss.size();
+        spans.back().distTo = dist.size();
+    };
     // Seed groups: runs of one experiment that differ only in their seeds (two or more with
     // history) are drawn once, as mean and band, in the colour of their first run.
     QList<const RunRecord*> single;
@@ -227,6 +243,7 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& allRuns) {
                 continue;
             }
             anyHistory = true;
+            beginSpan(g.first());
             static const QRegularExpression seedSuffix(QStringLiteral(" · seed \\d+$"));
             QString base = g.first()->name;
             base.remove(seedSuffix);
@@ -252,6 +269,7 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& allRuns) {
             loss << tb << tm << vm << om;
             dist << db << dm;
             if (!em.points.isEmpty()) dist << em;
+            endSpan();
             // Each seed has its own data and so its own exact solution: one line at their mean.
             Metrics exact;
             int nExact = 0;
@@ -275,6 +293,7 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& allRuns) {
         single = runs;
     }
     for (const RunRecord* r : single) {
+        beginSpan(r);
         const auto& h = r->history();
         const bool trainer = r->config.solver.kind != SolverKind::Poly;
         if (trainer || !h.empty()) {
@@ -309,7 +328,17 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& allRuns) {
                 }
             addRef(dist, entry + tr(" to teacher"), m.distancePRel, r->color);
         }
+        endSpan();
     }
+    std::stable_sort(spans.begin(), spans.end(),
+                     [](const Span& a, const Span& b) { return a.order < b.order; });
+    QList<PlotSeries> lossInOrder, distInOrder;
+    for (const Span& sp : spans) {
+        lossInOrder += loss.mid(sp.lossFrom, sp.lossTo - sp.lossFrom);
+        distInOrder += dist.mid(sp.distFrom, sp.distTo - sp.distFrom);
+    }
+    loss = lossInOrder;
+    dist = distInOrder;
     // Reference lines far below every curve (an exact fit at round-off level) would squash the
     // curves into the top of a log axis: they keep their value (in the CSV and the hover) but
     // do not stretch the axes; the legend marks them "off scale" while they are out of view.

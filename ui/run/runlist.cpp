@@ -69,7 +69,10 @@ QString RunRecord::stateText() const {
         return done + took;
     }
     case State::Failed: return RunList::tr("failed: %1").arg(message);
-    case State::Cancelled: return RunList::tr("stopped");
+    case State::Cancelled:
+        // Queued, then the batch was stopped: it never ran, which is not the same as a run
+        // stopped part-way (whose curves so far are kept).
+        return startedMs < 0 ? RunList::tr("not started") : RunList::tr("stopped");
     }
     return {};
 }
@@ -109,9 +112,11 @@ RunList::RunList(QWidget* parent) : QWidget(parent) {
         // Runs are not saved anywhere: ask before dropping them.
         if (QMessageBox::question(
                 this, tr("Clear all runs?"),
-                tr("Remove all %n run(s) and their results? Export them first (File ▸ Export all) "
-                   "to keep them.",
-                   nullptr, count()),
+                count() == 1 ? tr("Remove the run and its results? Export it first (File ▸ "
+                                  "Export all) to keep it.")
+                             : tr("Remove all %n runs and their results? Export them first "
+                                  "(File ▸ Export all) to keep them.",
+                                  nullptr, count()),
                 QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) == QMessageBox::Yes)
             clear();
     });

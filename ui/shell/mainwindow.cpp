@@ -415,7 +415,8 @@ void MainWindow::buildActions() {
     auto* speed = new QComboBox(tb);
     speed->setObjectName(QStringLiteral("watchSpeedCombo"));
     speed->addItem(tr("Max"), 0.0);
-    for (const double eps : kWatchSpeeds) speed->addItem(tr("%1 epochs/s").arg(eps), eps);
+    for (const double eps : kWatchSpeeds)
+        speed->addItem(eps == 1 ? tr("1 epoch/s") : tr("%1 epochs/s").arg(eps), eps);
     const QString speedTip =
         tr("How fast trainers go, so that the curves can be watched as they grow: Max runs as "
            "fast as the machine can; a number of epochs per second makes the run wait between "
@@ -497,9 +498,12 @@ void MainWindow::resetRuns() {
 
 QString MainWindow::resetQuestion() const {
     if (m_runs->count() == 0) return {};
-    return tr("Clear and rerun deletes all %n run(s) and their results (export them first with "
-              "Export all, or save a session). Delete them and run again?",
-              nullptr, m_runs->count());
+    const QString which = m_runs->count() == 1
+                              ? tr("the run and its results")
+                              : tr("all %n runs and their results", nullptr, m_runs->count());
+    return tr("Clear and rerun deletes %1 (export them first with Export all, or save a "
+              "session). Delete them and run again?")
+        .arg(which);
 }
 
 QString MainWindow::discardEditsQuestion() const {
@@ -944,8 +948,9 @@ QString MainWindow::closeQuestion() const {
                                   "starts again.")
                              : QString();
     if (m_controller->isBusy()) return tr("A run is still going. Stop it and quit?") + kept;
-    const QString lost =
-        tr("%n run(s) could not be autosaved (%1)", nullptr, runs).arg(m_autosaveError);
+    const QString lost = (runs == 1 ? tr("1 run could not be autosaved (%1)")
+                                    : tr("%n runs could not be autosaved (%1)", nullptr, runs))
+                             .arg(m_autosaveError);
     if (isWindowModified() && runsAtRisk)
         return tr("The experiment has unsaved changes, and %1: both will be lost. Quit anyway?")
             .arg(lost);
@@ -1086,10 +1091,11 @@ QString MainWindow::saveSession(const QString& dir) {
     const int skipped = m_runs->count() - static_cast<int>(runs.size());
     if (const QString err = writeSession(dir, std::move(runs)); !err.isEmpty()) return err;
     statusBar()->showMessage(
-        skipped > 0
-            ? tr("Session saved to %1 (%n run(s) without a result left out)", nullptr, skipped)
-                  .arg(QDir::toNativeSeparators(dir))
-            : tr("Session saved to %1").arg(QDir::toNativeSeparators(dir)),
+        skipped > 0 ? (skipped == 1 ? tr("Session saved to %1 (1 run without a result left out)")
+                                    : tr("Session saved to %1 (%n runs without a result left out)",
+                                         nullptr, skipped))
+                          .arg(QDir::toNativeSeparators(dir))
+                    : tr("Session saved to %1").arg(QDir::toNativeSeparators(dir)),
         6000);
     return {};
 }
@@ -1106,10 +1112,11 @@ QString MainWindow::openSession(const QString& dir, bool replace) {
     addSessionRuns(*runs, abs);
     m_settings.addRecentFile(abs);
     updateRecentMenu();
-    statusBar()->showMessage(
-        tr("Opened session %1 (%n run(s))", nullptr, static_cast<int>(runs->size()))
-            .arg(QDir::toNativeSeparators(abs)),
-        6000);
+    statusBar()->showMessage((runs->size() == 1 ? tr("Opened session %1 (1 run)")
+                                                : tr("Opened session %1 (%n runs)", nullptr,
+                                                     static_cast<int>(runs->size())))
+                                 .arg(QDir::toNativeSeparators(abs)),
+                             6000);
     return {};
 }
 
@@ -1140,7 +1147,9 @@ int MainWindow::addSessionRuns(const std::vector<SessionRun>& runs, const QStrin
 
 QString MainWindow::autosaveOffer() const {
     if (m_offerDir.isEmpty()) return {};
-    return tr("Restore the %n run(s) from the last session?", nullptr, m_offerCount);
+    return m_offerCount == 1
+               ? tr("Restore the 1 run from the last session?")
+               : tr("Restore the %n runs from the last session?", nullptr, m_offerCount);
 }
 
 QString MainWindow::restoreAutosave() {
@@ -1149,9 +1158,10 @@ QString MainWindow::restoreAutosave() {
     const std::optional<std::vector<SessionRun>> runs = readSession(m_offerDir, &error);
     if (!runs) return error;
     addSessionRuns(*runs, {});
-    statusBar()->showMessage(
-        tr("Restored %n run(s) from the last session", nullptr, static_cast<int>(runs->size())),
-        6000);
+    statusBar()->showMessage(runs->size() == 1 ? tr("Restored 1 run from the last session")
+                                               : tr("Restored %n runs from the last session",
+                                                    nullptr, static_cast<int>(runs->size())),
+                             6000);
     declineAutosave(); // answered
     m_autosaveArmed = true;
     scheduleAutosave();
@@ -1262,9 +1272,12 @@ void MainWindow::openSessionInteractive() {
     bool replace = false;
     if (m_runs->count() > 0) {
         QMessageBox box(QMessageBox::Question, tr("Open session"),
-                        tr("There are %n run(s) in this window. Add the session's runs to "
-                           "them, or replace them?",
-                           nullptr, m_runs->count()),
+                        m_runs->count() == 1
+                            ? tr("There is 1 run in this window. Add the session's runs to it, "
+                                 "or replace it?")
+                            : tr("There are %n runs in this window. Add the session's runs to "
+                                 "them, or replace them?",
+                                 nullptr, m_runs->count()),
                         QMessageBox::Cancel, this);
         QPushButton* add = box.addButton(tr("Add"), QMessageBox::AcceptRole);
         QPushButton* repl = box.addButton(tr("Replace"), QMessageBox::DestructiveRole);
