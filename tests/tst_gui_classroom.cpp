@@ -189,7 +189,7 @@ private Q_SLOTS:
         QVERIFY(w.startRuns());
         QVERIFY(waitIdle(w));
         QVERIFY2(w.resetQuestion().startsWith(
-                     QStringLiteral("Clear and rerun deletes the run and its results")),
+                     QStringLiteral("Clear and rerun deletes the 1 run and its results")),
                  qPrintable(w.resetQuestion()));
         QVERIFY(w.startRuns());
         QVERIFY(waitIdle(w));

@@ -112,7 +112,7 @@ RunList::RunList(QWidget* parent) : QWidget(parent) {
         // Runs are not saved anywhere: ask before dropping them.
         if (QMessageBox::question(
                 this, tr("Clear all runs?"),
-                count() == 1 ? tr("Remove the run and its results? Export it first (File ▸ "
+                count() == 1 ? tr("Remove the 1 run and its results? Export it first (File ▸ "
                                   "Export all) to keep it.")
                              : tr("Remove all %n runs and their results? Export them first "
                                   "(File ▸ Export all) to keep them.",

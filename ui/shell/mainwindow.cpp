@@ -499,7 +499,7 @@ void MainWindow::resetRuns() {
 QString MainWindow::resetQuestion() const {
     if (m_runs->count() == 0) return {};
     const QString which = m_runs->count() == 1
-                              ? tr("the run and its results")
+                              ? tr("the 1 run and its results")
                               : tr("all %n runs and their results", nullptr, m_runs->count());
     return tr("Clear and rerun deletes %1 (export them first with Export all, or save a "
               "session). Delete them and run again?")
