@@ -26,6 +26,11 @@ import sys
 import tempfile
 import time
 
+# Relative errors (dimensionless, 1 = as large as the reference) below ROUNDING_LEVEL are the
+# rounding of an exact fit: their digits are not a property of the build but of the CPU.
+ROUNDING_LEVEL_METRICS = {"distance_p_rel", "distance_exact_rel", "ood_rel_mse"}
+ROUNDING_LEVEL = 1e-12
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAPER = os.path.join(ROOT, "resources", "paper")
 DOC = os.path.join(ROOT, "docs", "paper.md")
@@ -376,9 +381,17 @@ def main():
                 lo, hi = new["band"]
                 slack = 1e-12 * max(abs(lo), abs(hi), 1e-300)
                 ok = lo - slack <= old["value"] <= hi + slack
+                # A relative error at rounding level (an exact fit's 1e-15) has digits that
+                # depend on the CPU's SIMD path (AVX2 and AVX-512 sum in other orders): stated and
+                # rerun agree when both are at rounding level, whatever their digits.
+                rounding = (old["metric"] in ROUNDING_LEVEL_METRICS
+                            and max(abs(old["value"]), abs(lo), abs(hi)) < ROUNDING_LEVEL)
+                verdict = "ok" if ok else ("ok (both at rounding level, < %g)" % ROUNDING_LEVEL
+                                           if rounding else "LEFT ITS BAND")
+                ok = ok or rounding
                 print(f"{name}: {old['label']} ({old['metric']} {old['stat']} at {old['at']}): "
                       f"stated {old['value']:.6g}, this build {new['value']:.6g}, seed band "
-                      f"[{lo:.6g}, {hi:.6g}] over {new['runs']} runs: {'ok' if ok else 'LEFT ITS BAND'}")
+                      f"[{lo:.6g}, {hi:.6g}] over {new['runs']} runs: {verdict}")
                 if not ok:
                     failures.append(f"{name}: {old['label']}: stated {old['value']:.6g} is outside "
                                     f"this build's seed band [{lo:.6g}, {hi:.6g}]")
