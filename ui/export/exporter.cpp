@@ -314,9 +314,12 @@ QString exportAll(const QList<const Figure*>& figures, const QList<ExportTable>&
         if (QFileInfo(d.filePath(n)).exists() || QFileInfo(d.filePath(n)).isSymLink()) clash << n;
     if (existing) *existing = clash;
     if (!clash.isEmpty() && !overwrite)
-        return QStringLiteral("%1 file(s) already exist in %2 (e.g. %3); not overwriting")
-            .arg(clash.size())
-            .arg(dir, clash.first());
+        return clash.size() == 1
+                   ? QStringLiteral("%1 already exists in %2; not overwriting")
+                         .arg(clash.first(), dir)
+                   : QStringLiteral("%1 files already exist in %2 (e.g. %3); not overwriting")
+                         .arg(clash.size())
+                         .arg(dir, clash.first());
     // result.json says "this folder is one whole run": an earlier one goes first, the new one
     // is written last (writeRunFolder), so a failed or interrupted export leaves no result.json
     // beside figures of another run.

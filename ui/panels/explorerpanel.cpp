@@ -1,4 +1,5 @@
 #include "ui/panels/explorerpanel.h"
+#include "core/base/plural.h"
 #include "core/run/explorer.h"
 #include "core/tasks/tasks.h"
 #include "ui/panels/explanations.h"
@@ -199,12 +200,12 @@ void ExplorerPanel::showRun(const RunRecord* run) {
     else {
         const NullRelationsResult& nr = *x->nullRelations;
         m_status->setText(
-            tr("<b>%1: %n direction(s) left free.</b> Λ has null dimension %2: each relation "
-               "below holds on every training prompt (%3 of them with exact rational "
+            tr("<b>%1: %2 left free.</b> Λ has null dimension %3: each relation "
+               "below holds on every training prompt (%4 of them with exact rational "
                "coefficients), so P̂ + t‖P*‖ e<sub>i</sub>vᵀ fits the data exactly as well as "
-               "P̂ for every t.",
-               nullptr, nr.nullDim)
-                .arg(m_runName.toHtmlEscaped())
+               "P̂ for every t.")
+                .arg(m_runName.toHtmlEscaped(),
+                     countOf(nr.nullDim, tr("direction"), tr("directions")))
                 .arg(nr.nullDim)
                 .arg(nr.rationalCount));
         const QSignalBlocker b1(m_relations), b2(m_output);

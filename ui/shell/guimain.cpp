@@ -1,5 +1,6 @@
 #include "ui/shell/guimain.h"
 #include "core/base/fileio.h"
+#include "core/base/plural.h"
 #include "core/base/process.h"
 #include "core/experiment/config.h"
 #include "core/experiment/loader.h"
@@ -397,12 +398,16 @@ int runFigures(int argc, char** argv) {
                             false, &written, &existing);
     if (!err.isEmpty() && !existing.isEmpty()) {
         if (!opt.force)
-            return refuse(QStringLiteral("%1 file(s) of this export, e.g. %2")
-                              .arg(existing.size())
-                              .arg(existing.first()));
-        printMessage(
-            QString::asprintf("mhla-lab figures: overwriting %lld existing file(s) in %s (--force)",
-                              static_cast<long long>(existing.size()), qUtf8Printable(out)));
+            return refuse(existing.size() == 1
+                              ? QStringLiteral("1 file of this export, %1").arg(existing.first())
+                              : QStringLiteral("%1 files of this export, e.g. %2")
+                                    .arg(existing.size())
+                                    .arg(existing.first()));
+        printMessage(QString::asprintf(
+            "mhla-lab figures: overwriting %s in %s (--force)",
+            qUtf8Printable(countOf(existing.size(), QStringLiteral("existing file"),
+                                   QStringLiteral("existing files"))),
+            qUtf8Printable(out)));
         written.clear();
         err = exportAll(figures, tables, out, result, metaFor, runMeta, pixelSize, opt.dpi, true,
                         &written);
