@@ -14,6 +14,7 @@
 #include "ui/run/runlist.h"
 #include "ui/shell/appsettings.h"
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -243,6 +244,57 @@ private Q_SLOTS:
         panel.showRuns({visible[0], visible[1]});
         QVERIFY(panel.figures().isEmpty());
         QVERIFY2(panel.status().contains(s("seeds only")), qPrintable(panel.status()));
+    }
+
+    // The Sweep tab draws one sweep: the runs of one Run (their batch), the newest unless
+    // another is chosen, not every visible run (a mixed list swept over unrelated keys).
+    void sweepTabDrawsOneSweep() {
+        SweepPanel panel;
+        std::vector<std::unique_ptr<RunRecord>> records;
+        QList<const RunRecord*> visible;
+        const auto add = [&](int batch, const QString& key) {
+            QJsonObject o;
+            for (const QString& a : {s("task.samples=400"), s("eval.lambda_trace=0"), key})
+                applyOverride(o, a);
+            auto r = std::make_unique<RunRecord>();
+            r->id = static_cast<int>(records.size()) + 1;
+            r->batch = batch;
+            r->config = experimentFromJson(o);
+            r->name = QString::number(r->id);
+            visible << r.get();
+            records.push_back(std::move(r));
+        };
+        for (const char* p : {"0", "0.5", "1"}) add(1, s("task.orthogonal_prob=") + s(p));
+        for (const char* n : {"300", "500"}) add(2, s("task.samples=") + s(n));
+        add(3, s("task.kind=associative_memory")); // a single run: no group of its own
+        panel.showRuns(visible);
+        auto* group = panel.findChild<QComboBox*>(s("sweepGroup"));
+        QVERIFY(group);
+        QCOMPARE(group->count(), 3); // batch 1, batch 2, all visible runs
+        QCOMPARE(group->itemText(0), s("Runs #1–#3 (3 runs)"));
+        QCOMPARE(group->itemText(2), s("All visible runs (6 runs)"));
+        // The newest sweep is drawn, and only it.
+        QCOMPARE(group->currentData().toInt(), 2);
+        QCOMPARE(panel.drawnRuns().size(), 2);
+        QVERIFY2(panel.status().contains(s("0 of 2 runs finished; swept: task.samples;")),
+                 qPrintable(panel.status()));
+        // Another one chosen stays chosen while runs finish or change...
+        group->setCurrentIndex(0);
+        Q_EMIT group->activated(0);
+        QVERIFY2(panel.status().contains(s("swept: task.orthogonal_prob;")),
+                 qPrintable(panel.status()));
+        panel.showRuns(visible);
+        QCOMPARE(group->currentData().toInt(), 1);
+        QCOMPARE(panel.drawnRuns().size(), 3);
+        // ...until a new Run brings a new sweep, which is then drawn.
+        for (const char* n : {"200", "250"}) add(4, s("task.samples=") + s(n));
+        panel.showRuns(visible);
+        QCOMPARE(group->currentData().toInt(), 4);
+        QCOMPARE(panel.drawnRuns().size(), 2);
+        // One group holding every run: nothing to choose, every run drawn.
+        panel.showRuns({visible[0], visible[1], visible[2]});
+        QVERIFY(group->isHidden());
+        QCOMPARE(panel.drawnRuns().size(), 3);
     }
 
     void presetsSweepsGoThroughCore() {

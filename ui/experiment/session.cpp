@@ -59,7 +59,8 @@ QString sessionFolderRisk(const QString& dir) {
         .arg(QDir::toNativeSeparators(dir));
 }
 
-QString writeSession(const QString& dir, std::vector<SessionRun> runs, QStringList* written) {
+QString writeSession(const QString& dir, std::vector<SessionRun> runs, QStringList* written,
+                     const SessionView& view) {
     if (runs.empty()) return QObject::tr("there is no finished run to save");
     if (runs.size() > static_cast<size_t>(kMaxSessionRuns))
         return QObject::tr("%1 runs; a session holds at most %2 (remove some runs first)")
@@ -78,11 +79,15 @@ QString writeSession(const QString& dir, std::vector<SessionRun> runs, QStringLi
         list.append(QJsonObject{{q("folder"), run.folder},
                                 {q("name"), run.name},
                                 {q("visible"), run.visible},
-                                {q("color"), run.color.name(QColor::HexRgb)}});
+                                {q("color"), run.color.name(QColor::HexRgb)},
+                                {q("batch"), run.batch}});
     }
-    const QJsonObject session{{q("format_version"), kSessionFormatVersion},
-                              {q("mhla_lab_version"), q(MHLA_VERSION)},
-                              {q("runs"), list}};
+    QJsonObject session{{q("format_version"), kSessionFormatVersion},
+                        {q("mhla_lab_version"), q(MHLA_VERSION)},
+                        {q("runs"), list}};
+    QJsonObject viewJson;
+    if (view.smoothing) viewJson.insert(q("smoothing"), *view.smoothing);
+    if (!viewJson.isEmpty()) session.insert(q("view"), viewJson);
     // session.json last: a session that failed half-way is not a session.
     const QString path = QDir(dir).filePath(kSessionFile);
     if (const QString e = writeFileAtomic(path, QJsonDocument(session).toJson()); !e.isEmpty())
@@ -91,7 +96,8 @@ QString writeSession(const QString& dir, std::vector<SessionRun> runs, QStringLi
     return {};
 }
 
-std::optional<std::vector<SessionRun>> readSession(const QString& dir, QString* error) {
+std::optional<std::vector<SessionRun>> readSession(const QString& dir, QString* error,
+                                                   QStringList* skipped, SessionView* view) {
     const QString path = QDir::toNativeSeparators(QDir(dir).filePath(kSessionFile));
     auto fail = [error](const QString& m) {
         if (error) *error = m;
@@ -137,6 +143,24 @@ std::optional<std::vector<SessionRun>> readSession(const QString& dir, QString* 
                                                                .chopped(1)
                                                                .mid(1)))
                         .arg(kSessionFormatVersion));
+    // The view settings (optional; a value that is there must be one this version can show).
+    SessionView shown;
+    if (const QJsonValue v = o.value(q("view")); !v.isUndefined()) {
+        if (!v.isObject())
+            return fail(QObject::tr("%1: key \"view\": expected an object").arg(path));
+        const QJsonValue s = v.toObject().value(q("smoothing"));
+        if (!s.isUndefined()) {
+            if (!s.isDouble() || !(s.toDouble() >= 0) || !(s.toDouble() <= kMaxSessionSmoothing))
+                return fail(QObject::tr("%1: key \"view.smoothing\": %2 is not allowed; allowed: "
+                                        "a number in [0, %3]")
+                                .arg(path, QString::fromUtf8(QJsonDocument(QJsonArray{s})
+                                                                 .toJson(QJsonDocument::Compact)
+                                                                 .chopped(1)
+                                                                 .mid(1)))
+                                .arg(kMaxSessionSmoothing));
+            shown.smoothing = s.toDouble();
+        }
+    }
     // Every count before anything is read: at most kMaxSessionRuns runs, each folder named once.
     const QJsonArray runList = o.value(q("runs")).toArray();
     if (runList.size() > kMaxSessionRuns)
@@ -164,13 +188,32 @@ std::optional<std::vector<SessionRun>> readSession(const QString& dir, QString* 
         if (!color.isValid())
             return fail(
                 QObject::tr("%1: \"color\" must be a colour such as \"#0072b2\"").arg(where));
+        // "batch" came later (sessions before it have none: no groups).
+        const QJsonValue batch = r.value(q("batch"));
+        if (!batch.isUndefined() &&
+            (!batch.isDouble() || batch.toDouble() < 0 || batch.toDouble() > 1e9 ||
+             batch.toDouble() != std::floor(batch.toDouble())))
+            return fail(QObject::tr("%1: \"batch\" must be an integer in [0, 1000000000] (the "
+                                    "group of runs made by one Run)")
+                            .arg(where));
         QString runError;
         std::optional<ResultFolder> res = readResultFolder(QDir(dir).filePath(folder), &runError);
-        if (!res) return fail(runError);
+        if (!res && !skipped) return fail(runError);
+        if (!res) {
+            *skipped << runError;
+            continue;
+        }
         out.push_back(SessionRun{r.value(q("name")).toString(), color,
-                                 r.value(q("visible")).toBool(), std::move(res->result), folder});
+                                 r.value(q("visible")).toBool(), std::move(res->result), folder,
+                                 batch.toInt(0)});
     }
+    if (out.empty() && skipped && !skipped->isEmpty())
+        return fail(QObject::tr("%1: none of its %2 runs could be read; the first: %3")
+                        .arg(path)
+                        .arg(runs.size())
+                        .arg(skipped->first()));
     if (out.empty()) return fail(QObject::tr("%1: the session has no runs").arg(path));
+    if (view) *view = shown;
     return out;
 }
 

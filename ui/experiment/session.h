@@ -23,7 +23,17 @@ struct SessionRun {
     bool visible = true;
     ExperimentResult result;
     QString folder; ///< subfolder name inside the session folder (set by save and read)
+    int batch = 0;  ///< RunRecord::batch: runs of one sweep share it (0: none)
 };
+
+/// How the window showed the runs, saved beside them (session.json's "view"). Every field is
+/// optional: a session without it leaves the window's setting as it is.
+struct SessionView {
+    std::optional<double>
+        smoothing; ///< the Curves tab's smoothing weight, in [0, kMaxSessionSmoothing]
+};
+/// The largest smoothing weight a session may hold (the Curves tab's slider's end).
+constexpr double kMaxSessionSmoothing = 0.99;
 
 /// Why writing a session into dir needs the user's confirmation: a folder that holds files and
 /// is not a session ("… is not empty and is not a session folder"), or a session that would be
@@ -34,11 +44,16 @@ QString sessionFolderRisk(const QString& dir);
 /// atomically. Subfolders of an earlier session that are not rewritten are left alone (only
 /// session.json says which runs belong). Returns an error naming the file, or empty.
 QString writeSession(const QString& dir, std::vector<SessionRun> runs,
-                     QStringList* written = nullptr);
+                     QStringList* written = nullptr, const SessionView& view = {});
 
 /// Reads a session folder. On failure returns nothing and sets *error (naming the file and the
-/// line or key). Every run must read: a session that is half there is an error, not a guess.
-std::optional<std::vector<SessionRun>> readSession(const QString& dir, QString* error);
+/// line or key). session.json itself must read whole. Without `skipped` every run must read too
+/// (a session that is half there is an error); with it, a run whose folder does not read (gone,
+/// damaged) is left out and its error appended to *skipped, and only a session none of whose runs
+/// reads fails. `view`, if given, receives the saved view settings.
+std::optional<std::vector<SessionRun>> readSession(const QString& dir, QString* error,
+                                                   QStringList* skipped = nullptr,
+                                                   SessionView* view = nullptr);
 
 /// How many runs dir's session.json lists (without reading the runs), or nothing when it is not
 /// a readable session.json.

@@ -1,4 +1,5 @@
 #include "ui/panels/sweeppanel.h"
+#include "core/base/plural.h"
 #include "core/records/resultio.h"
 #include "ui/panels/sweepfigures.h"
 #include "ui/plot/plotwidget.h"
@@ -6,7 +7,9 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMap>
 #include <QSet>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 
 namespace mhla::ui {
@@ -32,6 +35,16 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
     m_band->addItem(tr("band: ± 1 std"), static_cast<int>(SweepFigureSpec::BandKind::Std));
     m_band->addItem(tr("band: min–max"), static_cast<int>(SweepFigureSpec::BandKind::MinMax));
     m_band->setToolTip(tr("The band over the seeds of each grid point"));
+    m_group = new QComboBox(this);
+    m_group->setObjectName(QStringLiteral("sweepGroup"));
+    m_group->setToolTip(tr("Which runs make the sweep: the runs of one Run (a preset's sweep, "
+                           "its seeds), or all visible runs"));
+    m_group->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    connect(m_group, &QComboBox::activated, this, [this](int i) {
+        m_chosen = m_group->itemData(i).toInt();
+        redraw();
+    });
+    row->addWidget(m_group);
     row->addWidget(m_view);
     row->addWidget(m_metric);
     row->addWidget(m_band);
@@ -56,6 +69,50 @@ QList<const Figure*> SweepPanel::figures() const {
 
 QString SweepPanel::status() const { return m_status->text(); }
 
+QList<const RunRecord*> SweepPanel::drawnRuns() const {
+    if (m_group->count() == 0 || m_group->currentIndex() < 0) return m_runs;
+    const int batch = m_group->currentData().toInt();
+    if (batch == kAllRuns) return m_runs;
+    QList<const RunRecord*> out;
+    for (const RunRecord* r : m_runs)
+        if (r->batch == batch) out << r;
+    return out;
+}
+
+void SweepPanel::updateGroups() {
+    // The groups: every batch with two runs or more among the given runs, in run order.
+    QMap<int, QList<const RunRecord*>> byBatch;
+    for (const RunRecord* r : m_runs) byBatch[r->batch] << r;
+    QList<int> groups;
+    for (auto it = byBatch.cbegin(); it != byBatch.cend(); ++it)
+        if (it.value().size() >= 2) groups << it.key();
+    const QSignalBlocker block(m_group);
+    m_group->clear();
+    // One group that holds every run, or none: nothing to choose.
+    const bool choice = !groups.isEmpty() && !(groups.size() == 1 && byBatch.size() == 1);
+    m_group->setVisible(choice);
+    if (!choice) return;
+    for (const int b : groups) {
+        const QList<const RunRecord*>& rs = byBatch[b];
+        const QString runs = countOf(rs.size(), tr("run"), tr("runs"));
+        m_group->addItem(
+            b == 0 ? tr("Runs opened one by one (%1)").arg(runs)
+                   : tr("Runs #%1–#%2 (%3)").arg(rs.front()->id).arg(rs.back()->id).arg(runs),
+            b);
+    }
+    m_group->addItem(tr("All visible runs (%1)").arg(countOf(m_runs.size(), tr("run"), tr("runs"))),
+                     kAllRuns);
+    // A new Run makes its sweep the one drawn, as a choice made before it is about older runs.
+    const int newest = groups.back();
+    if (newest != m_newest) {
+        m_newest = newest;
+        m_chosen = kAllRuns - 1;
+    }
+    const int want = m_chosen >= kAllRuns ? m_chosen : newest;
+    const int at = m_group->findData(want);
+    m_group->setCurrentIndex(at >= 0 ? at : m_group->findData(newest));
+}
+
 void SweepPanel::showRuns(const QList<const RunRecord*>& runs) {
     m_runs = runs;
     QSet<int> ids;
@@ -66,6 +123,7 @@ void SweepPanel::showRuns(const QList<const RunRecord*>& runs) {
     }
     for (auto it = m_results.begin(); it != m_results.end();)
         it = ids.contains(it.key()) ? std::next(it) : m_results.erase(it);
+    updateGroups();
     redraw();
 }
 
@@ -75,7 +133,8 @@ void SweepPanel::redraw() {
     std::vector<ExperimentConfig> configs;
     std::vector<QJsonObject> results;
     int finished = 0;
-    for (const RunRecord* r : m_runs) {
+    const QList<const RunRecord*> drawn = drawnRuns();
+    for (const RunRecord* r : drawn) {
         configs.push_back(r->config);
         results.push_back(m_results.value(r->id));
         finished += !results.back().isEmpty();
@@ -83,7 +142,7 @@ void SweepPanel::redraw() {
     const SweepPlan plan = sweepPlanFromConfigs(configs);
     if (plan.spec.axes.empty()) {
         m_status->setText(
-            m_runs.isEmpty()
+            drawn.isEmpty()
                 ? tr("No runs yet. Run a preset with a sweep (e.g. “More heads”) or several runs "
                      "that differ in one key: this tab draws the metric against that key with "
                      "a band over the seeds.")
@@ -104,11 +163,11 @@ void SweepPanel::redraw() {
     spec.name = QStringLiteral("sweep");
     QStringList keys;
     for (const SweepAxis& a : plan.spec.axes) keys << a.key;
-    QString text = tr("%1 of %2 runs finished; swept: %3; %4 seed(s) per point.")
+    QString text = tr("%1 of %2 runs finished; swept: %3; %4 per point.")
                        .arg(finished)
-                       .arg(m_runs.size())
-                       .arg(keys.join(QStringLiteral(", ")))
-                       .arg(plan.spec.seeds);
+                       .arg(drawn.size())
+                       .arg(keys.join(QStringLiteral(", ")),
+                            countOf(plan.spec.seeds, tr("seed"), tr("seeds")));
     try {
         if (curves) {
             bool trainer = false;

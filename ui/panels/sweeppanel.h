@@ -1,8 +1,10 @@
 #pragma once
-// The Sweep tab: the visible runs as a sweep (the keys in which they differ are the swept
-// keys, their seeds the seeds), drawn as the headless `figures` draws a sweep: a metric against
-// a swept key with a band over seeds, or the trainers' learning curves. It redraws as each run
-// of a preset's sweep finishes. The reduction is core's (core/sweep/sweepfigure.h).
+// The Sweep tab: one sweep of the visible runs — the runs of one Run click (RunRecord::batch;
+// the newest unless another is chosen), or all visible runs — drawn as a sweep (the keys in
+// which they differ are the swept keys, their seeds the seeds), drawn as the headless `figures`
+// draws a sweep: a metric against a swept key with a band over seeds, or the trainers' learning
+// curves. It redraws as each run of a preset's sweep finishes. The reduction is core's
+// (core/sweep/sweepfigure.h).
 #include "core/sweep/sweepfigure.h"
 #include "ui/panels/resultpanel.h"
 #include <QHash>
@@ -31,12 +33,20 @@ public:
     const SweepFigureData& data() const { return m_data; }
     QString status() const;
 
+    /// The runs drawn now: the chosen group's (all given runs when there are no groups).
+    QList<const RunRecord*> drawnRuns() const;
+
 private:
     void redraw();
+    void updateGroups();
 
     QComboBox* m_view = nullptr;
     QComboBox* m_metric = nullptr;
     QComboBox* m_band = nullptr;
+    QComboBox* m_group = nullptr; ///< which runs: a batch, or all visible runs (kAllRuns)
+    static constexpr int kAllRuns = -1;
+    int m_chosen = kAllRuns - 1; ///< the batch chosen in m_group; below kAllRuns: the newest
+    int m_newest = 0;            ///< the newest batch when the choice was made
     QLabel* m_status = nullptr;
     PlotWidget* m_plot = nullptr;
     QList<const RunRecord*> m_runs;

@@ -37,6 +37,10 @@ struct RunRecord {
     /// The results folder this run was read from (File ▸ Open results…); empty for runs
     /// computed in this window.
     QString loadedFrom;
+    /// The group the run was made in: every run of one Run click (a preset's sweep, seeds)
+    /// shares one number, which the Sweep tab draws as one sweep; sessions keep it. 0: none
+    /// (a run opened from a results folder, a test's run).
+    int batch = 0;
 
     const std::vector<HistoryPoint>& history() const {
         return result ? result->history : liveHistory;
@@ -69,6 +73,8 @@ public:
     void select(int id);
     void remove(int id);
     void clear();
+    /// A batch number not used yet in this window (RunRecord::batch), from 1 up.
+    int newBatch() { return m_nextBatch++; }
     /// Shows or hides a run in every plot (what its tick in the list does).
     void setRunVisible(int id, bool visible);
     /// Renames a run (double-click, F2 or Rename in its context menu): the name its legends,
@@ -100,6 +106,7 @@ private:
     QTreeWidget* m_tree = nullptr;
     std::vector<std::unique_ptr<RunRecord>> m_runs;
     int m_nextId = 1;
+    int m_nextBatch = 1;
     RunColorAssigner m_colors;
     bool m_updating = false;
 };
