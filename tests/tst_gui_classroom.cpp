@@ -6,6 +6,7 @@
 #include "ui/experiment/session.h"
 #include "ui/panels/certificatepanel.h"
 #include "ui/panels/curvespanel.h"
+#include "ui/plot/elidedlabel.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/run/runcontroller.h"
 #include "ui/run/runlist.h"
@@ -15,6 +16,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QGraphicsView>
 #include <QLabel>
@@ -22,11 +24,13 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
 #include <atomic>
+#include <cmath>
 
 using namespace mhla;
 using namespace mhla::ui;
@@ -384,6 +388,84 @@ private Q_SLOTS:
         const auto runs = readSession(dir.filePath(QStringLiteral("s")), &err);
         QVERIFY2(runs, qPrintable(err));
         QCOMPARE(runs->front().name, QStringLiteral("Gaussian keys, lecture 3"));
+    }
+    // --- Presentation mode -----------------------------------------------------------------
+
+    // F5: the window full screen, every dock hidden, fonts and plot lines kPresentationScale
+    // times larger (a plot's legend too); F5 again brings back the docks as they were (one the
+    // user had hidden stays hidden), the window state and the fonts.
+    void presentationModeAndBack() {
+        MainWindow w;
+        w.setQuitWithoutAsking(true);
+        w.resize(1280, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* explanation = w.findChild<QDockWidget*>(QStringLiteral("explanationDock"));
+        QVERIFY(explanation);
+        explanation->hide(); // the user's own choice, kept after presentation mode
+        const QList<QDockWidget*> docks = w.findChildren<QDockWidget*>();
+        QVERIFY(docks.size() >= 3);
+        QMap<QString, bool> shown;
+        for (QDockWidget* d : docks) shown[d->objectName()] = d->isVisible();
+        QVERIFY(shown.value(QStringLiteral("experimentDock")));
+        const double pt = w.font().pointSizeF();
+        PlotWidget* loss = w.curvesPanel()->lossPlot();
+        auto* legend = loss->findChild<QWidget*>(QStringLiteral("lossLegend"));
+        QVERIFY(legend);
+        const double legendPt = legend->font().pointSizeF();
+        auto* badge = w.findChild<QLabel*>(QStringLiteral("certificateBadge"));
+        QVERIFY(badge);
+        const double badgePt = badge->font().pointSizeF();
+        QVERIFY(!w.isFullScreen());
+        auto* phase = w.findChild<ElidedLabel*>(QStringLiteral("statusPhase"));
+        QVERIFY(phase);
+        const QString before = phase->text();
+
+        QTest::keyClick(&w, Qt::Key_F5);
+        QVERIFY(w.presentationMode());
+        // How to leave, in the phase label (a temporary message was drawn over its text).
+        QVERIFY2(phase->text().contains(QStringLiteral("F5 leaves")), qPrintable(phase->text()));
+        QVERIFY(w.statusBar()->currentMessage().isEmpty());
+        QTRY_VERIFY(w.isFullScreen());
+        for (QDockWidget* d : docks) QVERIFY2(!d->isVisible(), qPrintable(d->objectName()));
+        QCOMPARE(w.font().pointSizeF(), pt * MainWindow::kPresentationScale);
+        QVERIFY(std::abs(legend->font().pointSizeF() - legendPt * MainWindow::kPresentationScale) <
+                0.01);
+        for (PlotWidget* p : w.findChildren<PlotWidget*>())
+            QCOMPARE(p->screenScale(), MainWindow::kPresentationScale);
+        auto* action = w.findChild<QAction*>(QStringLiteral("presentationAction"));
+        QVERIFY(action && action->isChecked());
+
+        QTest::keyClick(&w, Qt::Key_F5);
+        QVERIFY(!w.presentationMode());
+        QVERIFY(!action->isChecked());
+        QTRY_VERIFY(!w.isFullScreen());
+        for (QDockWidget* d : docks) QTRY_COMPARE(d->isVisible(), shown.value(d->objectName()));
+        QCOMPARE(w.font().pointSizeF(), pt);
+        QCOMPARE(legend->font().pointSizeF(), legendPt);
+        QCOMPARE(badge->font().pointSizeF(), badgePt);
+        for (PlotWidget* p : w.findChildren<PlotWidget*>()) QCOMPARE(p->screenScale(), 1.0);
+        QCOMPARE(phase->text(), before);
+    }
+
+    // Quitting in presentation mode saves the window as it was before it: the next window
+    // opens with its docks, not full screen.
+    void quittingInPresentationModeKeepsTheDocks() {
+        {
+            MainWindow w;
+            w.setQuitWithoutAsking(true);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            w.setPresentationMode(true);
+            QVERIFY(w.close());
+        }
+        MainWindow w2;
+        w2.setQuitWithoutAsking(true);
+        w2.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w2));
+        QVERIFY(!w2.presentationMode());
+        QVERIFY(w2.findChild<QDockWidget*>(QStringLiteral("experimentDock"))->isVisible());
+        QVERIFY(w2.findChild<QDockWidget*>(QStringLiteral("runsDock"))->isVisible());
     }
 };
 

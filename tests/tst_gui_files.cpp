@@ -13,6 +13,7 @@
 #include "ui/experiment/session.h"
 #include "ui/export/exporter.h"
 #include "ui/export/figure.h"
+#include "ui/panels/curvespanel.h"
 #include "ui/run/runcontroller.h"
 #include "ui/run/runlist.h"
 #include "ui/shell/appsettings.h"
@@ -26,6 +27,7 @@
 #include <QDropEvent>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileDialog>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
@@ -35,7 +37,9 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QUrl>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <tuple>
@@ -224,6 +228,76 @@ private Q_SLOTS:
         QFile f(path);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), result);
+    }
+
+    // Issue 23 point 7: Export figure opens with the style last chosen for a plot, as it opens
+    // with the last size and resolution (it fell back to "as on screen" each time).
+    void exportStyleIsRemembered() {
+        AppSettings().setExportStyle(0);
+        MainWindow w;
+        w.setQuitWithoutAsking(true);
+        w.addFinishedRun(QStringLiteral("one"), smallRun());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.showTab(QStringLiteral("certificate"));
+        auto* exportAct = [&w]() -> QAction* {
+            for (QAction* a : w.findChildren<QAction*>())
+                if (a->shortcut() == QKeySequence(QStringLiteral("Ctrl+E"))) return a;
+            return nullptr;
+        }();
+        QVERIFY(exportAct);
+        const QString path = m_dir.filePath(QStringLiteral("remembered-style.pdf"));
+        int opened = -1;
+        // Answers the dialog once it is up: notes the style it opened with, then either picks
+        // "paper, two columns" and exports, or cancels.
+        const auto answer = [&opened](const QString& exportTo) {
+            QTimer::singleShot(0, [&opened, exportTo] {
+                auto* dlg = qobject_cast<ExportDialog*>(QApplication::activeModalWidget());
+                if (!dlg) return;
+                opened = dlg->styleIndex();
+                if (exportTo.isEmpty()) return dlg->reject();
+                dlg->setStyleIndex(2);
+                dlg->findChild<QLineEdit*>(QStringLiteral("exportPath"))->setText(exportTo);
+                QTest::mouseClick(dlg->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok),
+                                  Qt::LeftButton);
+            });
+        };
+        answer(path);
+        exportAct->trigger();
+        QCOMPARE(opened, 0); // as on screen, as set above
+        QVERIFY(QFileInfo::exists(path));
+        answer({});
+        exportAct->trigger();
+        QCOMPARE(opened, 2); // the style chosen last time
+    }
+
+    // Save session names a folder that does not exist yet (a folder picker cannot): the dialog
+    // suggests a new name in the last folder used, and a typed new name is created.
+    void saveSessionCreatesANewFolder() {
+        const QString parent = m_dir.filePath(QStringLiteral("sessions-here"));
+        QVERIFY(QDir().mkpath(parent));
+        AppSettings().setLastDirectory(parent);
+        MainWindow w;
+        w.setQuitWithoutAsking(true);
+        w.addFinishedRun(QStringLiteral("one"), smallRun());
+        auto* act = w.findChild<QAction*>(QStringLiteral("saveSessionAction"));
+        QVERIFY(act);
+        QString suggested;
+        const QString typed = QDir(parent).filePath(QStringLiteral("brand-new"));
+        QTimer::singleShot(0, [&suggested, typed] {
+            auto* dlg = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+            if (!dlg) return;
+            suggested = dlg->selectedFiles().value(0);
+            dlg->selectFile(typed);
+            QMetaObject::invokeMethod(dlg, "accept"); // a protected slot
+        });
+        act->trigger();
+        QVERIFY2(QFileInfo(suggested).fileName().startsWith(QStringLiteral("mhla-session-")),
+                 qPrintable(suggested));
+        QCOMPARE(QFileInfo(suggested).absolutePath(), QFileInfo(parent).absoluteFilePath());
+        QVERIFY(!QFileInfo::exists(suggested));
+        QVERIFY(isSessionFolder(typed));
+        QCOMPARE(AppSettings().lastDirectory(), QFileInfo(parent).absoluteFilePath());
     }
 
     void exportDialogKeepsProblemsInTheDialog() {
@@ -625,6 +699,131 @@ private Q_SLOTS:
                                 .arg(redrawsAt[0])
                                 .arg(redrawsAt[1])
                                 .arg(redrawsAt[2])));
+    }
+
+    // Issue 23 point 7: a session whose run folder went missing opens the runs that read and
+    // names the one left out (it loaded nothing before); a session none of whose runs reads
+    // fails and changes nothing; the strict reader still refuses a session that is half there.
+    // A session keeps which runs were made by one Run (the Sweep tab's groups): read back as
+    // written, renumbered when a second session is added so that groups do not merge, and a
+    // bad "batch" is refused naming the key.
+    void sessionKeepsTheBatches() {
+        const QString dir = m_dir.filePath(QStringLiteral("batch-session"));
+        std::vector<SessionRun> runs;
+        for (const int b : {5, 5, 0})
+            runs.push_back(SessionRun{QStringLiteral("r%1").arg(runs.size()),
+                                      QColor(QStringLiteral("#0072b2")),
+                                      true,
+                                      smallRun(),
+                                      {},
+                                      b});
+        QCOMPARE(writeSession(dir, runs), QString());
+        QString error;
+        const auto back = readSession(dir, &error);
+        QVERIFY2(back.has_value(), qPrintable(error));
+        QCOMPARE(back->size(), size_t{3});
+        QCOMPARE((*back)[0].batch, 5);
+        QCOMPARE((*back)[1].batch, 5);
+        QCOMPARE((*back)[2].batch, 0);
+        MainWindow w;
+        QCOMPARE(w.openSession(dir, false), QString());
+        QCOMPARE(w.openSession(dir, false), QString());
+        const QList<const RunRecord*> all = w.runList()->allRuns();
+        QCOMPARE(all.size(), 6);
+        QVERIFY(all[0]->batch > 0);
+        QCOMPARE(all[1]->batch, all[0]->batch);
+        QCOMPARE(all[2]->batch, 0);
+        QVERIFY(all[3]->batch > 0);
+        QCOMPARE(all[4]->batch, all[3]->batch);
+        QVERIFY(all[3]->batch != all[0]->batch);
+        const QString path = QDir(dir).filePath(QStringLiteral("session.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QByteArray json = f.readAll();
+        f.close();
+        QVERIFY(json.contains("\"batch\": 5"));
+        json.replace("\"batch\": 5", "\"batch\": -2");
+        QCOMPARE(writeFileAtomic(path, json), QString());
+        QVERIFY(!readSession(dir, &error).has_value());
+        QVERIFY2(error.contains(QStringLiteral("\"batch\" must be an integer")), qPrintable(error));
+    }
+
+    void sessionWithAMissingRunOpensTheRest() {
+        const QString dir = m_dir.filePath(QStringLiteral("half-session"));
+        {
+            MainWindow w;
+            w.addFinishedRun(QStringLiteral("kept"), smallRun());
+            w.addFinishedRun(QStringLiteral("gone"), smallRun());
+            QCOMPARE(w.saveSession(dir), QString());
+        }
+        const QStringList subs = QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+        QCOMPARE(subs.size(), 2);
+        QVERIFY(QDir(QDir(dir).filePath(subs[1])).removeRecursively());
+        QString error;
+        QVERIFY(!readSession(dir, &error).has_value());
+        QVERIFY2(error.contains(subs[1]), qPrintable(error));
+
+        MainWindow w;
+        QStringList skipped;
+        QCOMPARE(w.openSession(dir, false, &skipped), QString());
+        QCOMPARE(w.runList()->count(), 1);
+        QVERIFY2(w.runList()->allRuns().first()->name.endsWith(QStringLiteral("kept")),
+                 qPrintable(w.runList()->allRuns().first()->name));
+        QCOMPARE(skipped.size(), 1);
+        QVERIFY2(skipped.first().contains(subs[1]), qPrintable(skipped.first()));
+        const QString status = w.statusBar()->currentMessage();
+        QVERIFY2(status.contains(QStringLiteral("1 of 2 runs; 1 could not be read")),
+                 qPrintable(status));
+
+        QVERIFY(QDir(QDir(dir).filePath(subs[0])).removeRecursively());
+        skipped.clear();
+        const QString err = w.openSession(dir, true, &skipped);
+        QVERIFY2(err.contains(QStringLiteral("none of its 2 runs could be read")), qPrintable(err));
+        QCOMPARE(w.runList()->count(), 1); // unchanged
+    }
+
+    // Issue 23 point 7: the Curves tab's smoothing is saved with a session and restored with it;
+    // a session without it leaves the window's smoothing alone; a value outside [0, 0.99] is
+    // refused, naming the key.
+    void sessionKeepsTheSmoothing() {
+        const QString dir = m_dir.filePath(QStringLiteral("smooth-session"));
+        {
+            MainWindow w;
+            w.addFinishedRun(QStringLiteral("one"), smallRun());
+            w.curvesPanel()->setSmoothing(0.6);
+            QCOMPARE(w.saveSession(dir), QString());
+        }
+        {
+            MainWindow w;
+            QCOMPARE(w.curvesPanel()->smoothing(), 0.0);
+            QCOMPARE(w.openSession(dir, false), QString());
+            QVERIFY(std::abs(w.curvesPanel()->smoothing() - 0.6) < 1e-12);
+        }
+        const QString path = QDir(dir).filePath(QStringLiteral("session.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray json = f.readAll();
+        f.close();
+        QVERIFY(json.contains("\"smoothing\": 0.6"));
+        for (const QByteArray& bad :
+             {QByteArray("1.5"), QByteArray("-0.1"), QByteArray("\"0.5\"")}) {
+            QByteArray damaged = json;
+            damaged.replace("\"smoothing\": 0.6", "\"smoothing\": " + bad);
+            QCOMPARE(writeFileAtomic(path, damaged), QString());
+            MainWindow w;
+            const QString err = w.openSession(dir, false);
+            QVERIFY2(err.contains(QStringLiteral("view.smoothing")) &&
+                         err.contains(QStringLiteral("allowed: a number in [0, 0.99]")),
+                     qPrintable(err));
+            QCOMPARE(w.runList()->count(), 0);
+        }
+        QByteArray without = json;
+        without.replace("\"smoothing\": 0.6", "\"other\": 1");
+        QCOMPARE(writeFileAtomic(path, without), QString());
+        MainWindow w;
+        w.curvesPanel()->setSmoothing(0.3);
+        QCOMPARE(w.openSession(dir, false), QString());
+        QVERIFY(std::abs(w.curvesPanel()->smoothing() - 0.3) < 1e-12);
     }
 
     // Issue 9: save and reopen a session (all runs); each run's subfolder is a results folder.

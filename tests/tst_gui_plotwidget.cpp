@@ -21,12 +21,16 @@
 #include <QLegend>
 #include <QLineSeries>
 #include <QMimeData>
+#include <QPainter>
+#include <QScatterSeries>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextDocument>
 #include <QValueAxis>
 #include <QWheelEvent>
+#include <array>
 #include <cmath>
+#include <stdexcept>
 
 using namespace mhla::ui;
 using namespace mhla::ui::plotmath;
@@ -395,6 +399,51 @@ private Q_SLOTS:
                                     .arg(view->height())
                                     .arg(shown.join(QStringLiteral(" | ")))));
         }
+    }
+
+    // Presentation mode's sizes: at screen scale 2 the tick labels, axis titles and line
+    // widths are twice their size, markers too; an exported figure is the same image at any
+    // screen scale (exports have their own sizes).
+    void screenScaleEnlargesTheChartButNotExports() {
+        PlotWidget plot(QStringLiteral("t"));
+        plot.setAxisTitles(QStringLiteral("epoch"), QStringLiteral("loss"));
+        PlotSeries dots = line(QStringLiteral("dots"), -0.01);
+        dots.style = PlotSeries::Style::Markers;
+        plot.setSeries({line(QStringLiteral("a"), 0.5), dots});
+        plot.resize(600, 400);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        const auto sizes = [&plot] {
+            QChart* c = chartOf(plot);
+            const QAbstractAxis* x = c->axes(Qt::Horizontal).first();
+            const auto* ls = qobject_cast<QLineSeries*>(c->series().at(0));
+            const auto* sc = qobject_cast<QScatterSeries*>(c->series().at(1));
+            return std::array<double, 4>{x->labelsFont().pointSizeF(), x->titleFont().pointSizeF(),
+                                         ls->pen().widthF(), sc->markerSize()};
+        };
+        const auto exported = [&plot] {
+            QImage img(400, 300, QImage::Format_ARGB32);
+            img.fill(Qt::white);
+            QPainter p(&img);
+            plot.paintFigure(p, QRectF(0, 0, 400, 300));
+            p.end();
+            return img;
+        };
+        const auto before = sizes();
+        const QImage exportBefore = exported();
+        plot.setScreenScale(2.0);
+        QCOMPARE(plot.screenScale(), 2.0);
+        const auto after = sizes();
+        for (size_t i = 0; i < before.size(); ++i)
+            QVERIFY2(std::abs(after[i] - 2 * before[i]) <= 1e-9 * before[i],
+                     qPrintable(
+                         QStringLiteral("size %1: %2 -> %3").arg(i).arg(before[i]).arg(after[i])));
+        QCOMPARE(exported(), exportBefore);
+        plot.setScreenScale(1.0);
+        QCOMPARE(sizes(), before);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, plot.setScreenScale(0.5));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, plot.setScreenScale(std::nan("")));
+        QCOMPARE(plot.screenScale(), 1.0);
     }
 
     // --- Figures for a paper ------------------------------------------------------------

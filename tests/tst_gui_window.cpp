@@ -35,6 +35,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QStandardPaths>
@@ -490,6 +491,27 @@ private Q_SLOTS:
         }
         QCOMPARE(w.experimentPanel()->currentPreset(), 0);
         QCOMPARE(samples->text(), QStringLiteral("777"));
+        // The panel's preset box asks too (it replaced the edits at once); Cancel puts the box
+        // back on the form's preset.
+        auto* combo = w.findChild<QComboBox*>(QStringLiteral("presetCombo"));
+        QVERIFY(combo);
+        {
+            DialogAnswerer no(QMessageBox::Cancel);
+            combo->setCurrentIndex(3);
+            Q_EMIT combo->activated(3);
+            QVERIFY2(no.asked().contains(QStringLiteral("unsaved")), qPrintable(no.asked()));
+        }
+        QCOMPARE(w.experimentPanel()->currentPreset(), 0);
+        QCOMPARE(combo->currentIndex(), 1);
+        QCOMPARE(samples->text(), QStringLiteral("777"));
+        {
+            DialogAnswerer yes(QMessageBox::Yes);
+            combo->setCurrentIndex(3);
+            Q_EMIT combo->activated(3);
+            QVERIFY(!yes.asked().isNull());
+        }
+        QCOMPARE(w.experimentPanel()->currentPreset(), 2);
+        QVERIFY(samples->text() != QStringLiteral("777"));
     }
 
     // --- Issue 23: colours by what is on screen, one visibility ---------------------------
@@ -830,6 +852,32 @@ private Q_SLOTS:
                     ->toPlainText()
                     .contains(QStringLiteral("Tour 2 of")));
     }
+    // Issue 23 point 7: the tour visits every preset once (it stopped after the fifth), each
+    // stop names its tab as the tab bar does ("What is left free?", not "explorer"), and the
+    // last stop ends the tour.
+    void tourVisitsEveryPreset() {
+        MainWindow w;
+        auto* text = w.findChild<QTextBrowser*>(QStringLiteral("explanation"));
+        QSet<int> visited;
+        QStringList tabNames;
+        for (const ResultPanel* p : w.resultPanels()) tabNames << p->tabName();
+        const int n = static_cast<int>(builtinPresets().size());
+        for (int step = 0; step < n; ++step) {
+            w.showTourStep(step);
+            const QString shown = text->toPlainText();
+            QVERIFY2(shown.contains(QStringLiteral("Tour %1 of %2").arg(step + 1).arg(n)),
+                     qPrintable(shown));
+            visited.insert(w.experimentPanel()->currentPreset());
+            bool namesATab = false;
+            for (const QString& t : tabNames)
+                namesATab =
+                    namesATab || shown.contains(QStringLiteral("look at the %1 tab").arg(t));
+            QVERIFY2(namesATab, qPrintable(shown));
+            QCOMPARE(shown.contains(QStringLiteral("End of the tour")), step == n - 1);
+        }
+        QCOMPARE(visited.size(), n);
+    }
+
     // Issue 9: "the window reopens 20 px lower". restoreGeometry() keeps a title bar's height
     // free above a window at the top of the screen; without a window manager's frame (as here,
     // and under Xvfb, where it was reproduced: y = 0 and y = 5 reopened at y = 20) the window

@@ -18,6 +18,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -69,7 +70,14 @@ void ExperimentPanel::buildForm() {
         if (m_preset >= 0) loadPreset(m_preset);
     });
     connect(m_presetCombo, &QComboBox::activated, this, [this](int i) {
-        if (i > 0) loadPreset(i - 1);
+        if (i <= 0) return;
+        if (m_presetGuard && !m_presetGuard()) {
+            // Kept: the box shows the form's preset again (or "(custom)").
+            const QSignalBlocker block(m_presetCombo);
+            m_presetCombo->setCurrentIndex(m_preset + 1);
+            return;
+        }
+        loadPreset(i - 1);
     });
     m_sweepCheck = new QCheckBox(this);
     m_sweepCheck->setObjectName(QStringLiteral("sweepCheck"));
@@ -543,7 +551,10 @@ void ExperimentPanel::revalidate() {
     m_generalLabel->setText(m_general);
     m_generalLabel->setVisible(!m_general.isEmpty());
     if (!m_valid && !m_errors.isEmpty())
-        m_run->setToolTip(tr("Fix the marked field(s) first: %1").arg(m_errors.first()));
+        m_run->setToolTip((m_errors.size() == 1
+                               ? tr("Fix the marked field first: %1")
+                               : tr("Fix the %1 marked fields first: %2").arg(m_errors.size()))
+                              .arg(m_errors.first()));
     else if (!m_valid) m_run->setToolTip(tr("Cannot run: %1").arg(m_general));
     else m_run->setToolTip(tr("Run the experiment (Ctrl+R)"));
     updateDerived();

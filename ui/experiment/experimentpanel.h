@@ -8,6 +8,7 @@
 #include <QList>
 #include <QMap>
 #include <QWidget>
+#include <functional>
 
 class QComboBox;
 class QCheckBox;
@@ -51,6 +52,9 @@ public:
 
     /// Loads built-in preset i (index into builtinPresets()).
     void loadPreset(int index);
+    /// Asked before the preset box replaces the form (the window asks about unsaved edits);
+    /// false keeps the form and puts the box back. Unset: the box always loads.
+    void setPresetGuard(std::function<bool()> mayReplace) { m_presetGuard = std::move(mayReplace); }
     /// The sweep of an opened sweep file (after setExperiment with its base): shown as the
     /// sweep check box, run by jobs() while checked; the seeds box takes its seeds.
     void setFileSweep(const SweepSpec& spec);
@@ -116,6 +120,7 @@ private:
     QList<Field> m_fields;
     QJsonObject m_defaults;
     QComboBox* m_presetCombo = nullptr;
+    std::function<bool()> m_presetGuard; ///< setPresetGuard()
     QSpinBox* m_seedsSpin = nullptr;
     QPushButton* m_pause = nullptr;
     QPushButton* m_step = nullptr;

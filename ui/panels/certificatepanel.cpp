@@ -1,9 +1,11 @@
 #include "ui/panels/certificatepanel.h"
+#include "core/base/plural.h"
 #include "ui/panels/explanations.h"
 #include "ui/plot/colormap.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/plot/theme.h"
 #include <QCheckBox>
+#include <QEvent>
 #include <QLabel>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -82,6 +84,18 @@ LogSeries logAxisSeries(const QString& name, const QList<QPointF>& pts, double t
 }
 } // namespace
 
+void CertificatePanel::deriveBadgeFont() {
+    QFont bf = font();
+    bf.setPointSizeF(bf.pointSizeF() * 1.3);
+    bf.setBold(true);
+    m_badge->setFont(bf);
+}
+
+void CertificatePanel::changeEvent(QEvent* e) {
+    if (e->type() == QEvent::FontChange && m_badge) deriveBadgeFont();
+    QWidget::changeEvent(e);
+}
+
 CertificatePanel::CertificatePanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("certificatePanel"));
     auto* lay = new QVBoxLayout(this);
@@ -89,10 +103,7 @@ CertificatePanel::CertificatePanel(QWidget* parent) : QWidget(parent) {
     m_badge = new QLabel(this);
     m_badge->setObjectName(QStringLiteral("certificateBadge"));
     m_badge->setAlignment(Qt::AlignCenter);
-    QFont bf = m_badge->font();
-    bf.setPointSizeF(bf.pointSizeF() * 1.3);
-    bf.setBold(true);
-    m_badge->setFont(bf);
+    deriveBadgeFont();
     m_badge->setMargin(6);
     // A long badge wraps instead of widening the tab past a 1280 px window.
     m_badge->setWordWrap(true);
@@ -197,9 +208,12 @@ void CertificatePanel::renderOverlay() {
     m_spectrum->setNote(
         m_comparison.isEmpty()
             ? tr("No visible run has a spectrum (eval.spectrum = none, or D too large for auto).")
-            : tr("Each run in its colour; dashed lines: each run's τ. %n eigenvalue(s) ≤ 0 are drawn "
-                 "as triangles at the floor of the log axis.",
-                 nullptr, clamped));
+            : tr("Each run in its colour; dashed lines: each run's τ.") +
+                  (clamped > 0
+                       ? u' ' + tr("Eigenvalues ≤ 0 (%1) are drawn as triangles at the "
+                                   "floor of the log axis.")
+                                    .arg(countOf(clamped, tr("eigenvalue"), tr("eigenvalues")))
+                       : QString()));
 }
 
 QList<const Figure*> CertificatePanel::figures() const { return {m_spectrum, m_trace}; }
@@ -229,10 +243,9 @@ void CertificatePanel::updateLive(const RunRecord* run) {
     m_trace->setSeries(series);
     QString note =
         nClamped > 0
-            ? tr("%n checkpoint(s) with λₘᵢₙ ≤ 0 (singular Λ) are drawn as triangles at %1, "
-                 "the floor of the log axis.",
-                 nullptr, nClamped)
-                  .arg(fmt(floor))
+            ? tr("Checkpoints with λₘᵢₙ ≤ 0 (singular Λ; %1) are drawn as triangles at %2, the "
+                 "floor of the log axis.")
+                  .arg(countOf(nClamped, tr("checkpoint"), tr("checkpoints")), fmt(floor))
             : QString();
     if (!identNote.isEmpty())
         note = note.isEmpty() ? identNote : identNote + QLatin1Char(' ') + note;
@@ -391,11 +404,9 @@ void CertificatePanel::showRun(const RunRecord* run) {
         note = tr(
             "The full spectrum was not computed (eval.spectrum = none, or D too large for auto).");
     else if (nClamped > 0)
-        note =
-            tr("%n eigenvalue(s) ≤ 0 are drawn as triangles at %1, the floor of the log axis (a log axis cannot "
-               "show them).",
-               nullptr, nClamped)
-                .arg(fmt(floor));
+        note = tr("Eigenvalues ≤ 0 (%1) are drawn as triangles at %2, the floor of the log axis (a "
+                  "log axis cannot show them).")
+                   .arg(countOf(nClamped, tr("eigenvalue"), tr("eigenvalues")), fmt(floor));
     m_spectrum->setNote(note);
 }
 

@@ -47,7 +47,12 @@ Q_SIGNALS:
     /// The overlay option changed: the owner shows the current run again.
     void displayChanged();
 
+protected:
+    /// The badge's larger font follows the panel's (presentation mode enlarges both).
+    void changeEvent(QEvent* e) override;
+
 private:
+    void deriveBadgeFont();
     void setBadge(const QString& text, const QColor& bg);
     /// The marker at certificate_samples (identifiability report) added to the trace series;
     /// returns the note (certificate_samples, or the structural message).

@@ -1,4 +1,5 @@
 #include "ui/plot/plotwidget.h"
+#include "core/base/plural.h"
 #include "ui/plot/axisdialog.h"
 #include "ui/plot/elidedlabel.h"
 #include "ui/plot/plotlegend.h"
@@ -30,6 +31,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 
 namespace mhla::ui {
 
@@ -182,9 +184,12 @@ PlotSeries bandLower(const PlotSeries& band) {
 }
 
 /// Fills an empty chart with the series and axes of `st`; returns one handle per series.
-/// `paper`: the figure for a paper (no title, its font and line sizes).
+/// `paper`: the figure for a paper (no title, its font and line sizes). `screenScale`: on
+/// screen, the tick labels, axis titles, lines and markers this many times their usual size.
 QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, bool forExport,
-                                 Ranges* shown = nullptr, const PaperStyle* paper = nullptr) {
+                                 Ranges* shown = nullptr, const PaperStyle* paper = nullptr,
+                                 double screenScale = 1.0) {
+    const double sizeScale = paper || forExport ? 1.0 : screenScale;
     chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     chart->setBackgroundRoundness(0);
     // Room on the right for the last x tick label (the x axis ends at the data).
@@ -192,7 +197,7 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
     chart->setAnimationOptions(QChart::NoAnimation);
     QFont tf = chart->titleFont();
     tf.setBold(true);
-    tf.setPointSizeF(forExport ? 12 : kScreenTitlePt);
+    tf.setPointSizeF(forExport ? 12 : kScreenTitlePt * sizeScale);
     chart->setTitleFont(tf);
     // On screen the title is in the plot's tool row; a paper's caption says what it shows.
     chart->setTitle(forExport && !paper ? st.title : QString());
@@ -255,6 +260,15 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
     }
     chart->addAxis(ax, Qt::AlignBottom);
     chart->addAxis(ay, Qt::AlignLeft);
+    if (sizeScale != 1.0) // after addAxis: the theme has set its fonts, which are scaled
+        for (QAbstractAxis* a : {ax, ay}) {
+            QFont f = a->labelsFont();
+            f.setPointSizeF(f.pointSizeF() * sizeScale);
+            a->setLabelsFont(f);
+            f = a->titleFont();
+            f.setPointSizeF(f.pointSizeF() * sizeScale);
+            a->setTitleFont(f);
+        }
 
     if (shown) *shown = r;
     QList<QAbstractSeries*> handles;
@@ -263,7 +277,8 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
         QAbstractSeries* h = nullptr;
         // Black (the teacher's dots) would vanish on the dark background.
         const QColor color = dark && s.color.lightness() < 50 ? colors::kOnDark : s.color;
-        const double lineScale = paper ? paper->lineScale : 1.0;
+        const double lineScale = paper ? paper->lineScale : sizeScale;
+        const double markerScale = paper ? 0.7 : sizeScale;
         QPen pen(color, s.width * lineScale);
         switch (s.style) {
         case PlotSeries::Style::Line:
@@ -287,8 +302,7 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
             sc->setMarkerShape(s.style == PlotSeries::Style::Triangles
                                    ? QScatterSeries::MarkerShapeTriangle
                                    : QScatterSeries::MarkerShapeCircle);
-            sc->setMarkerSize((s.style == PlotSeries::Style::Triangles ? 11 : 7) *
-                              (paper ? 0.7 : 1.0));
+            sc->setMarkerSize((s.style == PlotSeries::Style::Triangles ? 11 : 7) * markerScale);
             sc->setColor(color);
             sc->setBorderColor(color.darker(130));
             sc->replace(pts);
@@ -298,10 +312,10 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
         case PlotSeries::Style::Floor: {
             auto* sc = new QScatterSeries;
             sc->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
-            sc->setMarkerSize(10 * (paper ? 0.7 : 1.0));
+            sc->setMarkerSize(10 * markerScale);
             sc->setColor(dark ? QColor(Qt::black) : QColor(Qt::white));
             sc->setBorderColor(color);
-            QPen border(color, 1.5 * (paper ? paper->lineScale : 1.0));
+            QPen border(color, 1.5 * lineScale);
             sc->setPen(border);
             sc->replace(pts);
             h = sc;
@@ -508,9 +522,6 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     // under it take the title's place.
     m_titleLabel = new ElidedLabel(this);
     m_titleLabel->setObjectName(figureName + QStringLiteral("Title"));
-    QFont titleFont = m_titleLabel->font();
-    titleFont.setBold(true);
-    m_titleLabel->setFont(titleFont);
     bar->addSpacing(4);
     bar->addWidget(m_titleLabel, 1);
     m_hover = new QLabel(this);
@@ -533,9 +544,6 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     lay->addWidget(m_view, 1);
     m_legend = new PlotLegendView(this);
     m_legend->setObjectName(figureName + QStringLiteral("Legend"));
-    QFont small = font();
-    small.setPointSizeF(small.pointSizeF() * 0.9); // legend and note leave the chart its height
-    m_legend->setFont(small);
     // By value: a handler that hides a run redraws this legend, and its entries with it.
     m_legend->onToggle = [this](QString name) {
         if (m_legendClick && m_legendClick(name)) return;
@@ -572,11 +580,11 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { fitAxisTitles(); });
     m_noteLabel = new QLabel(this);
     m_noteLabel->setObjectName(figureName + QStringLiteral("Note"));
-    m_noteLabel->setFont(small);
     m_noteLabel->setWordWrap(true);
     m_noteLabel->setVisible(false);
     lay->addWidget(m_noteLabel);
 
+    deriveFonts();
     connect(m_logXButton, &QToolButton::toggled, this, &PlotWidget::setLogX);
     connect(m_logYButton, &QToolButton::toggled, this, &PlotWidget::setLogY);
     connect(m_autoButton, &QToolButton::clicked, this, [this] { setManualRange(std::nullopt); });
@@ -603,7 +611,7 @@ void PlotWidget::placeTitle() {
     // Above the chart the title gets the chart's width, and a smaller font (down to 3/4) before
     // it is cut short; cut short, it is whole in the plot's tooltip.
     QFont font = m_chart->titleFont();
-    font.setPointSizeF(kScreenTitlePt);
+    font.setPointSizeF(kScreenTitlePt * m_screenScale);
     const FittedTitle fit = inRow ? FittedTitle{}
                                   : fitTitle(m_state.title, TitleText::Literal, font,
                                              m_view->width() - kChartSideMargins);
@@ -712,18 +720,17 @@ QString PlotWidget::fullNote() const {
                                         : m_emptyNote);
     if (!m_state.note.isEmpty()) parts << m_state.note;
     if (r.droppedLogY > 0)
-        parts << tr(
-            "%n value(s) ≤ 0 cannot be shown on the log y axis (switch log y off to see them).",
-            nullptr, r.droppedLogY);
+        parts << tr("Values ≤ 0 (%1) cannot be shown on the log y axis (switch log y off to "
+                    "see them).")
+                     .arg(countOf(r.droppedLogY, tr("value"), tr("values")));
     if (r.raisedLogY > 0)
-        parts
-            << tr("%n value(s) below %1 (zero up to round-off) are drawn at %1, the floor of the log axis, marked with hollow diamonds; the CSV has "
-                  "the exact values.",
-                  nullptr, r.raisedLogY)
-                   .arg(logTickLabel(kLogFloor));
+        parts << tr("Values below %1 (zero up to round-off; %2) are drawn at %1, the floor of the "
+                    "log axis, marked with hollow diamonds; the CSV has the exact values.")
+                     .arg(logTickLabel(kLogFloor),
+                          countOf(r.raisedLogY, tr("value"), tr("values")));
     if (r.droppedLogX > 0)
-        parts << tr("%n point(s) with x ≤ 0 are not shown on the log x axis.", nullptr,
-                    r.droppedLogX);
+        parts << tr("Points with x ≤ 0 (%1) are not shown on the log x axis.")
+                     .arg(countOf(r.droppedLogX, tr("point"), tr("points")));
     return parts.join(u' ');
 }
 
@@ -740,7 +747,8 @@ void PlotWidget::rebuild() {
         m_chart->removeAxis(a);
         delete a;
     }
-    m_handles = populate(m_chart, m_state, isDarkPalette(palette()), false, &m_shown);
+    m_handles = populate(m_chart, m_state, isDarkPalette(palette()), false, &m_shown, nullptr,
+                         m_screenScale);
     if (const auto axes = m_chart->axes(); !axes.isEmpty())
         m_axisTitleFont = axes.first()->titleFont();
     fitAxisTitles();
@@ -1029,8 +1037,31 @@ void PlotWidget::resizeEvent(QResizeEvent* e) {
     m_legend->setMaxHeight(std::max(2 * fontMetrics().height() + 8, height() / 4));
 }
 
+void PlotWidget::deriveFonts() {
+    QFont titleFont = font();
+    titleFont.setBold(true);
+    m_titleLabel->setFont(titleFont);
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.9); // legend and note leave the chart its height
+    m_legend->setFont(small);
+    m_noteLabel->setFont(small);
+}
+
+void PlotWidget::setScreenScale(double scale) {
+    if (!(scale >= 1.0 && scale <= 4.0))
+        throw std::invalid_argument("PlotWidget::setScreenScale: scale must be in [1, 4]");
+    if (scale == m_screenScale) return;
+    m_screenScale = scale;
+    rebuild();
+}
+
 void PlotWidget::changeEvent(QEvent* e) {
     if (e->type() == QEvent::PaletteChange) rebuild();
+    if (e->type() == QEvent::FontChange) {
+        deriveFonts();
+        placeTitle();
+        updateLegend();
+    }
     QWidget::changeEvent(e);
 }
 

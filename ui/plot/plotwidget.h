@@ -64,6 +64,11 @@ public:
     /// TensorBoard-style smoothing of the smoothable series, weight in [0, 1); 0 = raw.
     void setSmoothing(double weight);
     double smoothing() const { return m_state.smoothing; }
+    /// Sizes on screen (presentation mode): the chart's tick labels, axis titles, lines and
+    /// markers are this many times their usual size; the tool row, legend and note follow the
+    /// widget's font. Exports are not affected. 1 = as usual; allowed: [1, 4].
+    void setScreenScale(double scale);
+    double screenScale() const { return m_screenScale; }
     /// Hides or shows the series of this group (PlotSeries::groupName; what a click on its
     /// legend entry does).
     void setSeriesHidden(const QString& name, bool hidden);
@@ -111,6 +116,8 @@ private:
     void updateLegend();
     /// Values under the mouse in the tool row (empty: the title again).
     void setHoverText(const QString& text);
+    /// The tool row's title, the legend's and the note's fonts, from the widget's font.
+    void deriveFonts();
     /// Puts the title in the tool row if it fits there whole, else above the chart.
     void placeTitle();
     /// Fits the axis titles along the plot area (plotmath::fitTitle); a shortened title is
@@ -131,7 +138,8 @@ private:
     QList<QAbstractSeries*> m_handles;
     QStringList m_signature;
     QLabel* m_hover = nullptr;
-    QFont m_axisTitleFont; ///< the axes' title font before fitAxisTitles()
+    QFont m_axisTitleFont;      ///< the axes' title font before fitAxisTitles()
+    double m_screenScale = 1.0; ///< setScreenScale()
     bool m_fittingTitles = false;
     ElidedLabel* m_titleLabel = nullptr;
     int m_titleRoom = 0;            ///< the title label's width when last seen

@@ -16,6 +16,7 @@ const QString kRecent = QStringLiteral("files/recent");
 const QString kLastDir = QStringLiteral("files/lastDirectory");
 const QString kExportSize = QStringLiteral("export/size");
 const QString kExportDpi = QStringLiteral("export/dpi");
+const QString kExportStyle = QStringLiteral("export/style");
 const QString kTheme = QStringLiteral("view/theme");
 const QString kPreset = QStringLiteral("experiment/lastPreset");
 
@@ -77,6 +78,12 @@ QSize AppSettings::exportSize() const {
 void AppSettings::setExportSize(const QSize& s) { openStore()->setValue(kExportSize, s); }
 int AppSettings::exportDpi() const { return openStore()->value(kExportDpi, 200).toInt(); }
 void AppSettings::setExportDpi(int dpi) { openStore()->setValue(kExportDpi, dpi); }
+
+int AppSettings::exportStyle() const {
+    const int s = openStore()->value(kExportStyle, 0).toInt();
+    return s >= 0 && s <= 2 ? s : 0;
+}
+void AppSettings::setExportStyle(int style) { openStore()->setValue(kExportStyle, style); }
 
 ThemeChoice AppSettings::theme() const {
     const int t = openStore()->value(kTheme, 0).toInt();

@@ -39,6 +39,10 @@ public:
     void setExportSize(const QSize& s);
     int exportDpi() const;
     void setExportDpi(int dpi);
+    /// The style last chosen for exporting a plot: 0 as on screen, 1 paper one column, 2 paper
+    /// two columns (ExportDialog's order; anything else reads as 0).
+    int exportStyle() const;
+    void setExportStyle(int style);
 
     ThemeChoice theme() const;
     void setTheme(ThemeChoice t);

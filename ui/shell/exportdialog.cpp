@@ -120,6 +120,7 @@ std::optional<PaperStyle> ExportDialog::paperStyle() const {
 }
 
 void ExportDialog::setStyleIndex(int i) { m_style->setCurrentIndex(i); }
+int ExportDialog::styleIndex() const { return m_style->currentIndex(); }
 
 QSize ExportDialog::pixelSize() const { return {m_width->value(), m_height->value()}; }
 int ExportDialog::dpi() const { return m_dpi->value(); }

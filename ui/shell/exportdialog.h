@@ -24,6 +24,7 @@ public:
     std::optional<PaperStyle> paperStyle() const;
     /// 0 = as on screen, 1 = paper one column, 2 = paper two columns.
     void setStyleIndex(int i);
+    int styleIndex() const;
     QString path() const;
     /// Why the chosen file cannot be written (bad suffix, missing folder), or empty.
     QString problem() const;

@@ -1,5 +1,6 @@
 #include "ui/shell/mainwindow.h"
 #include "core/base/fileio.h"
+#include "core/base/plural.h"
 #include "core/records/resultread.h"
 #include "ui/experiment/experimentfile.h"
 #include "ui/experiment/experimentpanel.h"
@@ -54,6 +55,7 @@
 #include <QUrl>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <map>
 #include <optional>
 
 namespace mhla::ui {
@@ -246,6 +248,9 @@ void MainWindow::buildLayout() {
     runsDock->setWidget(m_runs);
     addDockWidget(Qt::RightDockWidgetArea, runsDock);
 
+    // The preset box asks before it replaces unsaved edits, as the Presets menu does.
+    m_panel->setPresetGuard([this] { return confirm(tr("Load preset"), discardEditsQuestion()); });
+
     auto* explDock = new QDockWidget(tr("About this experiment"), this);
     explDock->setObjectName(QStringLiteral("explanationDock"));
     m_explanation = new QTextBrowser(explDock);
@@ -253,8 +258,10 @@ void MainWindow::buildLayout() {
     m_explanation->setOpenExternalLinks(false);
     m_explanation->setOpenLinks(false);
     connect(m_explanation, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
-        if (url.scheme() == u"tour") showTourStep(url.path().toInt());
-        else QDesktopServices::openUrl(url);
+        if (url.scheme() == u"tour") {
+            if (confirm(tr("Guided tour"), discardEditsQuestion()))
+                showTourStep(url.path().toInt());
+        } else QDesktopServices::openUrl(url);
     });
     m_explanation->setHtml(explain::welcome());
     explDock->setWidget(m_explanation);
@@ -362,6 +369,15 @@ void MainWindow::buildActions() {
     view->addSeparator();
     for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
     view->addSeparator();
+    m_presentAction = view->addAction(tr("&Presentation mode"), this,
+                                      [this](bool on) { setPresentationMode(on); });
+    m_presentAction->setObjectName(QStringLiteral("presentationAction"));
+    m_presentAction->setCheckable(true);
+    m_presentAction->setShortcut(QKeySequence(Qt::Key_F5));
+    m_presentAction->setToolTip(
+        tr("Full screen, side panels hidden, large fonts and lines for a projector (F5 again "
+           "leaves it)"));
+    view->addSeparator();
     auto* themeMenu = view->addMenu(tr("&Theme"));
     auto* group = new QActionGroup(this);
     const std::pair<QString, ThemeChoice> themes[] = {{tr("System"), ThemeChoice::System},
@@ -380,8 +396,9 @@ void MainWindow::buildActions() {
     }
 
     auto* help = menuBar()->addMenu(tr("&Help"));
-    auto* tourAct =
-        help->addAction(tr("Guided &tour of the presets"), this, [this] { showTourStep(0); });
+    auto* tourAct = help->addAction(tr("Guided &tour of the presets"), this, [this] {
+        if (confirm(tr("Guided tour"), discardEditsQuestion())) showTourStep(0);
+    });
     tourAct->setObjectName(QStringLiteral("tourAction"));
     auto* keysAct = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
         QMessageBox box(QMessageBox::NoIcon, tr("Keyboard shortcuts"), shortcutsHtml(),
@@ -436,6 +453,36 @@ void MainWindow::buildActions() {
         tr("Clear all runs and run again with the same seeds (Ctrl+Shift+R)"));
 }
 
+QString MainWindow::presentationHint() { return tr("Presentation mode: F5 leaves it"); }
+
+void MainWindow::setPresentationMode(bool on) {
+    if (on == m_presenting) return;
+    m_presenting = on;
+    if (m_presentAction->isChecked() != on) m_presentAction->setChecked(on);
+    if (on) {
+        m_presentDocks = saveState();
+        m_presentWindowState = windowState();
+        m_presentHadFont = testAttribute(Qt::WA_SetFont);
+        m_presentFont = font();
+        for (auto* dock : findChildren<QDockWidget*>()) dock->hide();
+        QFont big = font();
+        big.setPointSizeF(big.pointSizeF() * kPresentationScale);
+        setFont(big);
+        showFullScreen();
+        // In the phase label, not a temporary message: a message shown while the window goes
+        // full screen was drawn over the label's text instead of hiding it.
+        m_presentPhase = m_phase->text();
+        m_phase->setText(presentationHint());
+    } else {
+        setFont(m_presentHadFont ? m_presentFont : QFont());
+        setWindowState(m_presentWindowState);
+        restoreState(m_presentDocks);
+        if (m_phase->text() == presentationHint()) m_phase->setText(m_presentPhase);
+    }
+    for (auto* plot : findChildren<PlotWidget*>())
+        plot->setScreenScale(on ? kPresentationScale : 1.0);
+}
+
 void MainWindow::applyTheme(ThemeChoice t) {
     static const QPalette systemPalette = QApplication::palette();
     if (t == ThemeChoice::System) {
@@ -466,8 +513,10 @@ bool MainWindow::startRuns() {
     }
     m_saysCannotRun = false;
     QList<RunController::Job> jobs;
+    const int batch = m_runs->newBatch();
     for (const auto& nc : m_panel->jobs()) {
         RunRecord& r = m_runs->add(nc.name, nc.config);
+        r.batch = batch;
         jobs << RunController::Job{r.id, nc.config};
         m_lastStarted = r.id;
     }
@@ -757,7 +806,10 @@ void MainWindow::exportFigureInteractive(const Figure* f) {
     const auto* plot = dynamic_cast<const PlotWidget*>(f);
     ExportDialog dlg(f->figureTitle(), suggested, m_settings.exportSize(), m_settings.exportDpi(),
                      this, plot != nullptr);
+    // The style last chosen for a plot, as the size and resolution are remembered.
+    if (plot) dlg.setStyleIndex(m_settings.exportStyle());
     if (dlg.exec() != QDialog::Accepted) return;
+    if (plot) m_settings.setExportStyle(dlg.styleIndex());
     const QString path = dlg.path();
     bool ok = false;
     const ExportFormat fmt = formatFromPath(path, &ok);
@@ -805,10 +857,13 @@ void MainWindow::exportAllInteractive() {
     QStringList written, existing;
     QString err = exportAllTo(dir, false, &written, &existing);
     if (!err.isEmpty() && !existing.isEmpty()) {
-        if (QMessageBox::question(this, tr("Overwrite?"),
-                                  tr("%n file(s) already exist in %1 (e.g. %2). Overwrite them?",
-                                     nullptr, existing.size())
-                                      .arg(dir, existing.first())) != QMessageBox::Yes)
+        if (QMessageBox::question(
+                this, tr("Overwrite?"),
+                existing.size() == 1
+                    ? tr("%1 already exists in %2. Overwrite it?").arg(existing.first(), dir)
+                    : tr("%1 files already exist in %2 (e.g. %3). Overwrite them?")
+                          .arg(existing.size())
+                          .arg(dir, existing.first())) != QMessageBox::Yes)
             return;
         written.clear();
         err = exportAllTo(dir, true, &written);
@@ -1002,9 +1057,9 @@ void MainWindow::showTourStep(int step) {
     static const Stop stops[] = {
         {0, "certificate",
          QT_TR_NOOP(
-             "Gaussian keys: λ_min(Λ) is well above τ, so the exact solver's answer is the only "
-             "function that fits the data. Look at the green badge and the spectrum: no eigenvalue "
-             "at the floor.")},
+             "Gaussian keys: after Run the badge turns green (certified): λ_min(Λ) is well above "
+             "τ, so the exact solver's answer is the only function that fits the data. The "
+             "spectrum has no eigenvalue at the floor.")},
         {1, "certificate",
          QT_TR_NOOP(
              "Orthogonal keys: many eigenvalues of Λ are zero. The training data is fitted "
@@ -1022,19 +1077,45 @@ void MainWindow::showTourStep(int step) {
          QT_TR_NOOP(
              "Executing an automaton from its transition table in the prompt: one-hot codes are "
              "never certified, Gaussian codes are — compare step and word accuracy.")},
+        {5, "heads",
+         QT_TR_NOOP(
+             "A 1-head teacher whose symmetric representative unfold(P) has rank 16: read "
+             "naively, the fit uses 16 heads. The sentence under the head selector gives the "
+             "fewest heads that compute the same function (min_heads), and the minimal head is "
+             "drawn beside the teacher's.")},
+        {6, "explorer",
+         QT_TR_NOOP(
+             "Orthonormal keys leave exact relations among the features that no amount of data "
+             "removes. Pick a relation and move the slider: the training error stays at round-off "
+             "while the error on new prompts grows — the data cannot tell these models apart.")},
+        {7, "certificate",
+         QT_TR_NOOP(
+             "How many samples does the certificate need? Λ has rank at most N, so at least D = "
+             "126 samples. In the λ_min-vs-samples plot the checkpoints before the dashed marker "
+             "(certificate_samples) are singular, drawn as triangles at the floor; after it "
+             "λ_min is above τ.")},
+        {8, "explorer",
+         QT_TR_NOOP(
+             "Certified is not the same as accurate: with label noise every run is certified (the "
+             "fit is unique), but it is off by the noise. The noise line on this tab "
+             "compares the predicted error with the measured one; select the runs in turn to see "
+             "it fall as N grows.")},
     };
     const int n = static_cast<int>(std::size(stops));
     if (step < 0 || step >= n || stops[step].preset >= builtinPresets().size()) return;
     const Stop& st = stops[step];
     loadPreset(st.preset);
     showTab(QString::fromLatin1(st.tab));
+    QString tabName = QString::fromLatin1(st.tab);
+    for (const ResultPanel* p : m_resultPanels)
+        if (p->panelId() == tabName) tabName = p->tabName();
     m_explanation->setHtml(
         tr("<h3>Tour %1 of %2: %3</h3><p>%4</p><p>Press <b>Run</b> (Ctrl+R), then look at the "
            "<b>%5</b> tab.</p>%6")
             .arg(step + 1)
             .arg(n)
             .arg(builtinPresets()[st.preset].title.toHtmlEscaped(), tr(st.look),
-                 QString::fromLatin1(st.tab),
+                 tabName.toHtmlEscaped(),
                  step + 1 < n ? tr("<p><a href='tour:%1'>Next stop →</a></p>").arg(step + 1)
                               : tr("<p>End of the tour.</p>")));
 }
@@ -1082,14 +1163,17 @@ std::vector<SessionRun> MainWindow::sessionRuns() const {
     std::vector<SessionRun> runs;
     for (const RunRecord* r : m_runs->allRuns())
         if (r->result && r->state == RunRecord::State::Finished)
-            runs.push_back(SessionRun{r->name, r->color, r->visible, *r->result, {}});
+            runs.push_back(SessionRun{r->name, r->color, r->visible, *r->result, {}, r->batch});
     return runs;
 }
 
 QString MainWindow::saveSession(const QString& dir) {
     std::vector<SessionRun> runs = sessionRuns();
     const int skipped = m_runs->count() - static_cast<int>(runs.size());
-    if (const QString err = writeSession(dir, std::move(runs)); !err.isEmpty()) return err;
+    if (const QString err =
+            writeSession(dir, std::move(runs), nullptr, SessionView{m_curves->smoothing()});
+        !err.isEmpty())
+        return err;
     statusBar()->showMessage(
         skipped > 0 ? (skipped == 1 ? tr("Session saved to %1 (1 run without a result left out)")
                                     : tr("Session saved to %1 (%n runs without a result left out)",
@@ -1100,24 +1184,37 @@ QString MainWindow::saveSession(const QString& dir) {
     return {};
 }
 
-QString MainWindow::openSession(const QString& dir, bool replace) {
+QString MainWindow::openSession(const QString& dir, bool replace, QStringList* skipped) {
     QString error;
-    std::optional<std::vector<SessionRun>> runs = readSession(dir, &error);
+    QStringList left;
+    SessionView view;
+    std::optional<std::vector<SessionRun>> runs = readSession(dir, &error, &left, &view);
     if (!runs) return error;
+    loadSession(dir, *runs, view, replace, left.size());
+    if (skipped) *skipped = left;
+    return {};
+}
+
+void MainWindow::loadSession(const QString& dir, const std::vector<SessionRun>& runs,
+                             const SessionView& view, bool replace, qsizetype skipped) {
     if (replace) {
         stopRuns();
         m_runs->clear();
     }
     const QString abs = QFileInfo(dir).absoluteFilePath();
-    addSessionRuns(*runs, abs);
+    addSessionRuns(runs, abs);
+    if (view.smoothing) m_curves->setSmoothing(*view.smoothing);
     m_settings.addRecentFile(abs);
     updateRecentMenu();
-    statusBar()->showMessage((runs->size() == 1 ? tr("Opened session %1 (1 run)")
-                                                : tr("Opened session %1 (%n runs)", nullptr,
-                                                     static_cast<int>(runs->size())))
-                                 .arg(QDir::toNativeSeparators(abs)),
-                             6000);
-    return {};
+    const qsizetype n = static_cast<qsizetype>(runs.size());
+    QString text =
+        tr("Opened session %1 (%2)")
+            .arg(
+                QDir::toNativeSeparators(abs),
+                skipped > 0
+                    ? tr("%1 of %2 runs; %3 could not be read").arg(n).arg(n + skipped).arg(skipped)
+                    : countOf(n, tr("run"), tr("runs")));
+    statusBar()->showMessage(text, skipped > 0 ? 15000 : 6000);
 }
 
 int MainWindow::addSessionRuns(const std::vector<SessionRun>& runs, const QString& loadedFrom) {
@@ -1126,8 +1223,14 @@ int MainWindow::addSessionRuns(const std::vector<SessionRun>& runs, const QStrin
     // over all runs so far, so opening a session took time quadratic in its runs (issue 26
     // item 7: 100 / 200 / 400 runs took 3.0 / 17.7 / > 61 s). One redraw at the end.
     std::optional<QSignalBlocker> batch(m_runs);
+    std::map<int, int> batches; // the session's batch numbers -> new ones in this window
     for (const SessionRun& s : runs) {
         RunRecord& r = m_runs->add(s.name, s.result.config);
+        if (s.batch > 0) {
+            auto [it, fresh] = batches.try_emplace(s.batch, 0);
+            if (fresh) it->second = m_runs->newBatch();
+            r.batch = it->second;
+        }
         r.name = s.name;                    // as saved (add() numbers new runs)
         m_runs->preferColor(r.id, s.color); // its saved colour unless another run on screen has it
         m_runs->setRunVisible(r.id, s.visible);
@@ -1251,8 +1354,24 @@ void MainWindow::saveSessionInteractive() {
                                  tr("There is no finished run to save yet."));
         return;
     }
-    const QString dir = QFileDialog::getExistingDirectory(
-        this, tr("Save the session into a folder (new or empty)"), m_settings.lastDirectory());
+    // A save dialog, not a folder picker: a folder picker cannot name a folder that does not
+    // exist yet, which is what a new session wants. The suggested name is new in the last
+    // folder used; an existing folder typed in is checked by sessionFolderRisk below.
+    const QDir base(m_settings.lastDirectory());
+    const QString stem = QStringLiteral("mhla-session-") +
+                         QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd-HHmm"));
+    QString suggested = stem;
+    for (int k = 2; base.exists(suggested); ++k) suggested = stem + QStringLiteral("-%1").arg(k);
+    QFileDialog dialog(this, tr("Save the session as a folder (a new name, or an empty folder)"),
+                       base.path());
+    dialog.setObjectName(QStringLiteral("saveSessionDialog"));
+    dialog.setAcceptMode(QFileDialog::AcceptSave);
+    dialog.setFileMode(QFileDialog::AnyFile);
+    dialog.setOption(QFileDialog::DontConfirmOverwrite); // sessionFolderRisk asks instead
+    dialog.setLabelText(QFileDialog::FileName, tr("Folder:"));
+    dialog.selectFile(suggested);
+    if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return;
+    const QString dir = QDir::cleanPath(dialog.selectedFiles().constFirst());
     if (dir.isEmpty()) return;
     m_settings.setLastDirectory(QFileInfo(dir).absolutePath());
     if (const QString risk = sessionFolderRisk(dir);
@@ -1269,15 +1388,28 @@ void MainWindow::openSessionInteractive() {
         this, tr("Open a session folder (session.json)"), m_settings.lastDirectory());
     if (dir.isEmpty()) return;
     m_settings.setLastDirectory(QFileInfo(dir).absolutePath());
+    // The folder is read before anything is asked: a folder that is not a session says so at
+    // once, and the question can count the runs it brings.
+    QString error;
+    QStringList skipped;
+    SessionView view;
+    const std::optional<std::vector<SessionRun>> runs = readSession(dir, &error, &skipped, &view);
+    if (!runs) {
+        QMessageBox::warning(this, tr("Open session"), error);
+        return;
+    }
     bool replace = false;
     if (m_runs->count() > 0) {
+        const QString brings = countOf(static_cast<long long>(runs->size()), tr("run"), tr("runs"));
         QMessageBox box(QMessageBox::Question, tr("Open session"),
                         m_runs->count() == 1
-                            ? tr("There is 1 run in this window. Add the session's runs to it, "
+                            ? tr("There is 1 run in this window. Add the session's %1 to it, "
                                  "or replace it?")
-                            : tr("There are %n runs in this window. Add the session's runs to "
-                                 "them, or replace them?",
-                                 nullptr, m_runs->count()),
+                                  .arg(brings)
+                            : tr("There are %1 runs in this window. Add the session's %2 to "
+                                 "them, or replace them?")
+                                  .arg(m_runs->count())
+                                  .arg(brings),
                         QMessageBox::Cancel, this);
         QPushButton* add = box.addButton(tr("Add"), QMessageBox::AcceptRole);
         QPushButton* repl = box.addButton(tr("Replace"), QMessageBox::DestructiveRole);
@@ -1286,8 +1418,19 @@ void MainWindow::openSessionInteractive() {
         if (box.clickedButton() != add && box.clickedButton() != repl) return;
         replace = box.clickedButton() == repl;
     }
-    if (const QString err = openSession(dir, replace); !err.isEmpty())
-        QMessageBox::warning(this, tr("Open session"), err);
+    loadSession(dir, *runs, view, replace, skipped.size());
+    if (!skipped.isEmpty()) {
+        constexpr int kListed = 5;
+        QString text = tr("%1 of the session could not be read and %2 left out; the others are "
+                          "open.")
+                           .arg(countOf(skipped.size(), tr("run"), tr("runs")),
+                                skipped.size() == 1 ? tr("was") : tr("were"));
+        for (qsizetype i = 0; i < std::min<qsizetype>(skipped.size(), kListed); ++i)
+            text += QStringLiteral("\n\n") + skipped[i];
+        if (skipped.size() > kListed)
+            text += QStringLiteral("\n") + tr("… and %1 more").arg(skipped.size() - kListed);
+        QMessageBox::warning(this, tr("Open session"), text);
+    }
 }
 
 QString MainWindow::openPath(const QString& path) {
@@ -1373,6 +1516,8 @@ void MainWindow::closeEvent(QCloseEvent* e) {
     }
     m_controller->stop();
     if (m_autosaveDue || m_autosaveBusy) autosaveNow(); // what the stopped run left too
+    // Quitting in presentation mode keeps the docks and window as they were before it.
+    if (m_presenting) setPresentationMode(false);
     m_settings.setWindowGeometry(saveGeometry());
     m_settings.setWindowRect(isMaximized() || isFullScreen() ? normalGeometry() : geometry());
     m_settings.setWindowState(saveState());

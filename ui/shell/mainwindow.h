@@ -33,6 +33,7 @@ class RunList;
 struct RunProgress;
 struct RunRecord;
 struct SessionRun;
+struct SessionView;
 struct ExportMetadata;
 
 class MainWindow : public QMainWindow {
@@ -82,8 +83,10 @@ public:
     /// error. The caller asks first when sessionFolderRisk(dir) says something would be replaced.
     QString saveSession(const QString& dir);
     /// Restores the runs of a session folder, after the runs there are (replace = false) or in
-    /// their place. A session that does not read changes nothing; returns the error.
-    QString openSession(const QString& dir, bool replace);
+    /// their place, and the view it saved (the Curves tab's smoothing). A session.json that does
+    /// not read, or a session none of whose runs reads, changes nothing; returns the error. Runs
+    /// whose folders do not read are left out, their errors in *skipped; the status bar says so.
+    QString openSession(const QString& dir, bool replace, QStringList* skipped = nullptr);
     /// Opens an entry of Open Recent; one that fails (gone, no longer an experiment, bad
     /// values) is taken out of the list. Returns the error or an empty string.
     QString openRecent(const QString& path);
@@ -147,6 +150,14 @@ public:
     /// The watch speeds offered beside Max (epochs per second), for the toolbar's combo box.
     static constexpr double kWatchSpeeds[] = {50, 20, 10, 5, 2, 1};
 
+    /// Presentation mode (View ▸ Presentation mode, F5): the window full screen, the side
+    /// panels (docks) hidden, the result tabs, menus and toolbar in fonts, lines and markers
+    /// kPresentationScale times their size, readable from the back of a room on a 1280×720
+    /// projector. Leaving it brings back the docks, the window state and the fonts as they were.
+    static constexpr double kPresentationScale = 1.6;
+    void setPresentationMode(bool on);
+    bool presentationMode() const { return m_presenting; }
+
     /// Live redraw budget: at most this many plot redraws per second in all, across every plot
     /// (what the eye needs to see a curve grow; the rest of the GUI thread is for input).
     static constexpr int kLiveRedrawsPerSecond = 20;
@@ -204,6 +215,10 @@ private:
     /// Adds a session's runs to the list; loadedFrom: the session folder ("" for an autosave:
     /// the runs are this window's again). Returns the id of the last one.
     int addSessionRuns(const std::vector<SessionRun>& runs, const QString& loadedFrom);
+    /// Adds a session's runs (read by readSession) as openSession does; `skipped` runs of it
+    /// could not be read.
+    void loadSession(const QString& dir, const std::vector<SessionRun>& runs,
+                     const SessionView& view, bool replace, qsizetype skipped);
     /// Schedules an autosave (debounced, kAutosaveDelayMs).
     void scheduleAutosave();
     /// Starts the due autosave on the thread pool (one at a time).
@@ -258,6 +273,15 @@ private:
     QString m_autosaveError; ///< the last autosave's error (empty: it worked)
     QString m_offerDir;      ///< the folder whose runs the restore bar offers (empty: none)
     int m_offerCount = 0;    ///< how many runs it holds
+    // Presentation mode (setPresentationMode): what it changed, to be put back.
+    bool m_presenting = false;
+    QAction* m_presentAction = nullptr;
+    QByteArray m_presentDocks;             ///< saveState() before: docks and toolbar
+    Qt::WindowStates m_presentWindowState; ///< maximized, full screen or normal before
+    bool m_presentHadFont = false;         ///< the window had a font of its own before
+    QFont m_presentFont;                   ///< that font
+    QString m_presentPhase;                ///< the status text the hint replaced
+    static QString presentationHint();     ///< the status text saying how to leave
     QWidget* m_restoreBar = nullptr;
     QLabel* m_restoreText = nullptr;
     int m_overlayRefreshes = 0;
