@@ -1,10 +1,12 @@
 // The Python module mhla_lab (docs/python.md): solve() runs an experiment as `mhla-lab solve`
 // does and returns its result.json as Python objects with the matrices as NumPy arrays;
-// features() and predict() apply core's feature map to prompts held in NumPy arrays.
+// fit() runs the dataset task on prompts and targets held in NumPy arrays; features() and
+// predict() apply core's feature map to them.
 #include "app/python/interrupt.h"
 #include "app/python/pyjson.h"
 #include "core/algebra/features.h"
 #include "core/algebra/model.h"
+#include "core/base/npy.h"
 #include "core/base/parallel.h"
 #include "core/experiment/loader.h"
 #include "core/records/resultio.h"
@@ -12,6 +14,7 @@
 #include "core/run/runner.h"
 #include <QJsonObject>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <new>
 #include <pybind11/numpy.h>
@@ -194,9 +197,85 @@ void warn(const std::string& text) {
     if (PyErr_WarnEx(PyExc_UserWarning, text.c_str(), 1) != 0) throw py::error_already_set();
 }
 
+/// Runs a validated experiment as `solve` does (the GIL released, Ctrl+C cancels) and returns
+/// its result as resultDict() gives it.
+py::dict runToDict(const LoadedExperiment& loaded, int threads);
+
 py::dict solve(const py::handle& experiment, const py::object& threads) {
     const int t = threadCount(threads);
-    const LoadedExperiment loaded = loadExperimentObject(jsonObjectFromPython(experiment));
+    return runToDict(loadExperimentObject(jsonObjectFromPython(experiment)), t);
+}
+
+/// The first value of `a` that is NaN or infinite, as "value nan at [s, t, c]"; empty if none.
+std::string firstNonFinite(const Doubles& a) {
+    const double* v = a.data();
+    const py::ssize_t n = a.size();
+    for (py::ssize_t i = 0; i < n; ++i) {
+        if (std::isfinite(v[i])) continue;
+        std::string where;
+        py::ssize_t rest = i;
+        for (py::ssize_t k = a.ndim() - 1; k >= 0; --k) {
+            where = std::to_string(rest % a.shape(k)) + (where.empty() ? "" : ", ") + where;
+            rest /= a.shape(k);
+        }
+        return std::string("value ") +
+               (std::isnan(v[i]) ? "nan"
+                : v[i] > 0       ? "inf"
+                                 : "-inf") +
+               " at [" + where + "]";
+    }
+    return {};
+}
+
+/// One section of fit()'s keys (solver or eval): a dict, or None for the defaults.
+QJsonObject sectionObject(const py::object& section, const char* name) {
+    if (section.is_none()) return {};
+    if (!py::isinstance<py::dict>(section))
+        throw ConfigError(std::string(name) + ": " + py::repr(section).cast<std::string>() +
+                              " is not allowed; allowed: a dict of " + name +
+                              " keys (as in an experiment file's \"" + name + "\" section) or None",
+                          QString::fromLatin1(name));
+    return jsonObjectFromPython(section);
+}
+
+py::dict fit(const py::handle& prompts, const py::object& targets, const py::object& solver,
+             const py::object& eval, const py::object& threads) {
+    const int t = threadCount(threads);
+    const Doubles z = promptArray(prompts);
+    if (targets.is_none())
+        throw ConfigError("task.targets: fit() without targets (certifying prompts alone) is not "
+                          "available yet; expected an N x d_out array of targets, one row per "
+                          "prompt",
+                          QStringLiteral("task.targets"));
+    const Doubles y = floatArray(targets, "targets");
+    std::vector<long long> pShape, tShape;
+    for (py::ssize_t k = 0; k < z.ndim(); ++k) pShape.push_back(z.shape(k));
+    for (py::ssize_t k = 0; k < y.ndim(); ++k) tShape.push_back(y.shape(k));
+    const QString pName = QStringLiteral("prompts array"), tName = QStringLiteral("targets array");
+    const DatasetShape shape = checkDatasetShape(pShape, &tShape, pName, tName);
+    if (const std::string bad = firstNonFinite(z); !bad.empty())
+        throw ConfigError("task.prompts: prompts array: " + bad + "; allowed: finite numbers",
+                          QStringLiteral("task.prompts"));
+    if (const std::string bad = firstNonFinite(y); !bad.empty())
+        throw ConfigError("task.targets: targets array: " + bad + "; allowed: finite numbers",
+                          QStringLiteral("task.targets"));
+    QJsonObject task{{QStringLiteral("kind"), QStringLiteral("dataset")}};
+    QJsonObject obj{{QStringLiteral("task"), task},
+                    {QStringLiteral("solver"), sectionObject(solver, "solver")},
+                    {QStringLiteral("eval"), sectionObject(eval, "eval")}};
+    LoadedExperiment loaded = loadExperimentObject(obj, {}, "--set", &shape);
+    // The data is in memory: the task reads the arrays, the records name them.
+    auto arrays = std::make_shared<DatasetArrays>();
+    arrays->prompts.assign(z.data(), z.data() + z.size());
+    arrays->targets.assign(y.data(), y.data() + y.size());
+    TaskConfig& tc = loaded.config.task;
+    tc.arrays = std::move(arrays);
+    tc.prompts = QStringLiteral("<in memory: %1>").arg(npyShapeText(pShape));
+    tc.targets = QStringLiteral("<in memory: %1>").arg(npyShapeText(tShape));
+    return runToDict(loaded, t);
+}
+
+py::dict runToDict(const LoadedExperiment& loaded, int threads) {
     for (const QString& w : loaded.warnings) warn(w.toStdString());
     const ExperimentConfig& cfg = loaded.config;
     admit(cfg);
@@ -204,7 +283,7 @@ py::dict solve(const py::handle& experiment, const py::object& threads) {
     runInterruptibly([&](const CancelToken& cancel) {
         RunContext ctx;
         ctx.cancel = &cancel;
-        ctx.threads = t;
+        ctx.threads = threads;
         r = runExperiment(cfg, ctx);
     });
     for (const std::string& w : r.warnings) warn(w);
@@ -299,4 +378,18 @@ prompts: N x n x d (sample, token, coordinate; tokens as rows, the last token th
     m.def("predict", &predict, py::arg("P"), py::arg("prompts"), py::kw_only(),
           py::arg("threads") = py::none(),
           R"(P psi(Z) for each prompt: an N x d_out array (P is d_out x D).)");
+    m.def("fit", &fit, py::arg("prompts"), py::arg("targets") = py::none(), py::kw_only(),
+          py::arg("solver") = py::none(), py::arg("eval") = py::none(),
+          py::arg("threads") = py::none(),
+          R"(Fits and certifies your own data, held in NumPy arrays: the dataset task (task.kind
+"dataset") on arrays instead of .npy files, with the same result fields as `solve` on files.
+
+prompts: N x n x d (sample, token, coordinate; tokens as rows, the last token the query);
+targets: N x d_out, one row per prompt. float64 (float32 is converted once), finite.
+solver, eval: dicts of the keys of an experiment file's sections (None: the defaults).
+threads: None (every core) or 1..256; the numbers never depend on it.
+
+The arrays are copied once (the data then lives twice while the call runs). Numbers that need
+a teacher (distance to P*) are absent. Raises mhla_lab.ConfigError (.key: task.prompts,
+task.targets or the solver/eval key at fault).)");
 }

@@ -861,48 +861,56 @@ DatasetShape readDatasetShape(const TaskConfig& task) {
                               q(keyPath));
         }
     };
+    // The prompts are judged before the targets are read: their error comes first.
+    const NpyHeader p = header("task.prompts", task.prompts);
+    (void)checkDatasetShape(p.shape, nullptr, task.prompts, task.targets);
+    const NpyHeader t = header("task.targets", task.targets);
+    return checkDatasetShape(p.shape, &t.shape, task.prompts, task.targets);
+}
+
+DatasetShape checkDatasetShape(const std::vector<long long>& p,
+                               const std::vector<long long>* targets, const QString& promptsName,
+                               const QString& targetsName) {
     const auto bad = [](const char* keyPath, const QString& path, const QString& what) {
         throw ConfigError(str(q(keyPath) + q(": ") + path + q(": ") + what), q(keyPath));
     };
-    const NpyHeader p = header("task.prompts", task.prompts);
-    if (p.shape.size() != 3)
-        bad("task.prompts", task.prompts,
-            q("shape ") + npyShapeText(p.shape) +
+    if (p.size() != 3)
+        bad("task.prompts", promptsName,
+            q("shape ") + npyShapeText(p) +
                 q(" is not allowed; expected 3 dimensions N x n x d (samples, tokens, coordinates)"));
     const KeyInfo* dKey = findExperimentKey(q("task.d"));
-    if (p.shape[0] < 1)
-        bad("task.prompts", task.prompts,
-            q("shape ") + npyShapeText(p.shape) + q(" has N = 0 samples; expected N >= 1"));
-    if (p.shape[1] < 1 || p.shape[1] > 100000)
-        bad("task.prompts", task.prompts,
-            q("shape ") + npyShapeText(p.shape) + q(" has n = ") + QString::number(p.shape[1]) +
+    if (p[0] < 1)
+        bad("task.prompts", promptsName,
+            q("shape ") + npyShapeText(p) + q(" has N = 0 samples; expected N >= 1"));
+    if (p[1] < 1 || p[1] > 100000)
+        bad("task.prompts", promptsName,
+            q("shape ") + npyShapeText(p) + q(" has n = ") + QString::number(p[1]) +
                 q(" tokens; expected n in [1, 100000]"));
-    if (p.shape[2] < static_cast<long long>(dKey->min) ||
-        p.shape[2] > static_cast<long long>(dKey->max))
-        bad("task.prompts", task.prompts,
-            q("shape ") + npyShapeText(p.shape) + q(" has token dimension d = ") +
-                QString::number(p.shape[2]) + q("; expected ") + dKey->allowed());
-    const long long N = p.shape[0];
-    const NpyHeader t = header("task.targets", task.targets);
-    if (t.shape.size() != 2)
-        bad("task.targets", task.targets,
-            q("shape ") + npyShapeText(t.shape) +
-                q(" is not allowed; expected 2 dimensions N x d_out (samples, outputs)"));
-    if (t.shape[0] != N)
-        bad("task.targets", task.targets,
-            q("shape ") + npyShapeText(t.shape) + q(" has ") + QString::number(t.shape[0]) +
-                q(" rows, but the prompts (") + task.prompts + q(") hold N = ") +
-                QString::number(N) + q(" samples; expected one target row per prompt"));
-    const KeyInfo* outKey = findExperimentKey(q("task.d_out"));
-    if (t.shape[1] < static_cast<long long>(outKey->min) ||
-        t.shape[1] > static_cast<long long>(outKey->max))
-        bad("task.targets", task.targets,
-            q("shape ") + npyShapeText(t.shape) + q(" has d_out = ") + QString::number(t.shape[1]) +
-                q("; expected ") + outKey->allowed());
+    if (p[2] < static_cast<long long>(dKey->min) || p[2] > static_cast<long long>(dKey->max))
+        bad("task.prompts", promptsName,
+            q("shape ") + npyShapeText(p) + q(" has token dimension d = ") + QString::number(p[2]) +
+                q("; expected ") + dKey->allowed());
+    const long long N = p[0];
     DatasetShape out;
     out.samples = N;
-    out.dims = {static_cast<int>(p.shape[2]), static_cast<int>(p.shape[1]),
-                static_cast<int>(t.shape[1])};
+    out.dims = {static_cast<int>(p[2]), static_cast<int>(p[1]), 0};
+    if (!targets) return out;
+    const std::vector<long long>& t = *targets;
+    if (t.size() != 2)
+        bad("task.targets", targetsName,
+            q("shape ") + npyShapeText(t) +
+                q(" is not allowed; expected 2 dimensions N x d_out (samples, outputs)"));
+    if (t[0] != N)
+        bad("task.targets", targetsName,
+            q("shape ") + npyShapeText(t) + q(" has ") + QString::number(t[0]) +
+                q(" rows, but the prompts (") + promptsName + q(") hold N = ") +
+                QString::number(N) + q(" samples; expected one target row per prompt"));
+    const KeyInfo* outKey = findExperimentKey(q("task.d_out"));
+    if (t[1] < static_cast<long long>(outKey->min) || t[1] > static_cast<long long>(outKey->max))
+        bad("task.targets", targetsName,
+            q("shape ") + npyShapeText(t) + q(" has d_out = ") + QString::number(t[1]) +
+                q("; expected ") + outKey->allowed());
+    out.dims.dOut = static_cast<int>(t[1]);
     return out;
 }
 

@@ -8,6 +8,7 @@
 #include <QString>
 #include <QStringList>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -49,6 +50,13 @@ enum class ScheduleKind { Constant, Cosine };
 enum class SpectrumMode { Auto, Full, None };
 enum class ExploreMode { Auto, Full, None };
 
+/// A dataset task's data held in memory instead of files (mhla_lab.fit): prompts N x n x d and
+/// targets N x d_out, float64, C order, every value finite.
+struct DatasetArrays {
+    std::vector<double> prompts;
+    std::vector<double> targets;
+};
+
 struct TaskConfig {
     TaskKind kind = TaskKind::AssociativeMemory;
     long long seed = 1;
@@ -86,6 +94,9 @@ struct TaskConfig {
     /// The data's N, n, d and d_out as the file headers give them: filled by the parser (not
     /// keys of the file); task.samples is set to N.
     int dataD = 0, dataTokens = 0, dataDOut = 0;
+    /// The data in memory (not a key): when set, the task reads it instead of the files, which
+    /// are then only names in messages and records.
+    std::shared_ptr<const DatasetArrays> arrays;
 };
 
 struct SolverConfig {
@@ -163,6 +174,13 @@ struct DatasetShape {
 /// N x n x d with N, n >= 1 and d in [1, 64]; targets N x d_out with the same N). Throws
 /// ConfigError naming the key, the file, what is wrong and what is allowed.
 [[nodiscard]] DatasetShape readDatasetShape(const TaskConfig& task);
+/// The same checks on shapes already known (arrays in memory): `promptsName` and `targetsName`
+/// name the data in messages; the keys at fault are task.prompts and task.targets. Without
+/// `targets` only the prompts are checked (dims.dOut is then 0).
+[[nodiscard]] DatasetShape checkDatasetShape(const std::vector<long long>& prompts,
+                                             const std::vector<long long>* targets,
+                                             const QString& promptsName,
+                                             const QString& targetsName);
 
 struct ExperimentConfig {
     TaskConfig task;

@@ -32,7 +32,7 @@ QStringList keysReadBy(const ExperimentConfig& cfg) {
 }
 
 LoadedExperiment loadExperimentObject(QJsonObject obj, const QStringList& overrides,
-                                      const char* option) {
+                                      const char* option, const DatasetShape* knownShape) {
     QStringList overridden;
     for (const QString& a : overrides) {
         applyOverride(obj, a);
@@ -41,7 +41,7 @@ LoadedExperiment loadExperimentObject(QJsonObject obj, const QStringList& overri
     // Relative paths left (from --set, or text without a file) name files in the working folder.
     resolvePathKeys(obj, QDir::currentPath());
     LoadedExperiment out;
-    out.config = experimentFromJson(obj);
+    out.config = experimentFromJson(obj, knownShape);
     out.json = obj;
     for (const QString& path : overridden) {
         const KeyInfo* k = findExperimentKey(path);

@@ -33,8 +33,11 @@ LoadedExperiment loadExperimentText(const QByteArray& text, const QStringList& o
 /// Applies overrides to an experiment object and validates it (what loadExperiment does after
 /// reading). Throws ConfigError; an override of a key the run does not read is named as given
 /// by `option` ("--set", or "--grid" for a sweep's points).
+/// `knownShape`: a dataset task's shape when its data is already in memory (its files are then
+/// not read; see TaskConfig::arrays).
 LoadedExperiment loadExperimentObject(QJsonObject obj, const QStringList& overrides = {},
-                                      const char* option = "--set");
+                                      const char* option = "--set",
+                                      const DatasetShape* knownShape = nullptr);
 
 /// Keys of the experiment file that a run with this configuration reads, as dotted paths.
 QStringList keysReadBy(const ExperimentConfig& cfg);

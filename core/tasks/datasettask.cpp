@@ -25,8 +25,18 @@ void readChecked(const char* keyPath, const QString& path, const std::vector<lon
 } // namespace
 
 DatasetTask::DatasetTask(const TaskConfig& cfg) : Task(cfg, taskDims(cfg)), m_samples(cfg.samples) {
-    readChecked("task.prompts", cfg.prompts, {m_samples, m_n, m_d}, m_prompts);
-    readChecked("task.targets", cfg.targets, {m_samples, m_dOut}, m_targets);
+    if (cfg.arrays) {
+        const auto N = static_cast<size_t>(m_samples);
+        if (cfg.arrays->prompts.size() != N * static_cast<size_t>(m_n) * static_cast<size_t>(m_d) ||
+            cfg.arrays->targets.size() != N * static_cast<size_t>(m_dOut))
+            throw std::logic_error("the dataset's arrays do not have the configured shape");
+        m_data = cfg.arrays;
+        return;
+    }
+    auto data = std::make_shared<DatasetArrays>();
+    readChecked("task.prompts", cfg.prompts, {m_samples, m_n, m_d}, data->prompts);
+    readChecked("task.targets", cfg.targets, {m_samples, m_dOut}, data->targets);
+    m_data = std::move(data);
 }
 
 Sample DatasetTask::sample(Stream stream, long long index) const {
@@ -42,9 +52,9 @@ void DatasetTask::drawInto(Stream stream, long long index, Sample& s) const {
     if (s.y.size() != m_dOut) s.y.resize(m_dOut);
     // Sample index's n x d row-major block is Z (d x n, column-major) as it is.
     const size_t block = static_cast<size_t>(m_n) * static_cast<size_t>(m_d);
-    std::memcpy(s.Z.data(), m_prompts.data() + static_cast<size_t>(index) * block,
+    std::memcpy(s.Z.data(), m_data->prompts.data() + static_cast<size_t>(index) * block,
                 block * sizeof(double));
-    std::memcpy(s.y.data(), m_targets.data() + static_cast<size_t>(index * m_dOut),
+    std::memcpy(s.y.data(), m_data->targets.data() + static_cast<size_t>(index * m_dOut),
                 static_cast<size_t>(m_dOut) * sizeof(double));
 }
 

@@ -9,12 +9,15 @@ namespace mhla {
 /// Training sample s is prompt s of task.prompts (its n x d block transposed into Z) with
 /// target row s of task.targets. Memory: one float64 copy of each file (N n d + N d_out
 /// doubles), read in blocks of kNpyReadBlockBytes; samples are views copied out by index, so
-/// the accumulation's blocks add O(block) on top. There is no validation stream.
+/// the accumulation's blocks add O(block) on top. Data already in memory (task.arrays, from
+/// mhla_lab.fit) is shared, not copied. There is no validation stream.
 class DatasetTask final : public Task {
 public:
     /// Reads both files. Throws ConfigError (key task.prompts or task.targets) naming the file
     /// when it cannot be read, holds a NaN or infinite value, or no longer has the shape the
     /// configuration was parsed with.
+    /// With task.arrays set, reads nothing: the arrays must hold N n d and N d_out values
+    /// (std::logic_error otherwise: the caller checked the shapes).
     explicit DatasetTask(const TaskConfig& cfg);
     Sample sample(Stream stream, long long index) const override;
     [[nodiscard]] long long samples() const { return m_samples; }
@@ -25,8 +28,8 @@ protected:
 
 private:
     long long m_samples = 0;
-    std::vector<double> m_prompts; ///< N x n x d, C order
-    std::vector<double> m_targets; ///< N x d_out, C order
+    /// prompts N x n x d and targets N x d_out, C order: read from the files, or task.arrays
+    std::shared_ptr<const DatasetArrays> m_data;
 };
 
 } // namespace mhla

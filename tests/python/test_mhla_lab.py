@@ -262,6 +262,74 @@ class Solve(unittest.TestCase):
         self.assertEqual(r["lambda_min"], mhla_lab.solve(small_experiment())["lambda_min"])
 
 
+class Fit(unittest.TestCase):
+    """fit() on arrays in memory: the dataset task without files."""
+
+    def test_recovers_a_planted_p_and_certifies(self):
+        # Targets made by a known P on generic prompts (N = 3000 >> D = 18): the data certify,
+        # and the minimum-norm fit is that P (to rounding: 1e-9 of its size).
+        rng = np.random.default_rng(3)
+        Z = rng.standard_normal((3000, 4, 3))
+        P = rng.standard_normal((2, 18))
+        r = mhla_lab.fit(Z, mhla_lab.predict(P, Z), eval={"lambda_trace": 0})
+        self.assertTrue(r["certified"])
+        self.assertGreater(r["lambda_min"], 0)
+        self.assertLess(np.abs(r["P"] - P).max(), 1e-9 * np.abs(P).max())
+        self.assertEqual(r["null_dim"], 0)
+        self.assertIsNone(r["teacher_P"])  # no teacher: absent, not zero
+        self.assertNotIn("distance_p", r)
+        self.assertEqual(r["config"]["task"]["prompts"], "<in memory: (3000, 4, 3)>")
+
+    def test_same_bits_as_the_exported_files(self):
+        # A synthetic task written by `mhla-lab export-data`, read back with NumPy and fitted
+        # in memory, gives the numbers solve() gives on the files, bit for bit.
+        with tempfile.TemporaryDirectory() as folder:
+            proc = subprocess.run(
+                [BINARY, "export-data", "--set", "task.kind=associative_memory", "--set",
+                 "task.samples=500", "--out", folder], capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            Z = np.load(os.path.join(folder, "prompts.npy"))
+            Y = np.load(os.path.join(folder, "targets.npy"))
+            ev = {"lambda_trace": 0, "spectrum": "full"}
+            files = mhla_lab.solve({"task": {"kind": "dataset",
+                                             "prompts": os.path.join(folder, "prompts.npy"),
+                                             "targets": os.path.join(folder, "targets.npy")},
+                                    "eval": ev})
+            mem = mhla_lab.fit(Z, Y, eval=ev, threads=1)
+            for key in ("lambda_min", "null_dim", "certified", "train_mse", "rank"):
+                self.assertEqual(mem[key], files[key], key)
+            self.assertTrue(np.array_equal(mem["P"], files["P"]))
+            self.assertTrue(np.array_equal(mem["spectrum"], files["spectrum"]))
+            # Fortran order reads the same values (converted to C order once).
+            again = mhla_lab.fit(np.asfortranarray(Z), Y, eval=ev)
+            self.assertTrue(np.array_equal(again["P"], mem["P"]))
+
+    def test_bad_data_names_the_key_and_what_is_allowed(self):
+        rng = np.random.default_rng(1)
+        Z = rng.standard_normal((50, 3, 2))
+        Y = rng.standard_normal((50, 2))
+        cases = [
+            (lambda: mhla_lab.fit(Z, Y[:49]), "task.targets", "49 rows"),
+            (lambda: mhla_lab.fit(Z, Y[:, None, :]), "task.targets", "2 dimensions"),
+            (lambda: mhla_lab.fit(Z, None), "task.targets", "not available yet"),
+            (lambda: mhla_lab.fit(rng.standard_normal((5, 2, 65)), np.zeros((5, 1))),
+             "task.prompts", "token dimension d = 65"),
+            (lambda: mhla_lab.fit(Z, Y, solver={"ridge": -1}), "solver.ridge", "ridge"),
+            (lambda: mhla_lab.fit(Z, Y, eval=[1]), "eval", "a dict"),
+        ]
+        bad = Z.copy()
+        bad[7, 1, 0] = np.nan
+        cases.append((lambda: mhla_lab.fit(bad, Y), "task.prompts", "nan at [7, 1, 0]"))
+        badY = Y.copy()
+        badY[3, 1] = -np.inf
+        cases.append((lambda: mhla_lab.fit(Z, badY), "task.targets", "-inf at [3, 1]"))
+        for call, key, text in cases:
+            with self.assertRaises(mhla_lab.ConfigError) as e:
+                call()
+            self.assertEqual(e.exception.key, key, str(e.exception))
+            self.assertIn(text, str(e.exception))
+
+
 class Errors(unittest.TestCase):
     def test_bad_keys_name_the_key_as_the_cli_does(self):
         cases = [
