@@ -39,6 +39,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
@@ -876,6 +877,33 @@ private Q_SLOTS:
             QCOMPARE(shown.contains(QStringLiteral("End of the tour")), step == n - 1);
         }
         QCOMPARE(visited.size(), n);
+    }
+
+    // Issue 23: choosing a preset shows the tab where it makes its point (the tour did, the
+    // preset box did not: Ctrl+R on "How many heads?" left the Certificate tab in front).
+    // Every preset names a tab that exists.
+    void choosingAPresetShowsItsTab() {
+        MainWindow w;
+        w.setQuitWithoutAsking(true);
+        auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("resultTabs"));
+        QVERIFY(tabs);
+        auto* box = w.findChild<QComboBox*>(QStringLiteral("presetCombo"));
+        QVERIFY(box);
+        QStringList ids;
+        for (const ResultPanel* p : w.resultPanels()) ids << p->panelId();
+        QSet<QString> shown;
+        for (int i = 0; i < builtinPresets().size(); ++i) {
+            const QString tab = builtinPresets()[i].tab;
+            QVERIFY2(ids.contains(tab),
+                     qPrintable(builtinPresets()[i].file + QStringLiteral(": ") + tab));
+            tabs->setCurrentIndex(i % 2 ? 0 : tabs->count() - 1); // somewhere else first
+            box->setCurrentIndex(i + 1);                          // entry 0 is the prompt
+            Q_EMIT box->activated(i + 1);                         // as a click on the entry does
+            QCOMPARE(w.experimentPanel()->currentPreset(), i);
+            QCOMPARE(w.resultPanels()[tabs->currentIndex()]->panelId(), tab);
+            shown.insert(tab);
+        }
+        QVERIFY(shown.size() >= 4); // not one tab for all
     }
 
     // Issue 9: "the window reopens 20 px lower". restoreGeometry() keeps a title bar's height

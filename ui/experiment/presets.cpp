@@ -32,6 +32,7 @@ Preset presetFromIndexEntry(const QJsonObject& o) {
     p.file = o.value(QStringLiteral("file")).toString();
     p.title = o.value(QStringLiteral("title")).toString();
     p.shortName = o.value(QStringLiteral("short")).toString();
+    p.tab = o.value(QStringLiteral("tab")).toString();
     p.explanation = o.value(QStringLiteral("explanation")).toString();
     if (o.contains(QStringLiteral("sweep"))) {
         try {

@@ -13,7 +13,8 @@ namespace mhla::ui {
 struct Preset {
     QString file; ///< file name in :/presets/
     QString title;
-    QString shortName;   ///< used in run names
+    QString shortName; ///< used in run names
+    QString tab; ///< the id of the result tab that shows its point ("certificate"), shown on load
     QString explanation; ///< rich text
     /// The preset's sweep, parsed by core's parseSweep (the same grammar as an experiment
     /// file's "sweep"; the index's short form {"key": K, "values": [...]} is one axis). Empty

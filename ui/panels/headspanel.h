@@ -25,6 +25,8 @@ public:
     explicit HeadsPanel(QWidget* parent = nullptr);
     // ResultPanel
     QString panelId() const override { return QStringLiteral("heads"); }
+    /// The heads are a long page (one row of heatmaps per head): it scrolls.
+    bool fitsWindow() const override { return false; }
     QString tabName() const override { return tr("Heads"); }
     QWidget* widget() override { return this; }
     void showRun(const RunRecord* run) override;

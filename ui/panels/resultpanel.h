@@ -32,6 +32,9 @@ public:
                             bool isCurrent) {
         (void)run, (void)visible, (void)isCurrent;
     }
+    /// True: the tab is one screen of figures, which shrink to their minimum before the tab
+    /// scrolls (FitScrollArea). False: a long page that scrolls at its preferred size.
+    virtual bool fitsWindow() const { return true; }
     /// True when this panel's figures show every visible run (not only the selected one).
     virtual bool overlaysRuns() const { return false; }
     /// When overlaysRuns(): the ids of the runs its figures draw now (a filter may leave some

@@ -13,6 +13,7 @@
 #include "ui/panels/explanations.h"
 #include "ui/panels/headspanel.h"
 #include "ui/plot/elidedlabel.h"
+#include "ui/plot/fitscrollarea.h"
 #include "ui/plot/heatmapwidget.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/plot/theme.h"
@@ -118,6 +119,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         m_explanation->setHtml(QStringLiteral("<h3>%1</h3>%2")
                                    .arg(presets[i].title.toHtmlEscaped(), presets[i].explanation));
         m_settings.setLastPreset(i);
+        // The tab where the preset makes its point, as the tour shows it.
+        if (!presets[i].tab.isEmpty()) showTab(presets[i].tab);
         setCurrentFile({});
         updateCannotRun();
     });
@@ -193,11 +196,18 @@ void MainWindow::buildLayout() {
     for (ResultPanel* panel : m_resultPanels) {
         // Each tab scrolls when the window is smaller than the panel's minimum, so that no
         // panel can make the window wider than a 1280×720 projector.
-        auto* scroll = new QScrollArea(m_tabs);
+        QScrollArea* scroll = nullptr;
+        if (panel->fitsWindow()) {
+            auto* fit = new FitScrollArea(m_tabs);
+            fit->setFittedWidget(panel->widget());
+            scroll = fit;
+        } else {
+            scroll = new QScrollArea(m_tabs);
+            scroll->setWidgetResizable(true);
+            scroll->setWidget(panel->widget());
+        }
         scroll->setObjectName(panel->panelId() + QStringLiteral("Scroll"));
-        scroll->setWidgetResizable(true);
         scroll->setFrameShape(QFrame::NoFrame);
-        scroll->setWidget(panel->widget());
         scroll->setMinimumSize(200, 150);
         m_tabs->addTab(scroll, panel->tabName());
     }
@@ -465,6 +475,7 @@ void MainWindow::setPresentationMode(bool on) {
         m_presentHadFont = testAttribute(Qt::WA_SetFont);
         m_presentFont = font();
         for (auto* dock : findChildren<QDockWidget*>()) dock->hide();
+        m_restoreBar->hide(); // the offer of the last session's runs waits until F5
         QFont big = font();
         big.setPointSizeF(big.pointSizeF() * kPresentationScale);
         setFont(big);
@@ -477,6 +488,7 @@ void MainWindow::setPresentationMode(bool on) {
         setFont(m_presentHadFont ? m_presentFont : QFont());
         setWindowState(m_presentWindowState);
         restoreState(m_presentDocks);
+        m_restoreBar->setVisible(!m_offerDir.isEmpty()); // still unanswered
         if (m_phase->text() == presentationHint()) m_phase->setText(m_presentPhase);
     }
     for (auto* plot : findChildren<PlotWidget*>())
@@ -1049,52 +1061,50 @@ QString MainWindow::shortcutsHtml() const {
 
 void MainWindow::showTourStep(int step) {
     // The presets in the order that tells the paper's story, each with what to look at.
+    // The tab each stop points at is its preset's (Preset::tab), shown by loadPreset().
     struct Stop {
         int preset;
-        const char* tab;
         const char* look;
     };
     static const Stop stops[] = {
-        {0, "certificate",
+        {0,
          QT_TR_NOOP(
              "Gaussian keys: after Run the badge turns green (certified): λ_min(Λ) is well above "
              "τ, so the exact solver's answer is the only function that fits the data. The "
              "spectrum has no eigenvalue at the floor.")},
-        {1, "certificate",
+        {1,
          QT_TR_NOOP(
              "Orthogonal keys: many eigenvalues of Λ are zero. The training data is fitted "
              "perfectly, yet 'another exact fit' is far off out of distribution — the certificate "
              "says so before any test data is seen.")},
-        {2, "heads",
+        {2,
          QT_TR_NOOP(
              "A random multi-head teacher: the learned heads match the teacher's in canonical SVD form, "
              "and P matches P*. Hover a cell for its value.")},
-        {3, "curves",
+        {3,
          QT_TR_NOOP(
              "Gradient descent on the same task with 1, 2, 4 and 8 heads: more heads train better, "
              "and the dashed grey lines are the exact solver's answer they approach.")},
-        {4, "automaton",
-         QT_TR_NOOP(
-             "Executing an automaton from its transition table in the prompt: one-hot codes are "
-             "never certified, Gaussian codes are — compare step and word accuracy.")},
-        {5, "heads",
-         QT_TR_NOOP(
-             "A 1-head teacher whose symmetric representative unfold(P) has rank 16: read "
-             "naively, the fit uses 16 heads. The sentence under the head selector gives the "
-             "fewest heads that compute the same function (min_heads), and the minimal head is "
-             "drawn beside the teacher's.")},
-        {6, "explorer",
+        {4, QT_TR_NOOP(
+                "Executing an automaton from its transition table in the prompt: one-hot codes are "
+                "never certified, Gaussian codes are — compare step and word accuracy.")},
+        {5, QT_TR_NOOP(
+                "A 1-head teacher whose symmetric representative unfold(P) has rank 16: read "
+                "naively, the fit uses 16 heads. The sentence under the head selector gives the "
+                "fewest heads that compute the same function (min_heads), and the minimal head is "
+                "drawn beside the teacher's.")},
+        {6,
          QT_TR_NOOP(
              "Orthonormal keys leave exact relations among the features that no amount of data "
              "removes. Pick a relation and move the slider: the training error stays at round-off "
              "while the error on new prompts grows — the data cannot tell these models apart.")},
-        {7, "certificate",
+        {7,
          QT_TR_NOOP(
              "How many samples does the certificate need? Λ has rank at most N, so at least D = "
              "126 samples. In the λ_min-vs-samples plot the checkpoints before the dashed marker "
              "(certificate_samples) are singular, drawn as triangles at the floor; after it "
              "λ_min is above τ.")},
-        {8, "explorer",
+        {8,
          QT_TR_NOOP(
              "Certified is not the same as accurate: with label noise every run is certified (the "
              "fit is unique), but it is off by the noise. The noise line on this tab "
@@ -1105,8 +1115,7 @@ void MainWindow::showTourStep(int step) {
     if (step < 0 || step >= n || stops[step].preset >= builtinPresets().size()) return;
     const Stop& st = stops[step];
     loadPreset(st.preset);
-    showTab(QString::fromLatin1(st.tab));
-    QString tabName = QString::fromLatin1(st.tab);
+    QString tabName = builtinPresets()[st.preset].tab;
     for (const ResultPanel* p : m_resultPanels)
         if (p->panelId() == tabName) tabName = p->tabName();
     m_explanation->setHtml(
