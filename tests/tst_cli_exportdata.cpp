@@ -77,6 +77,28 @@ private Q_SLOTS:
         // Numbers that need the teacher are absent for the dataset, not zero.
         QVERIFY(a.contains(s("distance_p")));
         QVERIFY(!b.contains(s("distance_p")));
+
+        // The prompts alone (no targets): the same certificate and lambda_min trace, bit for
+        // bit, and no fit: no errors, no heads (absent, not zero), d_out 0.
+        const Outcome bare = run(
+            {s("solve"), s("--config"), dir + s("/dataset.json"), s("--set"), s("task.targets=")});
+        QVERIFY2(bare.code == 0, bare.err.constData());
+        const QJsonObject c = json(bare.out);
+        for (const char* k : {"d", "tokens", "feature_dim", "samples", "lambda_min", "lambda_max",
+                              "condition_number", "null_dim", "certified", "tolerance",
+                              "certificate_method", "lambda_trace"})
+            QVERIFY2(a.value(s(k)) == c.value(s(k)), k);
+        QCOMPARE(c.value(s("d_out")).toInt(-1), 0);
+        QCOMPARE(c.value(s("solve_method")).toString(), s("none"));
+        for (const char* k : {"train_mse", "heads", "rank", "singular_values", "distance_p"})
+            QVERIFY2(!c.contains(s(k)), k);
+        QVERIFY2(bare.err.contains("no targets"), bare.err.constData());
+        // Keeping heads needs a fit.
+        const Outcome heads = run({s("solve"), s("--config"), dir + s("/dataset.json"), s("--set"),
+                                   s("task.targets="), s("--set"), s("solver.heads=2")});
+        QCOMPARE(heads.code, 2);
+        QVERIFY2(heads.err.contains("solver.heads") && heads.err.contains("without task.targets"),
+                 heads.err.constData());
     }
 
     void refusalsNameWhatIsWrong() {

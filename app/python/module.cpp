@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <stdexcept>
@@ -242,21 +243,18 @@ py::dict fit(const py::handle& prompts, const py::object& targets, const py::obj
              const py::object& eval, const py::object& threads) {
     const int t = threadCount(threads);
     const Doubles z = promptArray(prompts);
-    if (targets.is_none())
-        throw ConfigError("task.targets: fit() without targets (certifying prompts alone) is not "
-                          "available yet; expected an N x d_out array of targets, one row per "
-                          "prompt",
-                          QStringLiteral("task.targets"));
-    const Doubles y = floatArray(targets, "targets");
-    std::vector<long long> pShape, tShape;
-    for (py::ssize_t k = 0; k < z.ndim(); ++k) pShape.push_back(z.shape(k));
-    for (py::ssize_t k = 0; k < y.ndim(); ++k) tShape.push_back(y.shape(k));
+    // Without targets the prompts are certified and nothing is fitted (d_out = 0).
+    std::optional<Doubles> y;
+    if (!targets.is_none()) y = floatArray(targets, "targets");
+    const std::vector<long long> pShape(z.shape(), z.shape() + z.ndim());
+    const std::vector<long long> tShape =
+        y ? std::vector<long long>(y->shape(), y->shape() + y->ndim()) : std::vector<long long>{};
     const QString pName = QStringLiteral("prompts array"), tName = QStringLiteral("targets array");
-    const DatasetShape shape = checkDatasetShape(pShape, &tShape, pName, tName);
+    const DatasetShape shape = checkDatasetShape(pShape, y ? &tShape : nullptr, pName, tName);
     if (const std::string bad = firstNonFinite(z); !bad.empty())
         throw ConfigError("task.prompts: prompts array: " + bad + "; allowed: finite numbers",
                           QStringLiteral("task.prompts"));
-    if (const std::string bad = firstNonFinite(y); !bad.empty())
+    if (const std::string bad = y ? firstNonFinite(*y) : std::string(); !bad.empty())
         throw ConfigError("task.targets: targets array: " + bad + "; allowed: finite numbers",
                           QStringLiteral("task.targets"));
     QJsonObject task{{QStringLiteral("kind"), QStringLiteral("dataset")}};
@@ -267,11 +265,11 @@ py::dict fit(const py::handle& prompts, const py::object& targets, const py::obj
     // The data is in memory: the task reads the arrays, the records name them.
     auto arrays = std::make_shared<DatasetArrays>();
     arrays->prompts.assign(z.data(), z.data() + z.size());
-    arrays->targets.assign(y.data(), y.data() + y.size());
+    if (y) arrays->targets.assign(y->data(), y->data() + y->size());
     TaskConfig& tc = loaded.config.task;
     tc.arrays = std::move(arrays);
     tc.prompts = QStringLiteral("<in memory: %1>").arg(npyShapeText(pShape));
-    tc.targets = QStringLiteral("<in memory: %1>").arg(npyShapeText(tShape));
+    tc.targets = y ? QStringLiteral("<in memory: %1>").arg(npyShapeText(tShape)) : QString();
     return runToDict(loaded, t);
 }
 
@@ -386,6 +384,8 @@ prompts: N x n x d (sample, token, coordinate; tokens as rows, the last token th
 
 prompts: N x n x d (sample, token, coordinate; tokens as rows, the last token the query);
 targets: N x d_out, one row per prompt. float64 (float32 is converted once), finite.
+    None: the prompts alone are certified (lambda_min, spectrum, null_dim, lambda_trace) and
+    nothing is fitted: no P, no heads, no errors (d_out is 0).
 solver, eval: dicts of the keys of an experiment file's sections (None: the defaults).
 threads: None (every core) or 1..256; the numbers never depend on it.
 

@@ -353,9 +353,12 @@ std::vector<KeyInfo> buildKeys() {
             .text(
                 u"Targets file",
                 "The targets: a .npy file of shape N x d_out (float64 or float32), row s the label "
-                "of prompt s. A relative path is resolved as for task.prompts.",
+                "of prompt s. A relative path is resolved as for task.prompts. Optional: without "
+                "targets the run certifies the prompts (lambda_min, the spectrum, the null "
+                "dimension) and fits nothing.",
                 u"<b>Targets</b>: a NumPy <tt>.npy</tt> file of shape N × d<sub>out</sub>, row s the "
-                u"label y<sub>s</sub> of prompt s."));
+                u"label y<sub>s</sub> of prompt s. Optional: leave it empty to certify the prompts "
+                u"alone (λ<sub>min</sub>, spectrum, null dimension); nothing is fitted."));
 
     // ---- solver
     add(K("solver", "kind", T::Choice, solverField(&SolverConfig::kind))
@@ -772,7 +775,13 @@ std::vector<ConfigIssue> crossKeyIssues(const ExperimentConfig& cfg) {
     if (trainer && cfg.solver.heads < 1)
         issue("solver.heads", q("0 is not allowed for solver.kind \"") + toString(cfg.solver.kind) +
                                   q("\"; expected an integer >= 1"));
-    if (!trainer) {
+    const bool noTargets = cfg.task.kind == TaskKind::Dataset && dOut == 0;
+    if (noTargets && cfg.solver.heads > 0)
+        issue("solver.heads",
+              QString::number(cfg.solver.heads) +
+                  q(" heads cannot be kept: without task.targets the run certifies the prompts and "
+                    "fits nothing; expected 0, or set task.targets"));
+    else if (!trainer) {
         const long long maxHeads = std::min<long long>(1LL * dOut * d, 1LL * d * d);
         if (cfg.solver.heads > maxHeads)
             issue("solver.heads",
@@ -863,7 +872,8 @@ DatasetShape readDatasetShape(const TaskConfig& task) {
     };
     // The prompts are judged before the targets are read: their error comes first.
     const NpyHeader p = header("task.prompts", task.prompts);
-    (void)checkDatasetShape(p.shape, nullptr, task.prompts, task.targets);
+    const DatasetShape promptsOnly = checkDatasetShape(p.shape, nullptr, task.prompts, {});
+    if (task.targets.isEmpty()) return promptsOnly; // certify the prompts, fit nothing
     const NpyHeader t = header("task.targets", task.targets);
     return checkDatasetShape(p.shape, &t.shape, task.prompts, task.targets);
 }

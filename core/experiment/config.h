@@ -90,7 +90,9 @@ struct TaskConfig {
     int wordLength = 20;
     // dataset
     QString prompts; ///< .npy of shape N x n x d (tokens as rows, the query last)
-    QString targets; ///< .npy of shape N x d_out
+    /// .npy of shape N x d_out; empty: no targets, the run certifies the prompts and fits
+    /// nothing (d_out is then 0)
+    QString targets;
     /// The data's N, n, d and d_out as the file headers give them: filled by the parser (not
     /// keys of the file); task.samples is set to N.
     int dataD = 0, dataTokens = 0, dataDOut = 0;
@@ -172,7 +174,8 @@ struct DatasetShape {
 };
 /// Reads the headers (only) of task.prompts and task.targets and checks their shapes (prompts
 /// N x n x d with N, n >= 1 and d in [1, 64]; targets N x d_out with the same N). Throws
-/// ConfigError naming the key, the file, what is wrong and what is allowed.
+/// ConfigError naming the key, the file, what is wrong and what is allowed. Without
+/// task.targets (empty) only the prompts are read: dims.dOut is 0, a certificate-only run.
 [[nodiscard]] DatasetShape readDatasetShape(const TaskConfig& task);
 /// The same checks on shapes already known (arrays in memory): `promptsName` and `targetsName`
 /// name the data in messages; the keys at fault are task.prompts and task.targets. Without

@@ -61,12 +61,16 @@ QJsonObject resultToJson(const ExperimentResult& r) {
     o.insert(q("tolerance"), haveCert ? number(c.tolerance) : QJsonValue());
     o.insert(q("certificate_method"), QString::fromStdString(c.method));
     o.insert(q("solve_method"), QString::fromStdString(r.solveMethod));
-    const QJsonObject m = metricsJson(r.metrics, kind);
-    for (auto it = m.begin(); it != m.end(); ++it) o.insert(it.key(), it.value());
-    o.insert(q("heads"), r.heads.heads.count());
-    o.insert(q("rank"), r.heads.rank);
-    o.insert(q("teacher_rank"), r.teacherHeads.rank);
-    o.insert(q("singular_values"), vectorJson(r.heads.singularValues));
+    // Prompts without targets (d_out = 0) are certified and fitted by nothing: no errors, no
+    // heads, absent rather than zero.
+    if (r.dOut > 0) {
+        const QJsonObject m = metricsJson(r.metrics, kind);
+        for (auto it = m.begin(); it != m.end(); ++it) o.insert(it.key(), it.value());
+        o.insert(q("heads"), r.heads.heads.count());
+        o.insert(q("rank"), r.heads.rank);
+        o.insert(q("teacher_rank"), r.teacherHeads.rank);
+        o.insert(q("singular_values"), vectorJson(r.heads.singularValues));
+    }
     if (r.untruncatedMetrics) o.insert(q("untruncated"), metricsJson(*r.untruncatedMetrics, kind));
     if (r.exactMetrics) o.insert(q("exact"), metricsJson(*r.exactMetrics, kind));
     if (r.nullWitness) o.insert(q("null_witness"), metricsJson(*r.nullWitness, kind));

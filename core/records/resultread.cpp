@@ -228,17 +228,21 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
         c.tolerance = o.real("tolerance");
     }
     r.solveMethod = o.text("solve_method");
-    r.metrics = readMetrics(o, kind);
+    // Prompts without targets (d_out = 0): certified, nothing fitted; no metrics and no heads.
+    const bool fitted = r.dOut > 0;
+    r.metrics = fitted ? readMetrics(o, kind) : Metrics{kNaN, kNaN, kNaN, kNaN, kNaN};
     const long long maxRank =
         std::min(static_cast<long long>(r.dOut) * r.d, static_cast<long long>(r.d) * r.d);
-    r.heads.rank = static_cast<int>(o.bounded("rank", 0, maxRank, "min(d_out d, d^2)"));
-    r.teacherHeads.rank =
-        static_cast<int>(o.bounded("teacher_rank", 0, maxRank, "min(d_out d, d^2)"));
+    if (fitted) {
+        r.heads.rank = static_cast<int>(o.bounded("rank", 0, maxRank, "min(d_out d, d^2)"));
+        r.teacherHeads.rank =
+            static_cast<int>(o.bounded("teacher_rank", 0, maxRank, "min(d_out d, d^2)"));
+    }
     // Heads kept: at most the rank for the exact solver, at most solver.heads for trainers.
     if (o.has("heads"))
         *declaredHeads = o.bounded("heads", 0, std::max<long long>(maxRank, r.config.solver.heads),
                                    "max(min(d_out d, d^2), solver.heads)");
-    const QJsonArray sv = o.array("singular_values");
+    const QJsonArray sv = o.array("singular_values", fitted);
     if (sv.size() > maxRank)
         o.fail(q("singular_values"), q("%1 values; unfold(P) has at most min(d_out d, d^2) = %2")
                                          .arg(sv.size())

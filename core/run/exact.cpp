@@ -75,7 +75,13 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
     opt.toleranceRel = cfg.solver.tolerance;
     opt.fullSpectrum = computesFullSpectrum(cfg.eval.spectrum, D);
     out.lambda = std::make_shared<const Mat>(acc.lambda());
-    out.solution = solveCertified(out.lambda, acc.crossMoment(), cfg.solver.ridge, opt, ctx);
+    if (dOut == 0) {
+        // No targets (a dataset of prompts alone): the certificate, nothing to solve for.
+        out.solution.certificate = certify(out.lambda, opt, "auto", ctx);
+        out.solution.method = "none";
+    } else {
+        out.solution = solveCertified(out.lambda, acc.crossMoment(), cfg.solver.ridge, opt, ctx);
+    }
     out.solveMs = msSince(t1);
     return out;
 }

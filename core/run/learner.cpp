@@ -5,6 +5,7 @@
 #include "core/run/metrics.h"
 #include "core/run/training/training.h"
 #include <cmath>
+#include <limits>
 
 namespace mhla {
 
@@ -28,6 +29,16 @@ public:
         }
         r.solveMethod = exact.solution.method;
         r.P = std::move(exact.solution.P);
+        if (task.dOut() == 0) {
+            // Prompts without targets: certified or not, there is no fit, no heads and no
+            // error to measure (absent from the records, not zero).
+            constexpr double kAbsent = std::numeric_limits<double>::quiet_NaN();
+            r.metrics = Metrics{kAbsent, kAbsent, kAbsent, kAbsent, kAbsent};
+            r.warnings.push_back(
+                "no targets (task.targets is empty): the prompts are certified, nothing is "
+                "fitted; set task.targets to fit a model");
+            return;
+        }
 
         const auto t0 = Clock::now();
         r.heads = headsFromP(r.P, r.d, cfg.solver.heads, cfg.solver.rankTolerance, ctx);

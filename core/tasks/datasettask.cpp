@@ -35,7 +35,9 @@ DatasetTask::DatasetTask(const TaskConfig& cfg) : Task(cfg, taskDims(cfg)), m_sa
     }
     auto data = std::make_shared<DatasetArrays>();
     readChecked("task.prompts", cfg.prompts, {m_samples, m_n, m_d}, data->prompts);
-    readChecked("task.targets", cfg.targets, {m_samples, m_dOut}, data->targets);
+    // No targets (d_out = 0): a certificate-only run, every sample's y is empty.
+    if (!cfg.targets.isEmpty())
+        readChecked("task.targets", cfg.targets, {m_samples, m_dOut}, data->targets);
     m_data = std::move(data);
 }
 
@@ -54,8 +56,9 @@ void DatasetTask::drawInto(Stream stream, long long index, Sample& s) const {
     const size_t block = static_cast<size_t>(m_n) * static_cast<size_t>(m_d);
     std::memcpy(s.Z.data(), m_data->prompts.data() + static_cast<size_t>(index) * block,
                 block * sizeof(double));
-    std::memcpy(s.y.data(), m_data->targets.data() + static_cast<size_t>(index * m_dOut),
-                static_cast<size_t>(m_dOut) * sizeof(double));
+    if (m_dOut > 0)
+        std::memcpy(s.y.data(), m_data->targets.data() + static_cast<size_t>(index * m_dOut),
+                    static_cast<size_t>(m_dOut) * sizeof(double));
 }
 
 } // namespace mhla

@@ -13,7 +13,8 @@ namespace mhla {
 /// mhla_lab.fit) is shared, not copied. There is no validation stream.
 class DatasetTask final : public Task {
 public:
-    /// Reads both files. Throws ConfigError (key task.prompts or task.targets) naming the file
+    /// Reads both files (only the prompts when task.targets is empty: d_out = 0, samples carry
+    /// an empty y). Throws ConfigError (key task.prompts or task.targets) naming the file
     /// when it cannot be read, holds a NaN or infinite value, or no longer has the shape the
     /// configuration was parsed with.
     /// With task.arrays set, reads nothing: the arrays must hold N n d and N d_out values

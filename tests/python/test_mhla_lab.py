@@ -11,6 +11,7 @@ import tempfile
 import threading
 import time
 import unittest
+import warnings
 
 import numpy as np
 
@@ -304,6 +305,34 @@ class Fit(unittest.TestCase):
             again = mhla_lab.fit(np.asfortranarray(Z), Y, eval=ev)
             self.assertTrue(np.array_equal(again["P"], mem["P"]))
 
+    def test_prompts_alone_are_certified_and_nothing_is_fitted(self):
+        # No targets: lambda_min is that of NumPy's own second moment of psi (1e-8 relative),
+        # the same bits as the run with targets on the same prompts, and there is no fit.
+        rng = np.random.default_rng(5)
+        Z = rng.standard_normal((1500, 4, 3))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = mhla_lab.fit(Z, eval={"spectrum": "full"})
+        self.assertTrue(any("no targets" in str(w.message) for w in caught))
+        psi = mhla_lab.features(Z)
+        lam = np.linalg.eigvalsh(psi.T @ psi / len(Z))
+        self.assertTrue(r["certified"])
+        self.assertLess(abs(r["lambda_min"] - lam[0]), 1e-8 * abs(lam[0]))
+        self.assertLess(np.abs(r["spectrum"] - lam).max(), 1e-8 * lam[-1])
+        self.assertEqual(r["d_out"], 0)
+        self.assertEqual(r["solve_method"], "none")
+        self.assertIsNone(r["P"])
+        for key in ("train_mse", "heads", "rank", "distance_p"):
+            self.assertNotIn(key, r)
+        with_targets = mhla_lab.fit(Z, rng.standard_normal((1500, 2)), eval={"spectrum": "full"})
+        for key in ("lambda_min", "lambda_max", "null_dim", "tolerance"):
+            self.assertEqual(r[key], with_targets[key], key)
+        self.assertTrue(np.array_equal(r["lambda_trace"], with_targets["lambda_trace"]))
+        # Too few prompts (N = 10 < D = 18): not certified, the null space at least D - N.
+        few = mhla_lab.fit(Z[:10])
+        self.assertFalse(few["certified"])
+        self.assertGreaterEqual(few["null_dim"], 8)
+
     def test_bad_data_names_the_key_and_what_is_allowed(self):
         rng = np.random.default_rng(1)
         Z = rng.standard_normal((50, 3, 2))
@@ -311,7 +340,8 @@ class Fit(unittest.TestCase):
         cases = [
             (lambda: mhla_lab.fit(Z, Y[:49]), "task.targets", "49 rows"),
             (lambda: mhla_lab.fit(Z, Y[:, None, :]), "task.targets", "2 dimensions"),
-            (lambda: mhla_lab.fit(Z, None), "task.targets", "not available yet"),
+            (lambda: mhla_lab.fit(Z, None, solver={"heads": 1}), "solver.heads",
+             "without task.targets"),
             (lambda: mhla_lab.fit(rng.standard_normal((5, 2, 65)), np.zeros((5, 1))),
              "task.prompts", "token dimension d = 65"),
             (lambda: mhla_lab.fit(Z, Y, solver={"ridge": -1}), "solver.ridge", "ridge"),

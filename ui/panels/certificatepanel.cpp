@@ -369,12 +369,17 @@ void CertificatePanel::showRun(const RunRecord* run) {
     cell(tr("null dim"), QString::number(c.nullDim));
     cell(tr("D"), QString::number(r.featureDim));
     cell(tr("N"), QString::number(r.samples));
-    cell(tr("solve"), QString::fromStdString(r.solveMethod));
     cell(tr("eig."), QString::fromStdString(c.method));
-    cell(tr("train MSE"), fmt(r.metrics.trainMse));
-    cell(tr("val MSE"), fmt(r.metrics.valMse));
-    cell(tr("OOD rel"), fmt(r.metrics.oodRelMse));
-    cell(tr("‖P̂−P*‖/‖P*‖"), fmt(r.metrics.distancePRel));
+    if (r.dOut == 0) {
+        // Prompts without targets: the certificate is the whole result.
+        cell(tr("fit"), tr("none (no targets)"));
+    } else {
+        cell(tr("solve"), QString::fromStdString(r.solveMethod));
+        cell(tr("train MSE"), fmt(r.metrics.trainMse));
+        cell(tr("val MSE"), fmt(r.metrics.valMse));
+        cell(tr("OOD rel"), fmt(r.metrics.oodRelMse));
+        cell(tr("‖P̂−P*‖/‖P*‖"), fmt(r.metrics.distancePRel));
+    }
     const QString numbers = pairs.join(QStringLiteral(" &nbsp;·&nbsp; "));
     if (r.nullWitness) {
         // Not certified: another least-squares solution P + ‖P*‖ e₁vᵀ (Λv = 0) makes the

@@ -171,6 +171,16 @@ void HeadsPanel::refresh() {
         return;
     }
     const ExperimentResult& r = m_result;
+    if (r.dOut == 0) {
+        m_heads->setTitle(tr("Heads"));
+        m_heads->setPanels({}, 3);
+        m_coeffs->setTitle(tr("Folded coefficients"));
+        m_coeffs->setPanels({}, 1);
+        m_sv->clear();
+        m_info->setText(tr("no heads: the data has no targets, so nothing was fitted (its "
+                           "certificate is on the Certificate tab)"));
+        return;
+    }
     const int h = head();
     const bool minimal = minimalForm();
     Heads L = minimal ? r.identifiability->minHeads.heads : r.heads.heads;
