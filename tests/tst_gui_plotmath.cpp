@@ -262,6 +262,38 @@ private Q_SLOTS:
         QCOMPARE(n, 2);
     }
 
+    // Issue 23: the singular values' x axis (bars at r = 1..16 in a 200 px plot) read
+    // "0.02.55.07.510.012.515.017.5": fractional steps on an axis of indices, and more labels
+    // than fit. Steps of an index axis are whole; the count follows the width.
+    void indexAxesTakeWholeStepsAndTicksFitTheWidth() {
+        for (int maxTicks : {3, 5, 7, 11}) {
+            const Ticks t = niceTicks(-0.5, 17.5, maxTicks, /*wholeSteps=*/true);
+            QVERIFY2(t.step >= 1 && t.step == std::round(t.step),
+                     qPrintable(QString::number(t.step)));
+            QVERIFY2(t.count <= maxTicks, qPrintable(QString::number(t.count)));
+            double lo = -0.5, hi = 17.5;
+            int n = 0;
+            const double step = niceFixedRange(lo, hi, &n, maxTicks, true);
+            QVERIFY2(step >= 1 && step == std::round(step), qPrintable(QString::number(step)));
+            QVERIFY(n <= maxTicks);
+        }
+        // Without wholeSteps the same range may take 2.5 (the behaviour kept for data axes).
+        QCOMPARE(niceTicks(-0.5, 17.5, 9).step, 2.5);
+        // A tiny range of indices still gets whole ticks, never 0.5.
+        QCOMPARE(niceTicks(0.5, 2.5, 7, true).step, 1.0);
+        // Labels 26 px wide: a 200 px chart holds 4, a 560 px one the most (11); more width
+        // never means fewer ticks; an unknown width (0) is no limit.
+        QCOMPARE(ticksThatFit(200, 26), 4);
+        QCOMPARE(ticksThatFit(560, 26), 11);
+        int last = 0;
+        for (double w = 50; w <= 2000; w += 10) {
+            const int n = ticksThatFit(w, 26);
+            QVERIFY(n >= 3 && n <= 11 && n >= last);
+            last = n;
+        }
+        QCOMPARE(ticksThatFit(0, 26), 11);
+    }
+
     void manualRangeWins() {
         PlotState st = withPoints({{0, 0}, {10, 10}});
         st.manualRange = QRectF(QPointF(2, 3), QPointF(4, 5));

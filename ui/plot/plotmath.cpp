@@ -69,16 +69,19 @@ void padLog(double& lo, double& hi, double margin) {
 }
 
 namespace {
-double niceStep(double span, int maxTicks) {
+double niceStep(double span, int maxTicks, bool wholeSteps = false) {
     const double raw = span / std::max(1, maxTicks - 1);
+    if (wholeSteps && raw <= 1) return 1;
     const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+    for (double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
+        if (wholeSteps && mag < 10 && m == 2.5) continue; // 2.5 is not a whole step
         if (m * mag >= raw * (1 - 1e-9)) return m * mag;
+    }
     return 10 * mag;
 }
 } // namespace
 
-Ticks niceTicks(double lo, double hi, int maxTicks) {
+Ticks niceTicks(double lo, double hi, int maxTicks, bool wholeSteps) {
     Ticks t;
     if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi > lo)) {
         t.first = std::isfinite(lo) ? lo : 0;
@@ -86,7 +89,7 @@ Ticks niceTicks(double lo, double hi, int maxTicks) {
         t.count = std::isfinite(lo) ? 1 : 0;
         return t;
     }
-    t.step = niceStep(hi - lo, maxTicks);
+    t.step = niceStep(hi - lo, maxTicks, wholeSteps);
     if (!(t.step > 1e-12 * std::max(std::abs(lo), std::abs(hi)))) { // ticks that would not advance
         t.first = lo;
         t.count = 1;
@@ -96,7 +99,7 @@ Ticks niceTicks(double lo, double hi, int maxTicks) {
     if (std::abs(t.first) < t.step * 1e-9) t.first = 0; // no "-0"
     t.count = static_cast<int>(std::floor((hi - t.first) / t.step + 1e-9)) + 1;
     // Fewer than two ticks (a narrow range): halve the step once more.
-    if (t.count < 2) {
+    if (t.count < 2 && !(wholeSteps && t.step <= 1)) {
         t.step /= 2;
         t.first = std::ceil(lo / t.step - 1e-9) * t.step;
         t.count = static_cast<int>(std::floor((hi - t.first) / t.step + 1e-9)) + 1;
@@ -111,7 +114,8 @@ void niceRange(double& lo, double& hi, int maxTicks) {
     hi = std::ceil(hi / step - 1e-9) * step;
 }
 
-double niceFixedRange(double& lo, double& hi, int* count) {
+double niceFixedRange(double& lo, double& hi, int* count, int maxTicks, bool wholeSteps) {
+    maxTicks = std::clamp(maxTicks, 3, 11);
     *count = 2;
     if (!std::isfinite(lo) || !std::isfinite(hi) ||
         !(hi - lo > 1e-12 * std::max(std::abs(lo), std::abs(hi))))
@@ -119,12 +123,12 @@ double niceFixedRange(double& lo, double& hi, int* count) {
     double bestLo = lo, bestHi = hi, bestStep = hi - lo,
            bestSpan = std::numeric_limits<double>::infinity();
     int bestCount = 2;
-    for (int k = 4; k <= 11; ++k) {
-        const double step = niceStep(hi - lo, k);
+    for (int k = std::min(4, maxTicks); k <= maxTicks; ++k) {
+        const double step = niceStep(hi - lo, k, wholeSteps);
         const double a = std::floor(lo / step + 1e-9) * step,
                      b = std::ceil(hi / step - 1e-9) * step;
         const int n = static_cast<int>(std::lround((b - a) / step)) + 1;
-        if (n < 3 || n > 11) continue;
+        if (n < 3 || n > maxTicks) continue;
         if (b - a < bestSpan * (1 - 1e-9)) {
             bestSpan = b - a;
             bestLo = a;
@@ -137,6 +141,14 @@ double niceFixedRange(double& lo, double& hi, int* count) {
     hi = bestHi;
     *count = bestCount;
     return bestStep;
+}
+
+int ticksThatFit(double widthPx, double labelPx) {
+    if (!(widthPx > 0) || !(labelPx > 0)) return 11;
+    // The vertical axis's labels and title take about 2.5 labels' width on the left; each
+    // label keeps 0.6 of its width free beside it.
+    const double axis = widthPx - 2.5 * labelPx;
+    return std::clamp(static_cast<int>(std::floor(axis / (1.6 * labelPx))) + 1, 3, 11);
 }
 
 QString tickFormat(double lo, double hi, double step) {

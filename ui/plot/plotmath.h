@@ -115,14 +115,22 @@ struct Ticks {
     int count = 0;
 };
 /// "Nice" steps (1, 2, 2.5 or 5 times a power of ten) giving at most maxTicks ticks in [lo, hi].
-Ticks niceTicks(double lo, double hi, int maxTicks = 7);
+/// `wholeSteps` (an axis of indices): the step is a whole number, 1 at least (never 2.5 or 0.5).
+Ticks niceTicks(double lo, double hi, int maxTicks = 7, bool wholeSteps = false);
 /// Widens [lo, hi] outward to multiples of the nice step (what QValueAxis::applyNiceNumbers
 /// does, without its habit of jumping far past the data).
 void niceRange(double& lo, double& hi, int maxTicks = 7);
 /// The range an axis with fixed ticks shows: [lo, hi] widened to multiples of a nice step,
-/// choosing among 4..11 ticks the step that widens least. Sets *count to the number of ticks
-/// (ends included) and returns the step; a degenerate range is left alone with 2 ticks.
-double niceFixedRange(double& lo, double& hi, int* count);
+/// choosing among 4..maxTicks ticks (maxTicks in [3, 11]) the step that widens least. Sets
+/// *count to the number of ticks (ends included) and returns the step; a degenerate range is
+/// left alone with 2 ticks. `wholeSteps` as for niceTicks().
+double niceFixedRange(double& lo, double& hi, int* count, int maxTicks = 11,
+                      bool wholeSteps = false);
+/// How many tick labels fit side by side on a horizontal axis of a chart `widthPx` wide (the
+/// vertical axis's labels included) when one label is about `labelPx` wide (four digits of the
+/// labels' font), each with 0.6 of its width free beside it. In [3, 11]; 11 when the width is
+/// not known (0).
+int ticksThatFit(double widthPx, double labelPx);
 /// A printf format for tick labels of this step that tells neighbouring ticks apart and is
 /// never empty: "%.0f" for whole steps, "%.2f" for a step of 0.05, "%.3g" for tiny or huge
 /// values.

@@ -9,6 +9,7 @@
 #include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
+#include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QHBoxLayout>
@@ -41,6 +42,28 @@ namespace {
 /// chart's margins and its layout's, left and right).
 constexpr double kScreenTitlePt = 11;
 constexpr int kChartSideMargins = 40;
+/// The point size of Qt Charts' tick labels on screen (its themes' default).
+constexpr double kTickLabelPt = 9;
+
+/// Bars at whole x only (singular values by index r): the x axis is ticked at whole numbers.
+bool barsAtWholeX(const PlotState& st) {
+    bool bars = false;
+    for (const auto& s : st.series)
+        if (s.style == PlotSeries::Style::Bars) {
+            bars = true;
+            for (const auto& p : s.points)
+                if (p.x() != std::round(p.x())) return false;
+        }
+    return bars;
+}
+
+/// ticksThatFit() for a chart `widthPx` wide whose tick labels are `pt` points.
+int xTicksThatFit(double widthPx, double pt) {
+    QFont f = QApplication::font();
+    f.setPointSizeF(pt);
+    return plotmath::ticksThatFit(widthPx,
+                                  QFontMetricsF(f).horizontalAdvance(QStringLiteral("0000")));
+}
 
 using namespace plotmath;
 
@@ -86,15 +109,18 @@ QCategoryAxis* makeLogAxis(double lo, double hi, bool horizontal) {
 /// Ticks of a linear axis at nice round positions. Fixed ticks over a range widened to the
 /// nicest step (never Qt's dynamic ticks, whose label loop does not end when the interval does
 /// not advance the value); manual ranges are shown as they are.
-void setLinearTicks(QValueAxis* a, double lo, double hi, bool manual) {
+/// `maxTicks`: the most labels that fit beside each other (ticksThatFit(); 11: no limit);
+/// `wholeSteps`: an axis of indices, ticked at whole numbers.
+void setLinearTicks(QValueAxis* a, double lo, double hi, bool manual, int maxTicks = 11,
+                    bool wholeSteps = false) {
     int count = 2;
     double step = hi - lo;
     if (!manual) {
-        step = niceFixedRange(lo, hi, &count);
+        step = niceFixedRange(lo, hi, &count, maxTicks, wholeSteps);
     } else {
         // A zoomed or typed range is shown as it is, with ticks at round numbers inside it
         // (dynamic ticks, only with a step that clearly advances the value).
-        const Ticks t = niceTicks(lo, hi);
+        const Ticks t = niceTicks(lo, hi, std::min(7, maxTicks), wholeSteps);
         if (t.count >= 2 && t.step > 1e-9 * std::max(std::abs(lo), std::abs(hi))) {
             a->setTickType(QValueAxis::TicksDynamic);
             a->setRange(lo, hi);
@@ -104,8 +130,8 @@ void setLinearTicks(QValueAxis* a, double lo, double hi, bool manual) {
             keepLabelsWhole(a);
             return;
         }
-        count = 6;
-        step = (hi - lo) / 5;
+        count = std::min(6, maxTicks);
+        step = (hi - lo) / (count - 1);
     }
     a->setTickType(QValueAxis::TicksFixed);
     a->setRange(lo, hi);
@@ -186,10 +212,13 @@ PlotSeries bandLower(const PlotSeries& band) {
 /// Fills an empty chart with the series and axes of `st`; returns one handle per series.
 /// `paper`: the figure for a paper (no title, its font and line sizes). `screenScale`: on
 /// screen, the tick labels, axis titles, lines and markers this many times their usual size.
+/// `widthPx`: the chart's width, for how many x tick labels fit (0: not known).
 QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, bool forExport,
                                  Ranges* shown = nullptr, const PaperStyle* paper = nullptr,
-                                 double screenScale = 1.0) {
+                                 double screenScale = 1.0, double widthPx = 0) {
     const double sizeScale = paper || forExport ? 1.0 : screenScale;
+    const int xTicks = xTicksThatFit(widthPx, paper ? paper->fontPt : kTickLabelPt * sizeScale);
+    const bool wholeX = barsAtWholeX(st);
     chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     chart->setBackgroundRoundness(0);
     // Room on the right for the last x tick label (the x axis ends at the data).
@@ -207,9 +236,10 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
     const Ranges r0 = computeRanges(st);
     QAbstractAxis* ax;
     QAbstractAxis* ay;
-    auto linear = [&st](double lo, double hi, bool ticksInside = false) {
+    auto linear = [&st](double lo, double hi, bool ticksInside = false, int maxTicks = 11,
+                        bool whole = false) {
         auto* a = new QValueAxis;
-        setLinearTicks(a, lo, hi, st.manualRange.has_value() || ticksInside);
+        setLinearTicks(a, lo, hi, st.manualRange.has_value() || ticksInside, maxTicks, whole);
         return a;
     };
     if (st.logX) {
@@ -220,7 +250,7 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
         keepLabelsWhole(ca);
         ax = ca;
     } else {
-        ax = linear(r0.x0, r0.x1, r0.xTicksInside);
+        ax = linear(r0.x0, r0.x1, r0.xTicksInside, xTicks, wholeX);
     }
     if (st.logY) {
         ay = makeLogAxis(r0.y0, r0.y1, false);
@@ -747,8 +777,9 @@ void PlotWidget::rebuild() {
         m_chart->removeAxis(a);
         delete a;
     }
+    m_xTicks = xTicksThatFit(m_view->width(), kTickLabelPt * m_screenScale);
     m_handles = populate(m_chart, m_state, isDarkPalette(palette()), false, &m_shown, nullptr,
-                         m_screenScale);
+                         m_screenScale, m_view->width());
     if (const auto axes = m_chart->axes(); !axes.isEmpty())
         m_axisTitleFont = axes.first()->titleFont();
     fitAxisTitles();
@@ -775,7 +806,8 @@ void PlotWidget::refreshData() {
             else setLogTicks(ca, lo, hi, horizontal);
         } else if (auto* va = qobject_cast<QValueAxis*>(a)) {
             setLinearTicks(va, lo, hi,
-                           m_state.manualRange.has_value() || (horizontal && r.xTicksInside));
+                           m_state.manualRange.has_value() || (horizontal && r.xTicksInside),
+                           horizontal ? m_xTicks : 11, horizontal && barsAtWholeX(m_state));
         }
         return true;
     };
@@ -1031,6 +1063,8 @@ QString PlotWidget::viewHelp() {
 
 void PlotWidget::resizeEvent(QResizeEvent* e) {
     QWidget::resizeEvent(e);
+    // The x axis's ticks are as many as fit: more or fewer when the width changed that.
+    if (xTicksThatFit(m_view->width(), kTickLabelPt * m_screenScale) != m_xTicks) rebuild();
     placeTitle();
     // The legend takes at most a quarter of the plot's height (two rows at least); the chart
     // keeps the rest.
@@ -1089,7 +1123,7 @@ void PlotWidget::paintStyled(QPainter& painter, const QRectF& rect, const PaperS
     auto* chart = new QChart;
     scene.addItem(chart);
     Ranges shown;
-    populate(chart, m_state, false, true, &shown, paper);
+    populate(chart, m_state, false, true, &shown, paper, 1.0, rect.width());
     if (!paper && !m_state.title.isEmpty()) {
         // A small figure's title in a smaller font before it is shortened (as on screen).
         const FittedTitle fit = fitTitle(m_state.title, TitleText::Literal, chart->titleFont(),

@@ -140,6 +140,7 @@ private:
     QLabel* m_hover = nullptr;
     QFont m_axisTitleFont;      ///< the axes' title font before fitAxisTitles()
     double m_screenScale = 1.0; ///< setScreenScale()
+    int m_xTicks = 11;          ///< the most x tick labels that fit, when last rebuilt
     bool m_fittingTitles = false;
     ElidedLabel* m_titleLabel = nullptr;
     int m_titleRoom = 0;            ///< the title label's width when last seen
