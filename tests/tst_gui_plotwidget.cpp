@@ -145,6 +145,34 @@ private Q_SLOTS:
         QVERIFY(c->title().isEmpty());
     }
 
+    // Issue 23: the note promised hollow diamonds for every value below the log floor, but
+    // bars (singular values of 1e-30) get none: it says which values are marked.
+    void floorNoteSaysWhichValuesAreMarked() {
+        PlotWidget plot(QStringLiteral("t"));
+        plot.resize(500, 350);
+        plot.setLogY(true);
+        PlotSeries bars;
+        bars.name = QStringLiteral("sigma");
+        bars.style = PlotSeries::Style::Bars;
+        bars.points = {{1, 1.0}, {2, 1e-30}, {3, 1e-31}};
+        plot.setSeries({bars});
+        QVERIFY2(plot.note().contains(QStringLiteral("2 values")), qPrintable(plot.note()));
+        QVERIFY2(!plot.note().contains(QStringLiteral("diamond")), qPrintable(plot.note()));
+        PlotSeries dots;
+        dots.name = QStringLiteral("loss");
+        dots.style = PlotSeries::Style::Markers;
+        dots.points = {{1, 1e-29}, {2, 0.5}};
+        plot.setSeries({bars, dots});
+        QVERIFY2(
+            plot.note().contains(QStringLiteral("3 values")) &&
+                plot.note().contains(QStringLiteral("the 1 point marked with hollow diamonds")),
+            qPrintable(plot.note()));
+        plot.setSeries({dots});
+        QVERIFY2(plot.note().contains(QStringLiteral("1 value) are drawn at 1e-20, the floor of "
+                                                     "the log axis, marked with hollow diamonds")),
+                 qPrintable(plot.note()));
+    }
+
     void statesAreCategoriesOnTheYAxis() {
         PlotWidget plot(QStringLiteral("automaton_states"));
         plot.resize(500, 350);

@@ -244,6 +244,11 @@ private Q_SLOTS:
         panel.showRuns({visible[0], visible[1]});
         QVERIFY(panel.figures().isEmpty());
         QVERIFY2(panel.status().contains(s("seeds only")), qPrintable(panel.status()));
+        // The empty plot does not contradict it with "No data yet: run an experiment".
+        auto* plot = panel.findChild<PlotWidget*>();
+        QVERIFY(plot);
+        QVERIFY2(!plot->note().contains(s("No data yet")), qPrintable(plot->note()));
+        QVERIFY2(plot->note().contains(s("no swept key")), qPrintable(plot->note()));
     }
 
     // The Sweep tab draws one sweep: the runs of one Run (their batch), the newest unless

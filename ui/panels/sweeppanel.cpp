@@ -140,6 +140,10 @@ void SweepPanel::redraw() {
         finished += !results.back().isEmpty();
     }
     const SweepPlan plan = sweepPlanFromConfigs(configs);
+    // The line above the plot says why it is empty; the plot does not add "No data yet".
+    m_plot->setEmptyNote(plan.spec.axes.empty() && !drawn.isEmpty()
+                             ? tr("Nothing to draw: no swept key (see above).")
+                             : QString());
     if (plan.spec.axes.empty()) {
         m_status->setText(
             drawn.isEmpty()

@@ -753,11 +753,19 @@ QString PlotWidget::fullNote() const {
         parts << tr("Values ≤ 0 (%1) cannot be shown on the log y axis (switch log y off to "
                     "see them).")
                      .arg(countOf(r.droppedLogY, tr("value"), tr("values")));
-    if (r.raisedLogY > 0)
+    if (r.raisedLogY > 0) {
+        // Diamonds mark points only (not bars, bands or reference lines): say which.
+        const qsizetype marked = belowFloorSeries(m_state).points.size();
+        const QString how = marked == 0 ? QString()
+                            : marked == r.raisedLogY
+                                ? tr(", marked with hollow diamonds")
+                                : tr(", the %1 marked with hollow diamonds")
+                                      .arg(countOf(marked, tr("point"), tr("points")));
         parts << tr("Values below %1 (zero up to round-off; %2) are drawn at %1, the floor of the "
-                    "log axis, marked with hollow diamonds; the CSV has the exact values.")
-                     .arg(logTickLabel(kLogFloor),
-                          countOf(r.raisedLogY, tr("value"), tr("values")));
+                    "log axis%3; the CSV has the exact values.")
+                     .arg(logTickLabel(kLogFloor), countOf(r.raisedLogY, tr("value"), tr("values")),
+                          how);
+    }
     if (r.droppedLogX > 0)
         parts << tr("Points with x ≤ 0 (%1) are not shown on the log x axis.")
                      .arg(countOf(r.droppedLogX, tr("point"), tr("points")));
