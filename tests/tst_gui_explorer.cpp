@@ -13,6 +13,7 @@
 #include "ui/plot/heatmapwidget.h"
 #include "ui/plot/plotwidget.h"
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTest>
 #include <cstdio>
@@ -130,6 +131,25 @@ private Q_SLOTS:
         QVERIFY2(note.contains(relation), qPrintable(note));
         for (const PlotSeries& s : panel.tracePlot()->series())
             QVERIFY(!s.name.startsWith(QStringLiteral("certificate_samples")));
+    }
+    // Issue 23: a green "certified" badge beside OOD rel 0.68 (the noise preset) read as a
+    // contradiction; the panel says that certified means unique, not exact.
+    void certifiedWithNoiseSaysUniqueIsNotExact() {
+        CertificatePanel panel;
+        auto* line = panel.findChild<QLabel*>(QStringLiteral("nullWitness"));
+        QVERIFY(line);
+        ExperimentConfig cfg = test::smallMhlaConfig(3, 3, 4, 1, 400, 256);
+        cfg.task.noise = 0.1;
+        const RunRecord noisy = record(cfg, QStringLiteral("noisy"));
+        QVERIFY(noisy.result->certificate.certified);
+        panel.showRun(&noisy);
+        QVERIFY(!line->isHidden());
+        QVERIFY2(line->text().contains(QStringLiteral("not that it is exact")),
+                 qPrintable(line->text()));
+        cfg.task.noise = 0;
+        const RunRecord clean = record(cfg, QStringLiteral("clean"));
+        panel.showRun(&clean);
+        QVERIFY(line->isHidden());
     }
     void headsTabShowsMinimalHeads() {
         const ExperimentConfig cfg = test::smallMhlaConfig(4, 4, 8, 1, 2048, 256);

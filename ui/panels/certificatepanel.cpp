@@ -389,7 +389,16 @@ void CertificatePanel::showRun(const RunRecord* run) {
                "OOD rel <b>%2</b> — the data cannot tell it from P̂.")
                 .arg(fmt(r.nullWitness->trainMse), fmt(r.nullWitness->oodRelMse)));
     }
-    m_witness->setVisible(r.nullWitness.has_value());
+    // Certified beside a large error (label noise): unique is not the same as accurate.
+    const bool noisy = c.certified && !r.nullWitness && r.config.task.noise > 0 &&
+                       r.config.task.kind == TaskKind::RandomMhla;
+    if (noisy)
+        m_witness->setText(
+            tr("Certified means the fit is <i>unique</i>, not that it is exact: the labels carry "
+               "noise (σ = %1), and the one least-squares fit is off by it — OOD rel <b>%2</b>, "
+               "which falls as N grows.")
+                .arg(fmt(r.config.task.noise), fmt(r.metrics.oodRelMse)));
+    m_witness->setVisible(r.nullWitness.has_value() || noisy);
     m_numbers->setText(numbers);
 
     QList<QPointF> pts;
