@@ -199,7 +199,7 @@ void warn(const std::string& text) {
 }
 
 /// Runs a validated experiment as `solve` does (the GIL released, Ctrl+C cancels) and returns
-/// its result as resultDict() gives it.
+/// its result.json as a dict, with the matrices and the CSV files' columns as NumPy arrays.
 py::dict runToDict(const LoadedExperiment& loaded, int threads);
 
 py::dict solve(const py::handle& experiment, const py::object& threads) {

@@ -1,6 +1,7 @@
 """Tests of the Python module mhla_lab (app/python/), run by ctest with the interpreter the
 module was built for (Debian's /usr/bin/python3 and NumPy). PYTHONPATH holds the module and
 MHLA_BINARY names the mhla-lab binary of the same build (tests/python/CMakeLists.txt)."""
+import contextlib
 import csv
 import json
 import math
@@ -358,6 +359,47 @@ class Fit(unittest.TestCase):
                 call()
             self.assertEqual(e.exception.key, key, str(e.exception))
             self.assertIn(text, str(e.exception))
+
+
+class DocsExample(unittest.TestCase):
+    """docs/python.md's code blocks, run in order as one notebook (in a temporary folder)."""
+
+    def test_the_page_runs_and_its_comments_hold(self):
+        page = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "python.md")
+        with open(page, encoding="utf-8") as f:
+            text = f.read()
+        blocks = [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]
+        self.assertGreaterEqual(len(blocks), 6)
+        try:
+            import torch  # noqa: F401
+            have_torch = True
+        except ImportError:
+            have_torch = False
+        ns = {}
+        here = os.getcwd()
+        with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            os.chdir(folder)
+            try:
+                for k, code in enumerate(blocks):
+                    if "import torch" in code and not have_torch:
+                        continue
+                    with open(os.devnull, "w") as null:
+                        with contextlib.redirect_stdout(null):
+                            exec(compile(code, "%s block %d" % (page, k + 1), "exec"), ns)
+                self.assertTrue(os.path.exists("prompts.npy") and os.path.exists("targets.npy"))
+            finally:
+                os.chdir(here)
+        # What the comments say: psi by hand to rounding, the certified fit computes the
+        # teacher's function on fresh prompts, lambda_min of psi's moment > 0, and the
+        # certificate of the prompts alone is that of the fit.
+        if have_torch:  # the PyTorch block's psi, of its prompts
+            self.assertLess(np.abs(ns["psi"] - mhla_lab.features(ns["prompts"])).max(), 1e-12)
+        self.assertLess(np.abs(ns["by_hand"] - mhla_lab.features(ns["Z"])).max(), 1e-12)
+        self.assertGreater(np.linalg.eigvalsh(ns["Lam"])[0], 0)
+        self.assertEqual(ns["bare"]["lambda_min"], ns["r"]["lambda_min"])
+        self.assertIsNone(ns["bare"]["P"])
+        self.assertEqual(ns["r"]["P"].shape, (2, 40))
 
 
 class Errors(unittest.TestCase):
