@@ -75,7 +75,7 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
     opt.toleranceRel = cfg.solver.tolerance;
     opt.fullSpectrum = computesFullSpectrum(cfg.eval.spectrum, D);
     out.lambda = std::make_shared<const Mat>(acc.lambda());
-    if (dOut == 0) {
+    if (!task.hasTargets()) {
         // No targets (a dataset of prompts alone): the certificate, nothing to solve for.
         out.solution.certificate = certify(out.lambda, opt, "auto", ctx);
         out.solution.method = "none";

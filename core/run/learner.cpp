@@ -29,7 +29,7 @@ public:
         }
         r.solveMethod = exact.solution.method;
         r.P = std::move(exact.solution.P);
-        if (task.dOut() == 0) {
+        if (!task.hasTargets()) {
             // Prompts without targets: certified or not, there is no fit, no heads and no
             // error to measure (absent from the records, not zero).
             constexpr double kAbsent = std::numeric_limits<double>::quiet_NaN();

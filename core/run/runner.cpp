@@ -15,7 +15,7 @@ ExperimentResult runExperiment(const ExperimentConfig& cfg, const RunContext& ct
     const auto task = makeTask(cfg.task);
     r.d = task->d();
     r.tokens = task->tokens();
-    r.dOut = task->dOut();
+    r.dOut = task->hasTargets() ? task->dOut() : 0; // no targets: nothing is fitted
     r.featureDim = featureDim(r.d);
     r.samples = cfg.task.samples;
     r.teacherP = task->teacherP();

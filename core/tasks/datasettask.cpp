@@ -22,22 +22,28 @@ void readChecked(const char* keyPath, const QString& path, const std::vector<lon
         throw ConfigError(keyPath + std::string(": ") + e.what(), q(keyPath));
     }
 }
+/// The configured dims; without targets (d_out 0) one output of zeros.
+TaskDims datasetDims(const TaskConfig& cfg) {
+    TaskDims dims = taskDims(cfg);
+    if (dims.dOut == 0) dims.dOut = 1;
+    return dims;
+}
 } // namespace
 
-DatasetTask::DatasetTask(const TaskConfig& cfg) : Task(cfg, taskDims(cfg)), m_samples(cfg.samples) {
+DatasetTask::DatasetTask(const TaskConfig& cfg)
+    : Task(cfg, datasetDims(cfg)), m_samples(cfg.samples), m_hasTargets(taskDims(cfg).dOut > 0) {
     if (cfg.arrays) {
         const auto N = static_cast<size_t>(m_samples);
         if (cfg.arrays->prompts.size() != N * static_cast<size_t>(m_n) * static_cast<size_t>(m_d) ||
-            cfg.arrays->targets.size() != N * static_cast<size_t>(m_dOut))
+            cfg.arrays->targets.size() != (m_hasTargets ? N * static_cast<size_t>(m_dOut) : 0))
             throw std::logic_error("the dataset's arrays do not have the configured shape");
         m_data = cfg.arrays;
         return;
     }
     auto data = std::make_shared<DatasetArrays>();
     readChecked("task.prompts", cfg.prompts, {m_samples, m_n, m_d}, data->prompts);
-    // No targets (d_out = 0): a certificate-only run, every sample's y is empty.
-    if (!cfg.targets.isEmpty())
-        readChecked("task.targets", cfg.targets, {m_samples, m_dOut}, data->targets);
+    // No targets: a certificate-only run, every sample's y is 0.
+    if (m_hasTargets) readChecked("task.targets", cfg.targets, {m_samples, m_dOut}, data->targets);
     m_data = std::move(data);
 }
 
@@ -56,7 +62,8 @@ void DatasetTask::drawInto(Stream stream, long long index, Sample& s) const {
     const size_t block = static_cast<size_t>(m_n) * static_cast<size_t>(m_d);
     std::memcpy(s.Z.data(), m_data->prompts.data() + static_cast<size_t>(index) * block,
                 block * sizeof(double));
-    if (m_dOut > 0)
+    if (!m_hasTargets) s.y.setZero();
+    else
         std::memcpy(s.y.data(), m_data->targets.data() + static_cast<size_t>(index * m_dOut),
                     static_cast<size_t>(m_dOut) * sizeof(double));
 }

@@ -13,22 +13,24 @@ namespace mhla {
 /// mhla_lab.fit) is shared, not copied. There is no validation stream.
 class DatasetTask final : public Task {
 public:
-    /// Reads both files (only the prompts when task.targets is empty: d_out = 0, samples carry
-    /// an empty y). Throws ConfigError (key task.prompts or task.targets) naming the file
-    /// when it cannot be read, holds a NaN or infinite value, or no longer has the shape the
-    /// configuration was parsed with.
-    /// With task.arrays set, reads nothing: the arrays must hold N n d and N d_out values
-    /// (std::logic_error otherwise: the caller checked the shapes).
+    /// Reads both files (only the prompts when task.targets is empty: hasTargets() is false,
+    /// and d_out is 1 with every y = 0). Throws ConfigError (key task.prompts or task.targets)
+    /// naming the file when it cannot be read, holds a NaN or infinite value, or no longer has the
+    /// shape the configuration was parsed with. With task.arrays set, reads nothing: the arrays
+    /// must hold N n d and N d_out values (std::logic_error otherwise: the caller checked the
+    /// shapes).
     explicit DatasetTask(const TaskConfig& cfg);
     Sample sample(Stream stream, long long index) const override;
     [[nodiscard]] long long samples() const { return m_samples; }
     bool hasValidation() const override { return false; }
+    bool hasTargets() const override { return m_hasTargets; }
 
 protected:
     void drawInto(Stream stream, long long index, Sample& out) const override;
 
 private:
     long long m_samples = 0;
+    bool m_hasTargets = true;
     /// prompts N x n x d and targets N x d_out, C order: read from the files, or task.arrays
     std::shared_ptr<const DatasetArrays> m_data;
 };

@@ -37,6 +37,10 @@ public:
     bool hasTeacher() const { return m_teacher.count() > 0; }
     /// False when the task has no validation stream (the dataset task): val_mse is absent.
     virtual bool hasValidation() const { return true; }
+    /// False for prompts without targets (the dataset task without task.targets): the run
+    /// certifies and fits nothing. Such a task still has d_out = 1, every y = 0, so that no
+    /// matrix of the accumulation has zero columns.
+    virtual bool hasTargets() const { return true; }
     /// A sample of the task distribution (label includes noise where the task has noise).
     virtual Sample sample(Stream stream, long long index) const = 0;
     /// The same sample written into `out`, reusing its storage. The tasks on the exact solver's
