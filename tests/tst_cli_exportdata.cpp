@@ -3,6 +3,7 @@
 // against the synthetic run, for each task kind. Refusals name the key or option and exit 2.
 #include <QDir>
 #include <QFile>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -46,6 +47,8 @@ private Q_SLOTS:
             << QStringList{s("task.samples=3000"), s("task.orthogonal_prob=0.5")};
         QTest::newRow("associative_memory, p = 1 (not certified)")
             << QStringList{s("task.samples=2000"), s("task.orthogonal_prob=1")};
+        QTest::newRow("associative_memory, p = 1, N = 100 = 2.5 D")
+            << QStringList{s("task.samples=100"), s("task.orthogonal_prob=1")};
         QTest::newRow("random_mhla d = 3")
             << QStringList{s("task.kind=random_mhla"), s("task.d=3"), s("task.samples=2000")};
         QTest::newRow("automaton gaussian") << QStringList{
@@ -78,6 +81,58 @@ private Q_SLOTS:
         QVERIFY(a.contains(s("distance_p")));
         QVERIFY(!b.contains(s("distance_p")));
 
+        // The explorer on the data: what needs no teacher is what the synthetic run found.
+        const QJsonObject xa = a.value(s("identifiability")).toObject();
+        const QJsonObject xb = b.value(s("identifiability")).toObject();
+        QCOMPARE(xb.isEmpty(), xa.isEmpty()); // the same D, so the same eval.identifiability=auto
+        if (!xa.isEmpty()) {
+            QVERIFY(xa.value(s("null_relations")) == xb.value(s("null_relations")));
+            // Certificate samples on prefixes of the same samples; the data's budget is its N,
+            // and its last checkpoint is at N when doubling from D does not reach N exactly.
+            const QJsonObject ca = xa.value(s("certificate_samples")).toObject();
+            const QJsonObject cb = xb.value(s("certificate_samples")).toObject();
+            const qint64 N = b.value(s("samples")).toInteger();
+            QCOMPARE(cb.value(s("budget")).toInteger(), N);
+            QHash<qint64, QJsonObject> synthetic;
+            for (const QJsonValue& v : ca.value(s("checkpoints")).toArray())
+                synthetic.insert(v.toObject().value(s("samples")).toInteger(), v.toObject());
+            int shared = 0;
+            for (const QJsonValue& v : cb.value(s("checkpoints")).toArray()) {
+                const qint64 n = v.toObject().value(s("samples")).toInteger();
+                QVERIFY2(n <= N, "a checkpoint beyond the file's prompts");
+                if (synthetic.contains(n)) {
+                    QVERIFY2(synthetic.value(n) == v.toObject(), qPrintable(QString::number(n)));
+                    ++shared;
+                }
+            }
+            QVERIFY(shared >= 1);
+            const QJsonArray cps = cb.value(s("checkpoints")).toArray();
+            QVERIFY(!cps.isEmpty());
+            if (cb.value(s("certificate_samples")).isNull() && !cb.value(s("structural")).toBool())
+                QCOMPARE(cps.last().toObject().value(s("samples")).toInteger(), N);
+            const qint64 needed = ca.value(s("certificate_samples")).toInteger(-1);
+            if (needed > 0 && needed <= N)
+                QCOMPARE(cb.value(s("certificate_samples")).toInteger(-1), needed);
+            // Without a teacher min_heads is the search alone: the synthetic run's
+            // search_min_heads on the same P.
+            const QJsonObject ma = xa.value(s("min_heads")).toObject();
+            const QJsonObject mb = xb.value(s("min_heads")).toObject();
+            QCOMPARE(mb.value(s("min_heads")).toInt(-1), ma.value(s("search_min_heads")).toInt(-2));
+            // The probes find the same alternative fits; against the teacher there is no OOD
+            // error (null), against the fit the same one.
+            const QJsonArray pa = xa.value(s("probes")).toArray();
+            const QJsonArray pb = xb.value(s("probes")).toArray();
+            QCOMPARE(pb.size(), pa.size());
+            for (qsizetype i = 0; i < pa.size(); ++i) {
+                const QJsonObject u = pa[i].toObject(), w = pb[i].toObject();
+                for (const char* k : {"found", "distance_rel", "ood_rel_to_fit", "null_dim"})
+                    QVERIFY2(u.value(s(k)) == w.value(s(k)), k);
+                QVERIFY(w.value(s("ood_rel_mse")).isNull());
+                QCOMPARE(u.value(s("ood_rel_mse")).isNull(), !u.value(s("found")).toBool());
+            }
+            QVERIFY(xb.contains(s("noise")));
+        }
+
         // The prompts alone (no targets): the same certificate and lambda_min trace, bit for
         // bit, and no fit: no errors, no heads (absent, not zero), d_out 0.
         const Outcome bare = run(
@@ -93,6 +148,15 @@ private Q_SLOTS:
         for (const char* k : {"train_mse", "heads", "rank", "singular_values", "distance_p"})
             QVERIFY2(!c.contains(s(k)), k);
         QVERIFY2(bare.err.contains("no targets"), bare.err.constData());
+        // What the prompts alone say: the same certificate samples and null relations; nothing
+        // about a fit (no min_heads, probes or noise).
+        const QJsonObject xc = c.value(s("identifiability")).toObject();
+        QCOMPARE(xc.isEmpty(), xb.isEmpty());
+        if (!xc.isEmpty()) {
+            QVERIFY(xc.value(s("certificate_samples")) == xb.value(s("certificate_samples")));
+            QVERIFY(xc.value(s("null_relations")) == xb.value(s("null_relations")));
+            for (const char* k : {"min_heads", "probes", "noise"}) QVERIFY2(!xc.contains(s(k)), k);
+        }
         // Keeping heads needs a fit.
         const Outcome heads = run({s("solve"), s("--config"), dir + s("/dataset.json"), s("--set"),
                                    s("task.targets="), s("--set"), s("solver.heads=2")});

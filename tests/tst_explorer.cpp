@@ -58,8 +58,9 @@ private Q_SLOTS:
         QVERIFY(r.certificate.certified);
         QVERIFY(r.identifiability.has_value());
         const IdentifiabilityReport& x = *r.identifiability;
-        QCOMPARE(x.minHeads.minHeads, 1);   // one head: V* = [0|I], Q* = [[I,0],[0,0]]
-        QVERIFY(x.minHeads.unfoldRank > 1); // while unfold(P) has a larger rank
+        QVERIFY(x.minHeads.has_value());
+        QCOMPARE(x.minHeads->minHeads, 1);   // one head: V* = [0|I], Q* = [[I,0],[0,0]]
+        QVERIFY(x.minHeads->unfoldRank > 1); // while unfold(P) has a larger rank
         QCOMPARE(x.certificateSamples.certificateSamples, r.featureDim); // exactly D = 40
         QVERIFY(!x.nullRelations.has_value());
         QVERIFY(x.probes.empty());

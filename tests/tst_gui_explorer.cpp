@@ -3,8 +3,10 @@
 // direction computed on a worker thread, the exported OOD-vs-t curve), the certificate marker
 // and structural message, and the four teaching presets.
 #include "core/experiment/config.h"
+#include "core/experiment/loader.h"
 #include "core/run/explorer.h"
 #include "core/run/runner.h"
+#include "core/tasks/exportsamples.h"
 #include "smallconfigs.h"
 #include "ui/experiment/presets.h"
 #include "ui/panels/certificatepanel.h"
@@ -15,6 +17,7 @@
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <cstdio>
 
@@ -97,6 +100,47 @@ private Q_SLOTS:
             QVERIFY(gone.busy());
         }
     }
+    void explorerOnDataFromFilesMeasuresAgainstTheFit() {
+        // The orthogonal-key run's samples written as .npy and read back as a dataset task:
+        // the same relations; no teacher, so the path is measured against the fit itself
+        // (0 at t = 0, growing off it), the training loss stays at round-off, and there is no
+        // distance to P* (no curve for it, NaN) nor a teacher head.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const ExperimentConfig synthetic = amConfig(1.0);
+        const QString err = exportTaskSamples(synthetic, dir.path(), nullptr);
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+        const RunRecord rec =
+            record(loadExperiment(dir.filePath(QStringLiteral("dataset.json"))).config,
+                   QStringLiteral("files"));
+        const ExperimentResult& r = *rec.result;
+        QVERIFY(!r.certificate.certified);
+        QVERIFY(r.identifiability.has_value());
+        QVERIFY(r.identifiability->nullPath.has_value());
+        QVERIFY(r.identifiability->nullPath->againstFit);
+        ExplorerPanel panel;
+        panel.resize(1000, 700);
+        panel.showRun(&rec);
+        QCOMPARE(panel.relationCount(), 4);
+        QVERIFY(panel.statusText().contains(QStringLiteral("‖P̂‖")));
+        QCOMPARE(panel.currentMetrics()->oodRelMse, 0.0);
+        panel.setT(1.0);
+        const Metrics m = *panel.currentMetrics();
+        QVERIFY2(m.trainMse < 1e-24, qPrintable(QString::number(m.trainMse)));
+        QVERIFY(m.oodRelMse > 1e-3);
+        QVERIFY(std::isnan(m.distancePRel));
+        // Quadratic in t from 0: at t = 2 four times the value at t = 1 (to rounding).
+        panel.setT(2.0);
+        QVERIFY(std::abs(panel.currentMetrics()->oodRelMse / m.oodRelMse - 4) < 1e-9);
+        for (const PlotSeries& series : panel.oodPlot()->series())
+            QVERIFY2(!series.name.contains(QStringLiteral("P*")), qPrintable(series.name));
+        // Another direction on the worker thread reads the files again, against the fit too.
+        QSignalSpy ready(&panel, &ExplorerPanel::pathReady);
+        panel.setDirection(2, 1);
+        QVERIFY(ready.wait(20000));
+        QVERIFY(panel.currentMetrics()->oodRelMse > 1e-3);
+        QVERIFY(std::isnan(panel.currentMetrics()->distancePRel));
+    }
     void certifiedRunHasNothingFree() {
         const RunRecord rec = record(amConfig(0.0), QStringLiteral("gaussian"));
         ExplorerPanel panel;
@@ -155,7 +199,7 @@ private Q_SLOTS:
         const ExperimentConfig cfg = test::smallMhlaConfig(4, 4, 8, 1, 2048, 256);
         const RunRecord rec = record(cfg, QStringLiteral("one head"));
         const ExperimentResult& r = *rec.result;
-        QCOMPARE(r.identifiability->minHeads.minHeads, 1);
+        QCOMPARE(r.identifiability->minHeads->minHeads, 1);
         HeadsPanel panel;
         panel.showRun(&rec);
         const QString s = panel.rankSentence();
@@ -165,7 +209,7 @@ private Q_SLOTS:
         QVERIFY(r.heads.rank > 1);
         QVERIFY(panel.minimalForm());
         // The minimal head is the teacher's, entry by entry, once signs are aligned.
-        const Heads& mh = r.identifiability->minHeads.heads;
+        const Heads& mh = r.identifiability->minHeads->heads;
         const Heads& th = r.identifiability->teacherMinimalHeads;
         QCOMPARE(mh.count(), 1);
         QCOMPARE(th.count(), 1);
@@ -206,9 +250,10 @@ private Q_SLOTS:
         const IdentifiabilityReport& x = *r.identifiability;
         if (file == QStringLiteral("how_many_heads.json")) {
             QVERIFY(r.certificate.certified);
-            QCOMPARE(x.minHeads.minHeads, 1);
-            QVERIFY(x.minHeads.exact);
-            QVERIFY(x.minHeads.unfoldRank > x.minHeads.minHeads); // 16 > 1
+            QVERIFY(x.minHeads.has_value());
+            QCOMPARE(x.minHeads->minHeads, 1);
+            QVERIFY(x.minHeads->exact);
+            QVERIFY(x.minHeads->unfoldRank > x.minHeads->minHeads); // 16 > 1
         } else if (file == QStringLiteral("what_is_left_free.json")) {
             QVERIFY(!r.certificate.certified);
             QVERIFY(x.nullRelations && !x.nullRelations->relations.empty());
@@ -225,7 +270,8 @@ private Q_SLOTS:
             // warning; the measured one is of the same order (within a factor 3 here).
             QVERIFY(r.certificate.certified);
             QCOMPARE(r.samples, r.featureDim);
-            const NoiseAnalysis& n = x.noise;
+            QVERIFY(x.noise.has_value());
+            const NoiseAnalysis& n = *x.noise;
             QVERIFY(std::isfinite(n.predictedOodRelMse) && n.predictedOodRelMse > 1e-2);
             QVERIFY(!n.warning.empty());
             QVERIFY(n.measuredOodRelMse > n.predictedOodRelMse / 3 &&

@@ -992,7 +992,11 @@ CertificateSamplesResult certificateSamples(const Task& task, const CertificateS
         ev.lambdaMinSoFar = cp.lambdaMin;
         ctx.report(ev);
     };
-    for (long long N = D; N <= out.budget; N *= 2) {
+    // N = D, 2D, 4D, ... and, when the budget is not one of them (data on disk: the budget is
+    // the file's N), a last checkpoint at the budget itself (the only one when it is below D).
+    for (long long N = std::min(D, out.budget); N <= out.budget;
+         N = N == out.budget ? N + 1 : std::min(2 * N, out.budget)) {
+        const bool doubled = doubling.empty() || N == 2 * doubling.back().samples;
         accumulateRange(task, acc, acc.count(), N, ctx);
         out.samplesAccumulated = N;
         const SampleCheckpoint cp = checkpointOf(acc, opt.toleranceRel);
@@ -1024,8 +1028,8 @@ CertificateSamplesResult certificateSamples(const Task& task, const CertificateS
         snapshot = acc;
         lo = N;
         const size_t c = doubling.size();
-        if (c >= 3 && doubling[c - 3].samples >= structuralFrom && doubling[c - 3].nullDim > 0 &&
-            doubling[c - 3].nullDim == doubling[c - 2].nullDim &&
+        if (doubled && c >= 3 && doubling[c - 3].samples >= structuralFrom &&
+            doubling[c - 3].nullDim > 0 && doubling[c - 3].nullDim == doubling[c - 2].nullDim &&
             doubling[c - 2].nullDim == doubling[c - 1].nullDim) {
             out.structural = true;
             out.structuralNullDim = cp.nullDim;
@@ -1043,6 +1047,10 @@ CertificateSamplesResult certificateSamples(const Task& task, const CertificateS
             "structural: the null dimension stayed " + std::to_string(out.structuralNullDim) +
             " while N doubled twice; the task's distribution ties features together and more data "
             "will not certify (see the null relations)";
+    else if (out.budget < D)
+        out.note = "not certified: " + std::to_string(out.budget) +
+                   " samples are fewer than the D = " + std::to_string(D) +
+                   " features, so the second moment cannot have full rank";
     else out.note = "not certified within the budget of " + std::to_string(out.budget) + " samples";
     return out;
 }

@@ -295,7 +295,8 @@ QJsonObject toJson(const NullRelationsResult& r);
 
 struct CertificateSamplesOptions {
     double toleranceRel = 1e-10; ///< tau = toleranceRel * lambda_max, as the certificate
-    long long maxSamples = 0;    ///< budget; 0 = 64 D
+    /// budget; 0 = 64 D. Checkpoints at D, 2D, 4D, ... up to it, and at the budget itself.
+    long long maxSamples = 0;
     /// The structural test starts at checkpoints N >= structuralFromFactor * D (0 = 4).
     int structuralFromFactor = 0;
 };

@@ -68,7 +68,7 @@ QJsonObject resultToJson(const ExperimentResult& r) {
         for (auto it = m.begin(); it != m.end(); ++it) o.insert(it.key(), it.value());
         o.insert(q("heads"), r.heads.heads.count());
         o.insert(q("rank"), r.heads.rank);
-        o.insert(q("teacher_rank"), r.teacherHeads.rank);
+        if (kind.teacher) o.insert(q("teacher_rank"), r.teacherHeads.rank); // data: no teacher
         o.insert(q("singular_values"), vectorJson(r.heads.singularValues));
     }
     if (r.untruncatedMetrics) o.insert(q("untruncated"), metricsJson(*r.untruncatedMetrics, kind));

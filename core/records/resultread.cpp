@@ -235,8 +235,9 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
         std::min(static_cast<long long>(r.dOut) * r.d, static_cast<long long>(r.d) * r.d);
     if (fitted) {
         r.heads.rank = static_cast<int>(o.bounded("rank", 0, maxRank, "min(d_out d, d^2)"));
-        r.teacherHeads.rank =
-            static_cast<int>(o.bounded("teacher_rank", 0, maxRank, "min(d_out d, d^2)"));
+        if (kind.teacher || o.has("teacher_rank")) // absent for data without a teacher
+            r.teacherHeads.rank =
+                static_cast<int>(o.bounded("teacher_rank", 0, maxRank, "min(d_out d, d^2)"));
     }
     // Heads kept: at most the rank for the exact solver, at most solver.heads for trainers.
     if (o.has("heads"))
@@ -551,8 +552,20 @@ std::optional<ResultFolder> readResultFolder(const QString& dir, QString* error)
         if (r.teacherHeads.heads.count() > 0)
             r.teacherP = foldHeads(r.teacherHeads.heads, r.d, r.dOut);
         if (r.heads.heads.count() > 0) r.P = foldHeads(r.heads.heads, r.d, r.dOut);
-        out.notes << q("P and P* are rebuilt from the heads in heads.csv (folded coefficients are "
-                       "not written; equal to the run's up to rounding when every head is kept)");
+        const bool teacher = r.teacherHeads.heads.count() > 0;
+        if (r.dOut == 0)
+            out.notes << q("No fit to rebuild: the prompts had no targets (heads.csv is empty)");
+        else if (r.heads.heads.count() > 0)
+            out.notes << (teacher ? q("P and P* are rebuilt from the heads in heads.csv (folded "
+                                      "coefficients are not written; equal to the run's up to "
+                                      "rounding when every head is kept)")
+                                  : q("P is rebuilt from the heads in heads.csv (folded "
+                                      "coefficients are not written; equal to the run's up to "
+                                      "rounding when every head is kept); the data has no "
+                                      "teacher, so there is no P*"));
+        else if (teacher)
+            out.notes << q("P* is rebuilt from the teacher's heads in heads.csv (this model has no "
+                           "folded coefficients)");
         if (r.execution) out.notes << q("The automaton's example word is not in the folder");
         if (hasIdentifiability)
             out.notes << q("The identifiability report (Explorer tab) is not read back; rerun the "

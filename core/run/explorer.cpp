@@ -10,9 +10,6 @@ namespace mhla {
 
 bool explores(const ExperimentConfig& cfg, long long featureDim) {
     if (cfg.solver.kind != SolverKind::Poly) return false;
-    // The explorer measures against the teacher and a validation stream, which data on disk
-    // does not have.
-    if (cfg.task.kind == TaskKind::Dataset) return false;
     switch (cfg.eval.identifiability) {
     case ExploreMode::Full: return true;
     case ExploreMode::None: return false;
@@ -26,25 +23,33 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
                                              const ExperimentResult& r, const RunContext& ctx) {
     IdentifiabilityReport out;
     const int d = task.d();
-    MinHeadsOptions mh;
-    mh.rankTol = cfg.solver.rankTolerance;
+    const bool fitted = task.hasTargets();
     const Heads& t = task.teacher();
-    if (t.count() > 0) mh.teacherW = headsToW(t, d, task.dOut());
-    out.minHeads = minHeads(P, d, mh, ctx.slice(0.0, 0.2));
     out.fitP = P;
-    if (t.count() > 0)
-        out.teacherMinimalHeads =
-            canonicalHeadsOfW(mh.teacherW, d, t.count(), &out.teacherMinimalSingularValues);
+    if (fitted) {
+        MinHeadsOptions mh;
+        mh.rankTol = cfg.solver.rankTolerance;
+        if (t.count() > 0) mh.teacherW = headsToW(t, d, task.dOut());
+        out.minHeads = minHeads(P, d, mh, ctx.slice(0.0, 0.2));
+        if (t.count() > 0)
+            out.teacherMinimalHeads =
+                canonicalHeadsOfW(mh.teacherW, d, t.count(), &out.teacherMinimalSingularValues);
+    }
 
     CertificateSamplesOptions cs;
     cs.toleranceRel = cfg.solver.tolerance;
+    // Data on disk has its N prompts and no more: the prefixes of the file's order up to N.
+    if (cfg.task.kind == TaskKind::Dataset) cs.maxSamples = cfg.task.samples;
     out.certificateSamples = certificateSamples(task, cs, ctx.slice(0.2, 0.5));
 
+    // A zero fit (no targets, or targets that are all zero) has no path and no probes: both are
+    // about other fits of the same targets, at distances relative to ||P||.
+    const bool nonzeroFit = fitted && P.norm() > 0;
     if (!r.certificate.certified) {
         NullRelationsOptions nr;
         nr.toleranceRel = cfg.solver.tolerance;
         out.nullRelations = nullRelations(lambda, d, nr);
-        if (!out.nullRelations->relations.empty())
+        if (nonzeroFit && !out.nullRelations->relations.empty())
             out.nullPath = nullPath(task, cfg, P, out.nullRelations->relations.front().vector, 0,
                                     ctx.slice(0.5, 0.6));
         if (out.nullPath && cfg.task.kind == TaskKind::Automaton)
@@ -54,44 +59,51 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
         ProbeOptions po;
         po.toleranceRel = cfg.solver.tolerance;
         const int probeHeads[] = {1, 2, 4};
-        for (int i = 0; i < 3; ++i) {
+        const Mat oodMoment = nonzeroFit ? genericFeatureMoment(d, task.tokens(), 1.0) : Mat();
+        for (int i = 0; nonzeroFit && i < 3; ++i) {
             const int H = probeHeads[i];
             const RunContext probeCtx = ctx.slice(0.65 + 0.1 * i, 0.75 + 0.1 * i);
             ProbeReport rep;
             rep.probe = probeAlternativeFit(lambda, P, d, H, po, probeCtx);
             if (rep.probe.found && rep.probe.alternativeP.size() > 0) {
                 const Mat alt = rep.probe.alternativeP;
-                const long long D = featureDim(d);
-                rep.oodRelMse = oodRelMse(
-                    task,
-                    [&](const Mat& Z) {
-                        Vec psi(D);
-                        featureVectorInto(Z, psi.data());
-                        return Vec(alt * psi);
-                    },
-                    cfg.eval.oodSamples, probeCtx);
+                rep.oodRelToFit = expectedOodRelMse(alt, P, oodMoment);
+                if (task.hasTeacher()) {
+                    const long long D = featureDim(d);
+                    rep.oodRelMse = oodRelMse(
+                        task,
+                        [&](const Mat& Z) {
+                            Vec psi(D);
+                            featureVectorInto(Z, psi.data());
+                            return Vec(alt * psi);
+                        },
+                        cfg.eval.oodSamples, probeCtx);
+                }
             }
             out.probes.push_back(std::move(rep));
         }
     }
 
-    NoiseInputs in;
-    in.samples = cfg.task.samples;
-    in.trainMse = fit.trainMse;
-    in.configuredNoise = cfg.task.kind == TaskKind::RandomMhla ? cfg.task.noise : 0.0;
-    in.referenceP = r.teacherP;
-    in.oodMoment = genericFeatureMoment(d, task.tokens(), 1.0);
-    in.measuredDistanceP2 = fit.distanceP * fit.distanceP;
-    in.measuredOodRelMse = fit.oodRelMse;
-    NoiseOptions no;
-    no.toleranceRel = cfg.solver.tolerance;
-    out.noise = noiseAnalysis(lambda, in, no, ctx.slice(0.95, 1.0));
+    if (fitted) {
+        NoiseInputs in;
+        in.samples = cfg.task.samples;
+        in.trainMse = fit.trainMse;
+        in.configuredNoise = cfg.task.kind == TaskKind::RandomMhla ? cfg.task.noise : 0.0;
+        // Without a teacher the fit defines ||P|| and E||P psi||^2 (NoiseInputs::referenceP).
+        in.referenceP = task.hasTeacher() ? r.teacherP : P;
+        in.oodMoment = genericFeatureMoment(d, task.tokens(), 1.0);
+        in.measuredDistanceP2 = fit.distanceP * fit.distanceP;
+        in.measuredOodRelMse = fit.oodRelMse;
+        NoiseOptions no;
+        no.toleranceRel = cfg.solver.tolerance;
+        out.noise = noiseAnalysis(lambda, in, no, ctx.slice(0.95, 1.0));
+    }
     return out;
 }
 
 QJsonObject toJson(const IdentifiabilityReport& report) {
     QJsonObject o;
-    o.insert(QStringLiteral("min_heads"), toJson(report.minHeads));
+    if (report.minHeads) o.insert(QStringLiteral("min_heads"), toJson(*report.minHeads));
     o.insert(QStringLiteral("certificate_samples"), toJson(report.certificateSamples));
     if (report.nullRelations)
         o.insert(QStringLiteral("null_relations"), toJson(*report.nullRelations));
@@ -99,9 +111,11 @@ QJsonObject toJson(const IdentifiabilityReport& report) {
         QJsonArray probes;
         for (const ProbeReport& p : report.probes) {
             QJsonObject j = toJson(p.probe);
-            j.insert(QStringLiteral("ood_rel_mse"), std::isfinite(p.oodRelMse)
-                                                        ? QJsonValue(p.oodRelMse)
-                                                        : QJsonValue(QJsonValue::Null));
+            auto number = [](double v) {
+                return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
+            };
+            j.insert(QStringLiteral("ood_rel_mse"), number(p.oodRelMse));
+            j.insert(QStringLiteral("ood_rel_to_fit"), number(p.oodRelToFit));
             probes.append(j);
         }
         o.insert(QStringLiteral("probes"), probes);
@@ -121,7 +135,7 @@ QJsonObject toJson(const IdentifiabilityReport& report) {
                             {QStringLiteral("word_length"), e.fit.wordLength}});
         o.insert(QStringLiteral("ood_execution"), ex);
     }
-    o.insert(QStringLiteral("noise"), toJson(report.noise));
+    if (report.noise) o.insert(QStringLiteral("noise"), toJson(*report.noise));
     return o;
 }
 
@@ -138,10 +152,16 @@ NullPath nullPath(const Task& task, const ExperimentConfig& cfg, const Mat& P, c
     if (!(vn > 0) || !std::isfinite(vn)) throw std::invalid_argument("nullPath: v is zero");
     NullPath path;
     path.P = P;
-    path.teacherP = task.teacherP();
+    path.againstFit = !task.hasTeacher();
+    if (!path.againstFit) path.teacherP = task.teacherP();
+    // The step's scale: ||P*||, or without a teacher ||P|| (t = 1 moves as far as the fit is big).
+    const double scale = path.againstFit ? P.norm() : task.teacherP().norm();
+    if (!(scale > 0))
+        throw std::invalid_argument("nullPath: the fit is zero, so no step length is defined");
     path.step = Mat::Zero(P.rows(), P.cols());
-    path.step.row(output) = (task.teacherP().norm() / vn) * v.transpose();
+    path.step.row(output) = (scale / vn) * v.transpose();
     path.atZero = evaluateFolded(task, P, cfg, ctx);
+    if (path.againstFit) path.atZero.oodRelMse = 0; // P(0) is the reference itself
 
     const Mat& N = path.step;
     auto sampled = [&](Stream stream) {
@@ -158,11 +178,25 @@ NullPath nullPath(const Task& task, const ExperimentConfig& cfg, const Mat& P, c
     const auto train = chunkedSum2(cfg.task.samples, ctx, sampled(Stream::Train));
     path.trainLin = 2 * train[0] / (cfg.task.samples * outDim);
     path.trainQuad = train[1] / (cfg.task.samples * outDim);
-    const auto val = chunkedSum2(cfg.eval.valSamples, ctx, sampled(Stream::Validation));
-    path.valLin = 2 * val[0] / (cfg.eval.valSamples * outDim);
-    path.valQuad = val[1] / (cfg.eval.valSamples * outDim);
+    if (task.hasValidation()) {
+        const auto val = chunkedSum2(cfg.eval.valSamples, ctx, sampled(Stream::Validation));
+        path.valLin = 2 * val[0] / (cfg.eval.valSamples * outDim);
+        path.valQuad = val[1] / (cfg.eval.valSamples * outDim);
+    }
 
     const long long count = cfg.eval.oodSamples;
+    if (path.againstFit) {
+        // Against the fit: r = 0 on every prompt, so only the quadratic term is left, relative
+        // to E||P psi||^2 on the same generic prompts.
+        const auto ood = chunkedSum2(count, ctx, [&](long long i) -> std::array<double, 2> {
+            const Mat Z = task.genericPrompt(i);
+            Vec psi(D);
+            featureVectorInto(Z, psi.data());
+            return {(N * psi).squaredNorm(), (P * psi).squaredNorm()};
+        });
+        if (ood[1] > 0) path.oodQuad = ood[0] / ood[1];
+        return path;
+    }
     const auto ood = chunkedSum2(count, ctx, [&](long long i) -> std::array<double, 2> {
         const Mat Z = task.genericPrompt(i);
         Vec psi(D);
@@ -219,6 +253,10 @@ Metrics nullPathMetrics(const NullPath& path, double t) {
     m.trainMse = std::max(0.0, z.trainMse + t * (path.trainLin + t * path.trainQuad));
     m.valMse = std::max(0.0, z.valMse + t * (path.valLin + t * path.valQuad));
     m.oodRelMse = std::max(0.0, z.oodRelMse + t * (path.oodLin + t * path.oodQuad));
+    if (path.againstFit) { // no P*: no distance to it
+        m.distanceP = m.distancePRel = std::numeric_limits<double>::quiet_NaN();
+        return m;
+    }
     m.distanceP = (nullPathP(path, t) - path.teacherP).norm();
     const double ref = path.teacherP.norm();
     m.distancePRel = ref > 0 ? m.distanceP / ref : std::numeric_limits<double>::quiet_NaN();

@@ -29,6 +29,18 @@ public:
         }
         r.solveMethod = exact.solution.method;
         r.P = std::move(exact.solution.P);
+        // The explorer (explorer.h) on the least-squares fit P, before any truncation.
+        auto explore = [&](const Mat& fitP, const Metrics& fit) {
+            if (!explores(cfg, r.featureDim) || !exact.lambda) return;
+            ctx.report(ProgressEvent{"explore", 0.9 * fractionEnd});
+            const auto t2 = Clock::now();
+            r.identifiability = exploreIdentifiability(task, cfg, *exact.lambda, fitP, fit, r,
+                                                       ctx.slice(0.9 * fractionEnd, fractionEnd,
+                                                                 /*keepTrace=*/false));
+            if (r.identifiability->noise && !r.identifiability->noise->warning.empty())
+                r.warnings.push_back(r.identifiability->noise->warning);
+            r.timingsMs.emplace_back("explore", msSince(t2));
+        };
         if (!task.hasTargets()) {
             // Prompts without targets: certified or not, there is no fit, no heads and no
             // error to measure (absent from the records, not zero).
@@ -37,6 +49,8 @@ public:
             r.warnings.push_back(
                 "no targets (task.targets is empty): the prompts are certified, nothing is "
                 "fitted; set task.targets to fit a model");
+            explore(r.P, r.metrics); // what the prompts alone say: certificate samples, null
+                                     // relations
             return;
         }
 
@@ -53,17 +67,7 @@ public:
         r.metrics = evaluateFolded(task, r.P, cfg, ctx, exact.trainRows.get());
         r.timingsMs.emplace_back("evaluate", msSince(t1));
 
-        if (explores(cfg, r.featureDim) && exact.lambda) {
-            ctx.report(ProgressEvent{"explore", 0.9 * fractionEnd});
-            const auto t2 = Clock::now();
-            const Metrics& fit = r.untruncatedMetrics ? *r.untruncatedMetrics : r.metrics;
-            r.identifiability = exploreIdentifiability(task, cfg, *exact.lambda, fitP, fit, r,
-                                                       ctx.slice(0.9 * fractionEnd, fractionEnd,
-                                                                 /*keepTrace=*/false));
-            if (!r.identifiability->noise.warning.empty())
-                r.warnings.push_back(r.identifiability->noise.warning);
-            r.timingsMs.emplace_back("explore", msSince(t2));
-        }
+        explore(fitP, r.untruncatedMetrics ? *r.untruncatedMetrics : r.metrics);
     }
 };
 

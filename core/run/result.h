@@ -24,18 +24,30 @@ struct Metrics {
 /// One H-head probe with the out-of-distribution error of the alternative fit it found.
 struct ProbeReport {
     ProbeResult probe;
-    double oodRelMse = std::numeric_limits<double>::quiet_NaN(); ///< of P' (NaN when none found)
+    /// json: ood_rel_mse, of P' against the teacher on generic prompts (Monte-Carlo, as the
+    /// run's own ood_rel_mse); NaN when none found or without a teacher
+    double oodRelMse = std::numeric_limits<double>::quiet_NaN();
+    /// json: ood_rel_to_fit, E||(P' - P) psi||^2 / E||P psi||^2 over generic prompts, in closed
+    /// form (expectedOodRelMse): how differently P' computes off the data than the fit P does,
+    /// which needs no teacher; NaN when none found
+    double oodRelToFit = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// A straight path through the least-squares fits along a null direction (core/run/explorer.h).
 struct NullPath {
-    Mat P;          ///< the fit at t = 0
-    Mat step;       ///< ||P*||_F u v^T (d_out x D)
-    Mat teacherP;   ///< P*
-    Metrics atZero; ///< evaluateFolded(task, P, cfg): the path's metrics at t = 0, exactly
+    Mat P;        ///< the fit at t = 0
+    Mat step;     ///< ||P*||_F u v^T (d_out x D); without a teacher ||P||_F u v^T
+    Mat teacherP; ///< P* (empty without a teacher)
+    /// No teacher (data on disk): oodRelMse(t) is measured against the fit P itself,
+    /// E||(P(t) - P) psi||^2 / E||P psi||^2 on generic prompts (0 at t = 0), and the distance to
+    /// P* is absent (NaN).
+    bool againstFit = false;
+    /// evaluateFolded(task, P, cfg): the path's metrics at t = 0, exactly (oodRelMse 0 when
+    /// againstFit)
+    Metrics atZero;
     double trainLin = 0, trainQuad = 0; ///< trainMse(t) = atZero.trainMse + Lin t + Quad t^2
-    double valLin = 0, valQuad = 0;
-    double oodLin = 0, oodQuad = 0; ///< oodRelMse(t), relative to E||f*||^2 as atZero.oodRelMse
+    double valLin = 0, valQuad = 0;     ///< 0 without a validation set (valMse stays absent)
+    double oodLin = 0, oodQuad = 0;     ///< oodRelMse(t), relative to E||f*||^2 as atZero.oodRelMse
 };
 
 /// Execution accuracy (automaton) of the fit and of a null witness on one prompt distribution.
@@ -47,11 +59,13 @@ struct OodExecution {
 };
 
 struct IdentifiabilityReport {
-    MinHeadsResult minHeads;
+    /// The fewest heads of the fit; absent without targets (nothing was fitted)
+    std::optional<MinHeadsResult> minHeads;
+    /// On prefixes of the training set (data on disk: of the file's order, up to its N)
     CertificateSamplesResult certificateSamples;
     std::optional<NullRelationsResult> nullRelations; ///< not certified only
-    std::vector<ProbeReport> probes;                  ///< not certified only: H = 1, 2, 4
-    NoiseAnalysis noise;
+    std::vector<ProbeReport> probes;    ///< not certified and fitted only: H = 1, 2, 4
+    std::optional<NoiseAnalysis> noise; ///< absent without targets (no residual)
     Mat fitP; ///< the least-squares fit these answers are about (before truncation to solver.heads)
     /// The teacher's own heads in canonical SVD form of W* = sum_h vec(V*_h) vec(Q*_h)^T (not of
     /// the symmetric unfold(P*)): what the minimal heads are compared with.

@@ -361,6 +361,37 @@ class Fit(unittest.TestCase):
             self.assertIn(text, str(e.exception))
 
 
+    def test_the_explorer_runs_on_data(self):
+        # N = 12 generic prompts against D = 18 features: psi of the 12 prompts are independent,
+        # so Lambda has null dimension D - N = 6, which the explorer's relations, its one
+        # certificate checkpoint (at N, the file's end) and the noise block all see; the numbers
+        # that need a teacher are absent (None), those against the fit are there.
+        rng = np.random.default_rng(11)
+        Z = rng.standard_normal((12, 4, 3))
+        y = mhla_lab.predict(rng.standard_normal((1, 18)), Z)
+        r = mhla_lab.fit(Z, y, eval={"identifiability": "full"})
+        self.assertFalse(r["certified"])
+        x = r["identifiability"]
+        self.assertEqual(x["null_relations"]["null_dim"], 6)
+        cps = x["certificate_samples"]["checkpoints"]
+        self.assertEqual([(c["samples"], c["null_dim"]) for c in cps], [(12, 6)])
+        self.assertIsNone(x["certificate_samples"]["certificate_samples"])
+        self.assertEqual(x["certificate_samples"]["budget"], 12)
+        self.assertGreaterEqual(x["min_heads"]["min_heads"], 1)
+        self.assertEqual([p["heads"] for p in x["probes"]], [1, 2, 4])
+        for p in x["probes"]:
+            self.assertIsNone(p["ood_rel_mse"])
+            if p["found"]:
+                self.assertGreater(p["ood_rel_to_fit"], 0)
+        self.assertIn("noise", x)
+        # The prompts alone: the same relations and checkpoint, nothing about a fit.
+        bare = mhla_lab.fit(Z, eval={"identifiability": "full"})["identifiability"]
+        self.assertEqual(bare["null_relations"], x["null_relations"])
+        self.assertEqual(bare["certificate_samples"], x["certificate_samples"])
+        for key in ("min_heads", "probes", "noise"):
+            self.assertNotIn(key, bare)
+
+
 class DocsExample(unittest.TestCase):
     """docs/python.md's code blocks, run in order as one notebook (in a temporary folder)."""
 

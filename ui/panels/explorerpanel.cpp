@@ -159,8 +159,8 @@ void ExplorerPanel::showRun(const RunRecord* run) {
         m_runName = run->name;
         m_runColor = run->color;
     }
-    if (x && x->noise.sigma2 > 1e-24) { // noise-free labels: sigma^2 at round-off, no line
-        const NoiseAnalysis& n = x->noise;
+    if (x && x->noise && x->noise->sigma2 > 1e-24) { // noise-free: sigma^2 at round-off, no line
+        const NoiseAnalysis& n = *x->noise;
         QString t =
             tr("<b>Noise:</b> σ² = %1 (%2). Predicted ‖P̂ − P*‖² %3 vs measured %4; "
                "predicted OOD rel %5 vs measured %6%7.")
@@ -202,12 +202,17 @@ void ExplorerPanel::showRun(const RunRecord* run) {
         m_status->setText(
             tr("<b>%1: %2 left free.</b> Λ has null dimension %3: each relation "
                "below holds on every training prompt (%4 of them with exact rational "
-               "coefficients), so P̂ + t‖P*‖ e<sub>i</sub>vᵀ fits the data exactly as well as "
+               "coefficients), so P̂ + t%5 e<sub>i</sub>vᵀ fits the data exactly as well as "
                "P̂ for every t.")
                 .arg(m_runName.toHtmlEscaped(),
                      countOf(nr.nullDim, tr("direction"), tr("directions")))
                 .arg(nr.nullDim)
-                .arg(nr.rationalCount));
+                .arg(nr.rationalCount)
+                .arg(m_result.teacherP.size() > 0 ? tr("‖P*‖") : tr("‖P̂‖")));
+        if (!x->nullPath && m_result.dOut == 0)
+            m_status->setText(m_status->text() +
+                              tr("<br>No targets, so no fit to move: the relations are what the "
+                                 "prompts leave free."));
         const QSignalBlocker b1(m_relations), b2(m_output);
         for (const NullRelation& rel : nr.relations)
             m_relations->addItem(QString::fromStdString(rel.text));
@@ -299,7 +304,10 @@ void ExplorerPanel::updateAtT() {
 
     // The whole curve (cheap: quadratics in t) and the current point.
     PlotSeries ood, train, dist, here;
-    ood.name = tr("OOD relative error");
+    // Without a teacher (data from files) the curve is how far P(t) computes from P̂ itself on
+    // generic prompts, and there is no distance to P*.
+    ood.name = p.againstFit ? tr("relative difference from P̂ on generic prompts")
+                            : tr("OOD relative error");
     ood.color = m_runColor.isValid() ? m_runColor : colors::kBlue;
     train.name = tr("training MSE (stays at round-off)");
     train.color = colors::kBlack;
@@ -320,18 +328,26 @@ void ExplorerPanel::updateAtT() {
     const Metrics m = nullPathMetrics(p, tt);
     here.points << QPointF(tt, m.oodRelMse);
     m_plot->setTitle(tr("Along null relation %1, output %2 — %3").arg(k).arg(out).arg(m_runName));
-    m_plot->setSeries({ood, train, dist, here});
+    if (p.againstFit) m_plot->setSeries({ood, train, here});
+    else m_plot->setSeries({ood, train, dist, here});
     m_plot->setNote(tr("Every P(t) fits the training data as well as P̂: the training MSE is "
                        "%1 at t = 0 and at most %2 on the whole path.")
                         .arg(fmt(p.atZero.trainMse))
                         .arg(fmt(std::max(nullPathMetrics(p, -kTMax).trainMse,
                                           nullPathMetrics(p, kTMax).trainMse))));
-    m_numbers->setText(
-        tr("t = <b>%1</b>: train MSE <b>%2</b> · val MSE <b>%3</b> · OOD rel <b>%4</b> (fit %5) "
-           "· ‖P(t) − P*‖/‖P*‖ <b>%6</b>")
-            .arg(tt, 0, 'f', 2)
-            .arg(fmt(m.trainMse), fmt(m.valMse), fmt(m.oodRelMse), fmt(p.atZero.oodRelMse),
-                 fmt(m.distancePRel)));
+    if (p.againstFit)
+        m_numbers->setText(tr("t = <b>%1</b>: train MSE <b>%2</b> · off the data P(t) differs "
+                              "from P̂ by <b>%3</b> (relative, generic prompts) · no teacher, so "
+                              "no distance to P*")
+                               .arg(tt, 0, 'f', 2)
+                               .arg(fmt(m.trainMse), fmt(m.oodRelMse)));
+    else
+        m_numbers->setText(
+            tr("t = <b>%1</b>: train MSE <b>%2</b> · val MSE <b>%3</b> · OOD rel <b>%4</b> (fit "
+               "%5) · ‖P(t) − P*‖/‖P*‖ <b>%6</b>")
+                .arg(tt, 0, 'f', 2)
+                .arg(fmt(m.trainMse), fmt(m.valMse), fmt(m.oodRelMse), fmt(p.atZero.oodRelMse),
+                     fmt(m.distancePRel)));
 
     // Heads of P(t): the top canonical head of unfold(P(t)) beside the teacher's first.
     const int d = m_result.d;
@@ -341,9 +357,11 @@ void ExplorerPanel::updateAtT() {
     const QString rn = QStringLiteral("i"), cn = QStringLiteral("a");
     const QString qr = QStringLiteral("b"), qc = QStringLiteral("c");
     QList<HeatmapPanel> panels;
-    panels << HeatmapPanel{tr("teacher V1"), pick(teacher.V, 0), rn, cn, tr("no teacher head")};
+    const QString noTeacher =
+        p.againstFit ? tr("no teacher: the data came from files") : tr("no teacher head");
+    panels << HeatmapPanel{tr("teacher V1"), pick(teacher.V, 0), rn, cn, noTeacher};
     panels << HeatmapPanel{tr("V1 of P(t)"), pick(h.heads.V, 0), rn, cn, tr("no head")};
-    panels << HeatmapPanel{tr("teacher Q1"), pick(teacher.Q, 0), qr, qc, tr("no teacher head")};
+    panels << HeatmapPanel{tr("teacher Q1"), pick(teacher.Q, 0), qr, qc, noTeacher};
     panels << HeatmapPanel{tr("Q1 of P(t)"), pick(h.heads.Q, 0), qr, qc, tr("no head")};
     m_heads->setTitle(tr("Head 1 of P(t), t = %1 — %2").arg(tt, 0, 'f', 2).arg(m_runName));
     m_heads->setPanels(panels, 2);

@@ -97,13 +97,14 @@ int HeadsPanel::head() const { return m_headBox->value() - 1; }
 void HeadsPanel::setMinimalForm(bool on) { m_formBox->setCurrentIndex(on ? 0 : 1); }
 bool HeadsPanel::minimalForm() const {
     return m_formBox->currentIndex() == 0 && m_hasResult && m_result.identifiability &&
-           m_result.identifiability->minHeads.heads.count() > 0;
+           m_result.identifiability->minHeads &&
+           m_result.identifiability->minHeads->heads.count() > 0;
 }
 QString HeadsPanel::rankSentence() const { return m_sentence->text(); }
 
 QString minHeadsSentence(const ExperimentResult& r) {
-    if (!r.identifiability) return {};
-    const MinHeadsResult& m = r.identifiability->minHeads;
+    if (!r.identifiability || !r.identifiability->minHeads) return {};
+    const MinHeadsResult& m = *r.identifiability->minHeads;
     if (m.minHeads <= 0) return {};
     const QString heads =
         m.minHeads == 1 ? QObject::tr("1 head") : QObject::tr("%1 heads").arg(m.minHeads);
@@ -139,7 +140,7 @@ QString minHeadsSentence(const ExperimentResult& r) {
 void HeadsPanel::showRange() {
     int n = 1;
     if (minimalForm())
-        n = std::max({1, m_result.identifiability->minHeads.heads.count(),
+        n = std::max({1, m_result.identifiability->minHeads->heads.count(),
                       m_result.identifiability->teacherMinimalHeads.count()});
     else n = std::max({1, m_result.heads.heads.count(), m_result.teacherHeads.heads.count()});
     const QSignalBlocker b(m_headBox);
@@ -183,7 +184,7 @@ void HeadsPanel::refresh() {
     }
     const int h = head();
     const bool minimal = minimalForm();
-    Heads L = minimal ? r.identifiability->minHeads.heads : r.heads.heads;
+    Heads L = minimal ? r.identifiability->minHeads->heads : r.heads.heads;
     const Heads& T = minimal ? r.identifiability->teacherMinimalHeads : r.teacherHeads.heads;
     if (minimal) {
         // Align signs head by head (a head is fixed only up to (V, Q) -> (-V, -Q)).
@@ -210,26 +211,28 @@ void HeadsPanel::refresh() {
             return {};
         return a - b;
     };
+    // Data from files has no teacher: its panels say so rather than "no head".
+    const bool teacherKnown = r.teacherP.size() > 0;
     const QString none = tr("no head %1 (rank %2)");
+    const QString noTeacher = tr("no teacher: the data came from files");
+    const QString teacherNone = teacherKnown ? none.arg(h + 1).arg(T.count()) : noTeacher;
     QList<HeatmapPanel> panels;
     const QString rn = QStringLiteral("i"), cn = QStringLiteral("a");
-    panels << HeatmapPanel{tr("%1 V%2").arg(teacherName).arg(h + 1), tv, rn, cn,
-                           none.arg(h + 1).arg(T.count())};
+    panels << HeatmapPanel{tr("%1 V%2").arg(teacherName).arg(h + 1), tv, rn, cn, teacherNone};
     panels << HeatmapPanel{tr("%1 V%2").arg(learnedName).arg(h + 1), lv, rn, cn,
                            none.arg(h + 1).arg(L.count())};
     panels << HeatmapPanel{tr("%1 − teacher V%2").arg(learnedName).arg(h + 1), diff(lv, tv), rn, cn,
-                           tr("head %1 missing on one side").arg(h + 1)};
+                           teacherKnown ? tr("head %1 missing on one side").arg(h + 1) : noTeacher};
     const QString qr = QStringLiteral("b"), qc = QStringLiteral("c");
-    panels << HeatmapPanel{tr("%1 Q%2").arg(teacherName).arg(h + 1), tq, qr, qc,
-                           none.arg(h + 1).arg(T.count())};
+    panels << HeatmapPanel{tr("%1 Q%2").arg(teacherName).arg(h + 1), tq, qr, qc, teacherNone};
     panels << HeatmapPanel{tr("%1 Q%2").arg(learnedName).arg(h + 1), lq, qr, qc,
                            none.arg(h + 1).arg(L.count())};
     panels << HeatmapPanel{tr("%1 − teacher Q%2").arg(learnedName).arg(h + 1), diff(lq, tq), qr, qc,
-                           tr("head %1 missing on one side").arg(h + 1)};
+                           teacherKnown ? tr("head %1 missing on one side").arg(h + 1) : noTeacher};
     m_heads->setTitle(
         minimal ? tr("Minimal head %1 of %2 beside the teacher's (canonical SVD form) — %3")
                       .arg(h + 1)
-                      .arg(r.identifiability->minHeads.minHeads)
+                      .arg(r.identifiability->minHeads->minHeads)
                       .arg(m_runName)
                 : tr("Head %1 in canonical SVD form (V: d_out × d, Q: d × d) — %2")
                       .arg(h + 1)
@@ -238,12 +241,12 @@ void HeadsPanel::refresh() {
 
     QList<HeatmapPanel> cp;
     const QString pr = QStringLiteral("output i"), pc = QStringLiteral("feature (a,b),c");
-    cp << HeatmapPanel{tr("P* (teacher)"), r.teacherP, pr, pc, {}};
+    cp << HeatmapPanel{tr("P* (teacher)"), r.teacherP, pr, pc, noTeacher};
     cp << HeatmapPanel{tr("P̂ (learned)"), r.P, pr, pc, tr("this model has no folded coefficients")};
     Mat dP;
     if (r.P.size() && r.P.rows() == r.teacherP.rows() && r.P.cols() == r.teacherP.cols())
         dP = r.P - r.teacherP;
-    cp << HeatmapPanel{tr("P̂ − P*"), dP, pr, pc, tr("no learned P")};
+    cp << HeatmapPanel{tr("P̂ − P*"), dP, pr, pc, teacherKnown ? tr("no learned P") : noTeacher};
     m_coeffs->setTitle(tr("Folded coefficients (d_out × D) — %1").arg(m_runName));
     m_coeffs->setPanels(cp, 1);
 
@@ -261,12 +264,13 @@ void HeadsPanel::refresh() {
     for (Index i = 0; i < r.teacherHeads.singularValues.size(); ++i)
         ts.points << QPointF(i + 1, r.teacherHeads.singularValues(i));
     sv << ls << ts;
-    if (r.identifiability && r.identifiability->minHeads.headSingularValues.size() > 0) {
+    if (r.identifiability && r.identifiability->minHeads &&
+        r.identifiability->minHeads->headSingularValues.size() > 0) {
         PlotSeries ms;
         ms.name = tr("minimal W σᵣ");
         ms.color = colors::kBluishGreen;
         ms.style = PlotSeries::Style::Triangles;
-        const Vec& m = r.identifiability->minHeads.headSingularValues;
+        const Vec& m = r.identifiability->minHeads->headSingularValues;
         for (Index i = 0; i < m.size(); ++i) ms.points << QPointF(i + 1, m(i));
         sv << ms;
     }
@@ -276,10 +280,17 @@ void HeadsPanel::refresh() {
                                 colors::kExactReference);
     m_sv->setTitle(tr("Singular values of unfold(P) — %1").arg(m_runName));
     m_sv->setSeries(sv);
-    if (r.identifiability)
+    if (!teacherKnown)
+        m_info->setText(
+            r.identifiability && r.identifiability->minHeads
+                ? tr("rank of unfold(P) %1 · min_heads %2 · no teacher (data from files)")
+                      .arg(r.heads.rank)
+                      .arg(r.identifiability->minHeads->minHeads)
+                : tr("rank of unfold(P) %1 · no teacher (data from files)").arg(r.heads.rank));
+    else if (r.identifiability && r.identifiability->minHeads)
         m_info->setText(tr("rank of unfold(P) %1 · min_heads %2 · teacher heads %3")
                             .arg(r.heads.rank)
-                            .arg(r.identifiability->minHeads.minHeads)
+                            .arg(r.identifiability->minHeads->minHeads)
                             .arg(r.identifiability->teacherMinimalHeads.count()));
     else
         m_info->setText(
