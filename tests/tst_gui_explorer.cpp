@@ -140,6 +140,12 @@ private Q_SLOTS:
         QVERIFY(ready.wait(20000));
         QVERIFY(panel.currentMetrics()->oodRelMse > 1e-3);
         QVERIFY(std::isnan(panel.currentMetrics()->distancePRel));
+        // The Heads tab shows the fit's minimal heads alone (V and Q), and says why.
+        HeadsPanel heads;
+        heads.showRun(&rec);
+        QVERIFY(heads.minimalForm());
+        QCOMPARE(heads.headsHeatmap()->panels().size(), 2);
+        QVERIFY(heads.headsHeatmap()->figureTitle().contains(QStringLiteral("no teacher")));
     }
     void certifiedRunHasNothingFree() {
         const RunRecord rec = record(amConfig(0.0), QStringLiteral("gaussian"));

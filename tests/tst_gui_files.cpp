@@ -6,7 +6,9 @@
 #include "core/records/resultio.h"
 #include "core/records/resultread.h"
 #include "core/run/runner.h"
+#include "core/tasks/exportsamples.h"
 #include "guitestutil.h"
+#include "smallconfigs.h"
 #include "ui/experiment/experimentfile.h"
 #include "ui/experiment/experimentpanel.h"
 #include "ui/experiment/presets.h"
@@ -37,6 +39,7 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTimer>
 #include <QUrl>
 #include <cmath>
@@ -384,6 +387,78 @@ private Q_SLOTS:
     }
 
     // Issue 9: a file that failed to load does not stay in Open Recent.
+    // Issue 24: File > Open data… and .npy files dropped on the window: a dataset experiment
+    // in the form, the files paired by shape, the data's shape in the note; files that do not
+    // pair change nothing.
+    void openDataFillsTheFormWithADatasetExperiment() {
+        const QString dir = m_dir.filePath(QStringLiteral("opendata"));
+        const ExperimentConfig synthetic = mhla::test::smallAutomatonConfig(0.5);
+        QCOMPARE(exportTaskSamples(synthetic, dir, nullptr), QString());
+        const QString prompts = QDir(dir).filePath(QStringLiteral("prompts.npy"));
+        const QString targets = QDir(dir).filePath(QStringLiteral("targets.npy"));
+        const QString alone = QDir(dir).filePath(QStringLiteral("mine.npy"));
+        QVERIFY(QFile::copy(prompts, alone));
+        const QString json = write(QStringLiteral("beside.json"), R"({"task": {}})");
+        MainWindow w;
+        w.show();
+        auto mime = [](const QStringList& paths) {
+            auto m = std::make_unique<QMimeData>();
+            QList<QUrl> urls;
+            for (const QString& p : paths) urls << QUrl::fromLocalFile(p);
+            m->setUrls(urls);
+            return m;
+        };
+        // A drag takes one or two .npy files, not a .npy with something else.
+        QCOMPARE(MainWindow::droppedData(mime({prompts}).get()).size(), 1);
+        QCOMPARE(MainWindow::droppedData(mime({targets, prompts}).get()).size(), 2);
+        QVERIFY(MainWindow::droppedData(mime({prompts, json}).get()).isEmpty());
+        QVERIFY(MainWindow::droppedData(mime({prompts, targets, alone}).get()).isEmpty());
+        const auto both = mime({targets, prompts});
+        QDragEnterEvent enter(QPoint(100, 100), Qt::CopyAction, both.get(), Qt::LeftButton,
+                              Qt::NoModifier);
+        QApplication::sendEvent(&w, &enter);
+        QVERIFY(enter.isAccepted());
+
+        // Files that do not pair: an error naming the file, and the form stays as it was.
+        auto* samples = w.findChild<QLineEdit*>(QStringLiteral("field_task.samples"));
+        samples->setText(QStringLiteral("4321"));
+        const QString targetsOnly = w.openData({targets});
+        QVERIFY2(targetsOnly.contains(QStringLiteral("holds targets")) &&
+                     targetsOnly.contains(targets),
+                 qPrintable(targetsOnly));
+        QVERIFY(w.openData({prompts, alone}).contains(QStringLiteral("both hold prompts")));
+        QVERIFY(w.openData({json}).contains(QStringLiteral("not a .npy file")));
+        QCOMPARE(samples->text(), QStringLiteral("4321"));
+
+        auto* panel = w.findChild<ExperimentPanel*>();
+        auto* note = w.findChild<QTextBrowser*>(QStringLiteral("explanation"));
+        QVERIFY(panel && note);
+        // Dropped in either order: prompts and targets by shape; the run is the synthetic one's.
+        QCOMPARE(w.openDropped(both.get()), QString());
+        QVERIFY(panel->isValid());
+        ExperimentConfig cfg = panel->config();
+        QVERIFY(cfg.task.kind == TaskKind::Dataset);
+        QCOMPARE(cfg.task.prompts, QFileInfo(prompts).absoluteFilePath());
+        QCOMPARE(cfg.task.targets, QFileInfo(targets).absoluteFilePath());
+        QCOMPARE(cfg.task.samples, synthetic.task.samples);
+        QVERIFY(note->toPlainText().contains(QStringLiteral("%1 prompts").arg(cfg.task.samples)));
+        QVERIFY(note->toPlainText().contains(QStringLiteral("targets.npy")));
+        cfg.eval.identifiability = ExploreMode::None;
+        ExperimentConfig same = synthetic;
+        same.eval.identifiability = ExploreMode::None;
+        QCOMPARE(runExperiment(cfg).certificate.lambdaMin,
+                 runExperiment(same).certificate.lambdaMin);
+        // prompts.npy alone takes the targets.npy beside it, and says so.
+        QCOMPARE(w.openData({prompts}), QString());
+        QCOMPARE(panel->config().task.targets, QFileInfo(targets).absoluteFilePath());
+        QVERIFY(note->toPlainText().contains(QStringLiteral("beside prompts.npy")));
+        // Another name alone: the prompts only, certified and fitted by nothing.
+        QCOMPARE(w.openData({alone}), QString());
+        QVERIFY(panel->isValid());
+        QVERIFY(panel->config().task.targets.isEmpty());
+        QVERIFY(note->toPlainText().contains(QStringLiteral("No targets")));
+        QVERIFY(w.findChild<QAction*>(QStringLiteral("openDataAction")));
+    }
     void recentFileThatNoLongerLoadsLeavesTheList() {
         const QString path = write(QStringLiteral("recent.json"),
                                    R"({"task": {"kind": "random_mhla", "samples": 321}})");

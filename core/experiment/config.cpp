@@ -1,7 +1,9 @@
 #include "core/experiment/config.h"
 #include "core/base/npy.h"
 #include "core/base/text.h"
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -855,6 +857,67 @@ void applyDatasetShape(ExperimentConfig& cfg, const DatasetShape* knownShape) {
 }
 
 } // namespace
+
+DataFiles pairDataFiles(const QStringList& paths) {
+    if (paths.isEmpty() || paths.size() > 2)
+        throw ConfigError(str(q("choose one or two .npy files (the prompts, N x n x d, and "
+                                "optionally the targets, N x d_out); got %1")
+                                  .arg(paths.size())),
+                          q("task.prompts"));
+    DataFiles out;
+    for (const QString& path : paths) {
+        if (!path.endsWith(q(".npy"), Qt::CaseInsensitive))
+            throw ConfigError(str(q("%1: not a .npy file; allowed: NumPy .npy arrays (prompts "
+                                    "N x n x d, targets N x d_out)")
+                                      .arg(path)),
+                              q("task.prompts"));
+        std::vector<long long> shape;
+        try {
+            shape = readNpyHeader(path).shape;
+        } catch (const NpyError& e) {
+            throw ConfigError(e.what(), q("task.prompts"));
+        }
+        if (shape.size() == 3) {
+            if (!out.prompts.isEmpty())
+                throw ConfigError(str(q("%1 and %2 both hold prompts (3-D arrays); choose one "
+                                        "prompts file (N x n x d) and at most one targets file "
+                                        "(N x d_out)")
+                                          .arg(out.prompts, path)),
+                                  q("task.prompts"));
+            out.prompts = path;
+        } else if (shape.size() == 2) {
+            if (!out.targets.isEmpty())
+                throw ConfigError(str(q("%1 and %2 both hold targets (2-D arrays); choose one "
+                                        "prompts file (N x n x d) and at most one targets file "
+                                        "(N x d_out)")
+                                          .arg(out.targets, path)),
+                                  q("task.targets"));
+            out.targets = path;
+        } else
+            throw ConfigError(str(q("%1: a %2-D array; allowed: prompts N x n x d (3-D) or "
+                                    "targets N x d_out (2-D)")
+                                      .arg(path)
+                                      .arg(shape.size())),
+                              q("task.prompts"));
+    }
+    if (out.prompts.isEmpty())
+        throw ConfigError(str(q("%1 holds targets (a 2-D array); choose the prompts (N x n x d) "
+                                "too, or the prompts alone to certify them")
+                                  .arg(out.targets)),
+                          q("task.prompts"));
+    if (out.targets.isEmpty() && QFileInfo(out.prompts).fileName() == q("prompts.npy")) {
+        const QString beside = QFileInfo(out.prompts).dir().filePath(q("targets.npy"));
+        if (QFileInfo::exists(beside)) {
+            out.targets = beside;
+            out.note = q("targets.npy beside prompts.npy is taken as the targets (clear "
+                         "task.targets to certify the prompts alone)");
+        }
+    }
+    if (out.targets.isEmpty() && out.note.isEmpty())
+        out.note = q("no targets: the run certifies the prompts and fits nothing (choose a "
+                     "targets file too to fit a model)");
+    return out;
+}
 
 DatasetShape readDatasetShape(const TaskConfig& task) {
     const auto header = [](const char* keyPath, const QString& path) {

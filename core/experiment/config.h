@@ -180,6 +180,17 @@ struct DatasetShape {
 /// The same checks on shapes already known (arrays in memory): `promptsName` and `targetsName`
 /// name the data in messages; the keys at fault are task.prompts and task.targets. Without
 /// `targets` only the prompts are checked (dims.dOut is then 0).
+/// Which of one or two .npy files are the prompts and which the targets (File > Open data…
+/// and files dropped on the window): by their shapes (3-D prompts N x n x d, 2-D targets
+/// N x d_out), whatever their names. One prompts file named prompts.npy takes the targets.npy
+/// beside it (the layout `mhla-lab export-data` writes); `note` says so. Throws ConfigError
+/// (key task.prompts or task.targets) naming the file and what is wrong: not .npy, unreadable,
+/// two prompt or two target files, targets alone, more than two files.
+struct DataFiles {
+    QString prompts, targets; ///< targets empty: the prompts alone (certify, fit nothing)
+    QString note;             ///< how the files were paired, for the user
+};
+[[nodiscard]] DataFiles pairDataFiles(const QStringList& paths);
 [[nodiscard]] DatasetShape checkDatasetShape(const std::vector<long long>& prompts,
                                              const std::vector<long long>* targets,
                                              const QString& promptsName,

@@ -328,6 +328,9 @@ void ExplorerPanel::updateAtT() {
     const Metrics m = nullPathMetrics(p, tt);
     here.points << QPointF(tt, m.oodRelMse);
     m_plot->setTitle(tr("Along null relation %1, output %2 — %3").arg(k).arg(out).arg(m_runName));
+    m_plot->setAxisTitles(p.againstFit ? tr("t (step in units of ‖P̂‖)")
+                                       : tr("t (step in units of ‖P*‖)"),
+                          tr("error"));
     if (p.againstFit) m_plot->setSeries({ood, train, here});
     else m_plot->setSeries({ood, train, dist, here});
     m_plot->setNote(tr("Every P(t) fits the training data as well as P̂: the training MSE is "
@@ -357,14 +360,15 @@ void ExplorerPanel::updateAtT() {
     const QString rn = QStringLiteral("i"), cn = QStringLiteral("a");
     const QString qr = QStringLiteral("b"), qc = QStringLiteral("c");
     QList<HeatmapPanel> panels;
-    const QString noTeacher =
-        p.againstFit ? tr("no teacher: the data came from files") : tr("no teacher head");
-    panels << HeatmapPanel{tr("teacher V1"), pick(teacher.V, 0), rn, cn, noTeacher};
+    // Data from files has no teacher head to set beside P(t)'s.
+    if (!p.againstFit)
+        panels << HeatmapPanel{tr("teacher V1"), pick(teacher.V, 0), rn, cn, tr("no teacher head")};
     panels << HeatmapPanel{tr("V1 of P(t)"), pick(h.heads.V, 0), rn, cn, tr("no head")};
-    panels << HeatmapPanel{tr("teacher Q1"), pick(teacher.Q, 0), qr, qc, noTeacher};
+    if (!p.againstFit)
+        panels << HeatmapPanel{tr("teacher Q1"), pick(teacher.Q, 0), qr, qc, tr("no teacher head")};
     panels << HeatmapPanel{tr("Q1 of P(t)"), pick(h.heads.Q, 0), qr, qc, tr("no head")};
     m_heads->setTitle(tr("Head 1 of P(t), t = %1 — %2").arg(tt, 0, 'f', 2).arg(m_runName));
-    m_heads->setPanels(panels, 2);
+    m_heads->setPanels(panels, p.againstFit ? 1 : 2);
 }
 
 } // namespace mhla::ui

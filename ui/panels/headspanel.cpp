@@ -211,42 +211,52 @@ void HeadsPanel::refresh() {
             return {};
         return a - b;
     };
-    // Data from files has no teacher: its panels say so rather than "no head".
+    // Data from files has no teacher: only the learned heads (and P̂ alone below).
     const bool teacherKnown = r.teacherP.size() > 0;
     const QString none = tr("no head %1 (rank %2)");
-    const QString noTeacher = tr("no teacher: the data came from files");
-    const QString teacherNone = teacherKnown ? none.arg(h + 1).arg(T.count()) : noTeacher;
     QList<HeatmapPanel> panels;
     const QString rn = QStringLiteral("i"), cn = QStringLiteral("a");
-    panels << HeatmapPanel{tr("%1 V%2").arg(teacherName).arg(h + 1), tv, rn, cn, teacherNone};
+    const QString qr = QStringLiteral("b"), qc = QStringLiteral("c");
+    if (teacherKnown)
+        panels << HeatmapPanel{tr("%1 V%2").arg(teacherName).arg(h + 1), tv, rn, cn,
+                               none.arg(h + 1).arg(T.count())};
     panels << HeatmapPanel{tr("%1 V%2").arg(learnedName).arg(h + 1), lv, rn, cn,
                            none.arg(h + 1).arg(L.count())};
-    panels << HeatmapPanel{tr("%1 − teacher V%2").arg(learnedName).arg(h + 1), diff(lv, tv), rn, cn,
-                           teacherKnown ? tr("head %1 missing on one side").arg(h + 1) : noTeacher};
-    const QString qr = QStringLiteral("b"), qc = QStringLiteral("c");
-    panels << HeatmapPanel{tr("%1 Q%2").arg(teacherName).arg(h + 1), tq, qr, qc, teacherNone};
+    if (teacherKnown) {
+        panels << HeatmapPanel{tr("%1 − teacher V%2").arg(learnedName).arg(h + 1), diff(lv, tv), rn,
+                               cn, tr("head %1 missing on one side").arg(h + 1)};
+        panels << HeatmapPanel{tr("%1 Q%2").arg(teacherName).arg(h + 1), tq, qr, qc,
+                               none.arg(h + 1).arg(T.count())};
+    }
     panels << HeatmapPanel{tr("%1 Q%2").arg(learnedName).arg(h + 1), lq, qr, qc,
                            none.arg(h + 1).arg(L.count())};
-    panels << HeatmapPanel{tr("%1 − teacher Q%2").arg(learnedName).arg(h + 1), diff(lq, tq), qr, qc,
-                           teacherKnown ? tr("head %1 missing on one side").arg(h + 1) : noTeacher};
+    if (teacherKnown)
+        panels << HeatmapPanel{tr("%1 − teacher Q%2").arg(learnedName).arg(h + 1), diff(lq, tq), qr,
+                               qc, tr("head %1 missing on one side").arg(h + 1)};
+    const QString source = teacherKnown ? QString() : tr(" — no teacher (data from files)");
     m_heads->setTitle(
-        minimal ? tr("Minimal head %1 of %2 beside the teacher's (canonical SVD form) — %3")
-                      .arg(h + 1)
-                      .arg(r.identifiability->minHeads->minHeads)
-                      .arg(m_runName)
-                : tr("Head %1 in canonical SVD form (V: d_out × d, Q: d × d) — %2")
-                      .arg(h + 1)
-                      .arg(m_runName));
-    m_heads->setPanels(panels, 3);
+        minimal && teacherKnown
+            ? tr("Minimal head %1 of %2 beside the teacher's (canonical SVD form) — %3")
+                  .arg(h + 1)
+                  .arg(r.identifiability->minHeads->minHeads)
+                  .arg(m_runName)
+        : minimal ? tr("Minimal head %1 of %2 (canonical SVD form) — %3%4")
+                        .arg(h + 1)
+                        .arg(r.identifiability->minHeads->minHeads)
+                        .arg(m_runName, source)
+                  : tr("Head %1 in canonical SVD form (V: d_out × d, Q: d × d) — %2%3")
+                        .arg(h + 1)
+                        .arg(m_runName, source));
+    m_heads->setPanels(panels, teacherKnown ? 3 : 2);
 
     QList<HeatmapPanel> cp;
     const QString pr = QStringLiteral("output i"), pc = QStringLiteral("feature (a,b),c");
-    cp << HeatmapPanel{tr("P* (teacher)"), r.teacherP, pr, pc, noTeacher};
+    if (teacherKnown) cp << HeatmapPanel{tr("P* (teacher)"), r.teacherP, pr, pc, {}};
     cp << HeatmapPanel{tr("P̂ (learned)"), r.P, pr, pc, tr("this model has no folded coefficients")};
     Mat dP;
     if (r.P.size() && r.P.rows() == r.teacherP.rows() && r.P.cols() == r.teacherP.cols())
         dP = r.P - r.teacherP;
-    cp << HeatmapPanel{tr("P̂ − P*"), dP, pr, pc, teacherKnown ? tr("no learned P") : noTeacher};
+    if (teacherKnown) cp << HeatmapPanel{tr("P̂ − P*"), dP, pr, pc, tr("no learned P")};
     m_coeffs->setTitle(tr("Folded coefficients (d_out × D) — %1").arg(m_runName));
     m_coeffs->setPanels(cp, 1);
 

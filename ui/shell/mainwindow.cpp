@@ -1,6 +1,8 @@
 #include "ui/shell/mainwindow.h"
+#include "core/algebra/features.h"
 #include "core/base/fileio.h"
 #include "core/base/plural.h"
+#include "core/experiment/config.h"
 #include "core/records/resultread.h"
 #include "ui/experiment/experimentfile.h"
 #include "ui/experiment/experimentpanel.h"
@@ -295,6 +297,19 @@ void MainWindow::buildActions() {
     auto* openAct = file->addAction(tr("&Open experiment…"), this, &MainWindow::openInteractive);
     openAct->setObjectName(QStringLiteral("openAction"));
     openAct->setShortcut(QKeySequence::Open);
+    auto* openDataAct = file->addAction(tr("Open &data…"), this, [this] {
+        if (!confirm(tr("Open data"), discardEditsQuestion())) return;
+        const QStringList files = QFileDialog::getOpenFileNames(
+            this, tr("Open data: the prompts (N × n × d) and optionally the targets (N × d_out)"),
+            m_settings.lastDirectory(), tr("NumPy arrays (*.npy);;All files (*)"));
+        if (files.isEmpty()) return;
+        m_settings.setLastDirectory(QFileInfo(files.first()).absolutePath());
+        const QString err = openData(files);
+        if (!err.isEmpty()) QMessageBox::warning(this, tr("Open data"), err);
+    });
+    openDataAct->setObjectName(QStringLiteral("openDataAction"));
+    openDataAct->setToolTip(tr("Certify your own prompts (.npy), and fit them when targets are "
+                               "given"));
     auto* openResultsAct = file->addAction(tr("Open &results…"), this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(
             this, tr("Open a results folder (result.json and its CSV files)"),
@@ -913,6 +928,53 @@ QString MainWindow::openExperiment(const QString& pathOrFolder) {
     return read.valid ? QString() : err.isEmpty() ? read.error : err;
 }
 
+QString MainWindow::openData(const QStringList& npyFiles) {
+    // Everything is checked before the form changes: the pairing, both headers, the shapes.
+    DataFiles files;
+    TaskConfig task;
+    DatasetShape shape;
+    try {
+        files = pairDataFiles(npyFiles);
+        task.kind = TaskKind::Dataset;
+        task.prompts = QFileInfo(files.prompts).absoluteFilePath();
+        task.targets =
+            files.targets.isEmpty() ? QString() : QFileInfo(files.targets).absoluteFilePath();
+        shape = readDatasetShape(task);
+    } catch (const ConfigError& e) {
+        return QString::fromStdString(e.what());
+    }
+    const QJsonObject obj{
+        {QStringLiteral("task"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("dataset")},
+                                             {QStringLiteral("prompts"), task.prompts},
+                                             {QStringLiteral("targets"), task.targets}}}};
+    const QString err = m_panel->setExperiment(obj);
+    setCurrentFile({}); // the form is a new, unsaved experiment on those files
+    const TaskDims& dims = shape.dims;
+    const long long D = featureDim(dims.d);
+    QString note =
+        tr("<h3>Data: %1</h3><p><b>%2</b> prompts of <b>%3</b> tokens × <b>d = %4</b> (the last "
+           "token the query): D = %5 cubic features, so the certificate needs N ≥ D; here "
+           "N %6 D.</p>")
+            .arg(QFileInfo(task.prompts).fileName().toHtmlEscaped())
+            .arg(shape.samples)
+            .arg(dims.n)
+            .arg(dims.d)
+            .arg(D)
+            .arg(shape.samples >= D ? QStringLiteral("≥") : QStringLiteral("<"));
+    note += task.targets.isEmpty()
+                ? tr("<p>No targets: Run certifies the prompts (λ_min, the null relations, the "
+                     "samples the certificate needs) and fits nothing.</p>")
+                : tr("<p>Targets: %1, d_out = %2. Run fits the minimum-norm P and certifies "
+                     "it; nothing here has a teacher, so the distance to P* is absent.</p>")
+                      .arg(QFileInfo(task.targets).fileName().toHtmlEscaped())
+                      .arg(dims.dOut);
+    if (!files.note.isEmpty()) note += QStringLiteral("<p>%1</p>").arg(files.note.toHtmlEscaped());
+    m_explanation->setHtml(note);
+    statusBar()->showMessage(tr("Opened %1 prompts from %2").arg(shape.samples).arg(task.prompts),
+                             6000);
+    return err;
+}
+
 QString MainWindow::saveExperiment(const QString& path) {
     if (!m_panel->isValid())
         return tr("the experiment has invalid values; fix the marked fields first");
@@ -1052,7 +1114,8 @@ QString MainWindow::shortcutsHtml() const {
         {tr("Shift+drag"), tr("Pan a plot (or drag with the middle button)")},
         {tr("Double-click"), tr("Fit a plot to its data again")},
         {tr("Click a legend entry"), tr("Hide or show that run")},
-        {tr("Drop a file"), tr("Open an experiment file or results folder")}};
+        {tr("Drop a file"),
+         tr("Open an experiment file or results folder; .npy prompts (and targets) open as data")}};
     for (const auto& [k, what] : mouse)
         rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
                     .arg(k.toHtmlEscaped(), what.toHtmlEscaped());
@@ -1445,6 +1508,7 @@ void MainWindow::openSessionInteractive() {
 QString MainWindow::openPath(const QString& path) {
     if (QFileInfo(path).isDir() && isSessionFolder(path)) return openSession(path, false);
     if (QFileInfo(path).isDir() && isResultFolder(path)) return openResults(path);
+    if (path.endsWith(u".npy", Qt::CaseInsensitive)) return openData({path});
     return openExperiment(path);
 }
 
@@ -1485,25 +1549,46 @@ QString MainWindow::droppedPath(const QMimeData* mime) {
     return {};
 }
 
+QStringList MainWindow::droppedData(const QMimeData* mime) {
+    if (!mime || !mime->hasUrls() || mime->urls().isEmpty() || mime->urls().size() > 2) return {};
+    QStringList out;
+    for (const QUrl& url : mime->urls()) {
+        const QFileInfo fi(url.toLocalFile());
+        if (!url.isLocalFile() || !fi.isFile() ||
+            fi.suffix().compare(u"npy", Qt::CaseInsensitive) != 0)
+            return {};
+        out << fi.absoluteFilePath();
+    }
+    return out;
+}
+
 QString MainWindow::openDropped(const QMimeData* mime) {
+    if (const QStringList data = droppedData(mime); !data.isEmpty()) {
+        m_settings.setLastDirectory(QFileInfo(data.first()).absolutePath());
+        return openData(data);
+    }
     const QString path = droppedPath(mime);
-    if (path.isEmpty()) return tr("drop one experiment file (.json) or one results folder");
+    if (path.isEmpty())
+        return tr("drop one experiment file (.json), one results folder, or one or two .npy "
+                  "files (prompts, and optionally targets)");
     m_settings.setLastDirectory(QFileInfo(path).absolutePath());
     return openPath(path);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
-    if (!droppedPath(e->mimeData()).isEmpty()) e->acceptProposedAction();
+    if (!droppedPath(e->mimeData()).isEmpty() || !droppedData(e->mimeData()).isEmpty())
+        e->acceptProposedAction();
     else e->ignore();
 }
 
 void MainWindow::dropEvent(QDropEvent* e) {
     const QString path = droppedPath(e->mimeData());
-    if (path.isEmpty()) {
+    const bool data = !droppedData(e->mimeData()).isEmpty();
+    if (path.isEmpty() && !data) {
         e->ignore();
         return;
     }
-    if (opensIntoForm(path) && !confirm(tr("Open"), discardEditsQuestion())) {
+    if ((data || opensIntoForm(path)) && !confirm(tr("Open"), discardEditsQuestion())) {
         e->ignore();
         return;
     }

@@ -72,12 +72,18 @@ public:
     /// into Open Recent.
     /// A results folder (from solve --out or Export all) opens its experiment.json.
     QString openExperiment(const QString& pathOrFolder);
+    /// File ▸ Open data… and .npy files dropped on the window: fills the form with a dataset
+    /// experiment on one or two .npy files (which is which by shape, core's pairDataFiles), the
+    /// solver and evaluation at their defaults, and the Experiment note gives the data's shape.
+    /// Files that do not pair or read change nothing; returns the error.
+    QString openData(const QStringList& npyFiles);
     /// Loads a results folder (result.json + CSVs from `solve --out` or Export all) as a
     /// finished run, marked as loaded from dir and named after it, and selects it. A folder
     /// that does not read changes nothing and stays out of Open Recent; returns the error.
     QString openResults(const QString& dir);
     /// What File ▸ Open recent, a drop and `mhla-lab PATH` do: a folder holding result.json
-    /// loads as a run (openResults), anything else opens as an experiment (openExperiment).
+    /// loads as a run (openResults), a .npy file as data (openData), anything else opens as an
+    /// experiment (openExperiment).
     QString openPath(const QString& path);
     /// Writes every finished run into a session folder (ui/experiment/session.h); returns the
     /// error. The caller asks first when sessionFolderRisk(dir) says something would be replaced.
@@ -93,6 +99,8 @@ public:
     /// The file a drag carries when the window takes it: one local experiment file or results
     /// folder; empty otherwise.
     static QString droppedPath(const QMimeData* mime);
+    /// The .npy files a drag carries: one or two local files ending in .npy; empty otherwise.
+    static QStringList droppedData(const QMimeData* mime);
     /// Copies the first figure with data on the visible tab to the clipboard (as shown, or
     /// as a one-column paper figure); returns an error or an empty string.
     QString copyCurrentFigure(bool paper);
