@@ -877,22 +877,19 @@ DataFiles pairDataFiles(const QStringList& paths) {
         } catch (const NpyError& e) {
             throw ConfigError(e.what(), q("task.prompts"));
         }
+        // One file per role: a second prompts (or targets) file is refused, naming both.
+        const auto take = [&](QString& slot, const char* what, const char* key) {
+            if (!slot.isEmpty())
+                throw ConfigError(str(q("%1 and %2 both hold %3; choose one prompts file "
+                                        "(N x n x d) and at most one targets file (N x d_out)")
+                                          .arg(slot, path, q(what))),
+                                  q(key));
+            slot = path;
+        };
         if (shape.size() == 3) {
-            if (!out.prompts.isEmpty())
-                throw ConfigError(str(q("%1 and %2 both hold prompts (3-D arrays); choose one "
-                                        "prompts file (N x n x d) and at most one targets file "
-                                        "(N x d_out)")
-                                          .arg(out.prompts, path)),
-                                  q("task.prompts"));
-            out.prompts = path;
+            take(out.prompts, "prompts (3-D arrays)", "task.prompts");
         } else if (shape.size() == 2) {
-            if (!out.targets.isEmpty())
-                throw ConfigError(str(q("%1 and %2 both hold targets (2-D arrays); choose one "
-                                        "prompts file (N x n x d) and at most one targets file "
-                                        "(N x d_out)")
-                                          .arg(out.targets, path)),
-                                  q("task.targets"));
-            out.targets = path;
+            take(out.targets, "targets (2-D arrays)", "task.targets");
         } else
             throw ConfigError(str(q("%1: a %2-D array; allowed: prompts N x n x d (3-D) or "
                                     "targets N x d_out (2-D)")
