@@ -489,6 +489,7 @@ std::vector<KeyInfo> buildKeys() {
     // ---- eval
     add(K("eval", "val_samples", T::Integer, evalField(&EvalConfig::valSamples))
             .range(1, 1e9)
+            .tasks(Applicability::kAllTasks & ~kData) // data from files has no validation set
             .text(u"Validation samples", "Fresh samples of the task for val_mse.",
                   u"Fresh prompts of the task distribution for val_mse = mean (ŷ − y)²."));
     add(K("eval", "ood_samples", T::Integer, evalField(&EvalConfig::oodSamples))
