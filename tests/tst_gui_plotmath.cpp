@@ -178,7 +178,7 @@ private Q_SLOTS:
                 QCOMPARE(e.hidden, hidden);
             }
         QCOMPARE(entry, logY); // a hidden entry stays, a click shows it again
-        QCOMPARE(belowFloorName(), QStringLiteral("below 1e-20, drawn at 1e-20"));
+        QCOMPARE(belowFloorName(), QStringLiteral("below 10⁻²⁰, drawn at 10⁻²⁰"));
     }
 
     void markersAtTheEndsAreNotCutByTheFrame_data() {
@@ -305,10 +305,15 @@ private Q_SLOTS:
     }
 
     void logTickLabels() {
-        QCOMPARE(logTickLabel(1e-20), QStringLiteral("1e-20"));
+        QCOMPARE(logTickLabel(1e-20), QStringLiteral("10⁻²⁰"));
+        QCOMPARE(logTickLabel(1e-9), QStringLiteral("10⁻⁹"));
+        QCOMPARE(logTickLabel(1e-4), QStringLiteral("10⁻⁴"));
+        QCOMPARE(logTickLabel(1e-3), QStringLiteral("0.001"));
+        QCOMPARE(logTickLabel(1e4), QStringLiteral("10000"));
         QCOMPARE(logTickLabel(0.01), QStringLiteral("0.01"));
         QCOMPARE(logTickLabel(1.0), QStringLiteral("1"));
-        QCOMPARE(logTickLabel(1e6), QStringLiteral("1e+06"));
+        QCOMPARE(logTickLabel(1e6), QStringLiteral("10⁶"));
+        QCOMPARE(logTickLabel(1e100), QStringLiteral("10¹⁰⁰"));
     }
 
     void exactNumbersRoundTrip() {
@@ -483,9 +488,16 @@ private Q_SLOTS:
         // Whole decades, also far below 1e-12 (where Qt's log axis draws no labels at all).
         QList<LogTick> t = logTicks(1e-21 * (1 - 1e-9), 1e-19 * (1 + 1e-9));
         QCOMPARE(t.size(), 3);
-        QCOMPARE(t[0].label, QStringLiteral("1e-21"));
-        QCOMPARE(t[2].label, QStringLiteral("1e-19"));
+        QCOMPARE(t[0].label, QStringLiteral("10⁻²¹"));
+        QCOMPARE(t[2].label, QStringLiteral("10⁻¹⁹"));
         QCOMPARE(t[1].exponent, -20.0);
+        // Within a decade: round mantissas, typeset as the decades are.
+        QStringList within;
+        for (const LogTick& w : logTicks(4e-21, 3e-20)) within << w.label;
+        QVERIFY2(within.contains(QStringLiteral("2×10⁻²⁰")) &&
+                     within.contains(QStringLiteral("10⁻²⁰")) &&
+                     within.contains(QStringLiteral("5×10⁻²¹")),
+                 qPrintable(within.join(u' ')));
         // Many decades: every k-th, at most ~8 labels.
         t = logTicks(1e-40, 1e10);
         QVERIFY(t.size() >= 2 && t.size() <= 9);

@@ -168,7 +168,7 @@ private Q_SLOTS:
                 plot.note().contains(QStringLiteral("the 1 point marked with hollow diamonds")),
             qPrintable(plot.note()));
         plot.setSeries({dots});
-        QVERIFY2(plot.note().contains(QStringLiteral("1 value) are drawn at 1e-20, the floor of "
+        QVERIFY2(plot.note().contains(QStringLiteral("1 value) are drawn at 10⁻²⁰, the floor of "
                                                      "the log axis, marked with hollow diamonds")),
                  qPrintable(plot.note()));
     }
@@ -421,7 +421,7 @@ private Q_SLOTS:
                 if (auto* t = dynamic_cast<QGraphicsTextItem*>(it))
                     if (t->isVisible() && !t->toPlainText().isEmpty()) shown << t->toPlainText();
             auto* view = plot.findChild<QChartView*>();
-            QVERIFY2(shown.contains(QStringLiteral("1e-20")),
+            QVERIFY2(shown.contains(QStringLiteral("10⁻²⁰")),
                      qPrintable(QStringLiteral("height %1 (view %2): %3")
                                     .arg(h)
                                     .arg(view->height())

@@ -168,13 +168,31 @@ QString tickFormat(double lo, double hi, double step) {
     return QStringLiteral("%.") + QString::number(decimals) + QStringLiteral("f");
 }
 
+namespace {
+/// 10 to the power e with a superscript exponent: 10⁻²⁰, 10⁶.
+QString powerOfTen(int e) {
+    static const QChar digits[] = {u'⁰', u'¹', u'²', u'³', u'⁴', u'⁵', u'⁶', u'⁷', u'⁸', u'⁹'};
+    QString label = QStringLiteral("10");
+    if (e < 0) label += u'⁻';
+    for (const QChar c : QString::number(std::abs(e))) label += digits[c.digitValue()];
+    return label;
+}
+/// A number as QString::number writes it, typeset: "2e-20" -> "2×10⁻²⁰", "1e-20" -> "10⁻²⁰";
+/// without an exponent as it is.
+QString typesetNumber(const QString& plain) {
+    const qsizetype at = plain.indexOf(u'e');
+    if (at < 0) return plain;
+    const QString mantissa = plain.left(at);
+    const QString power = powerOfTen(plain.mid(at + 1).toInt());
+    return mantissa == u"1" ? power : mantissa + u'×' + power;
+}
+} // namespace
+
 QString logTickLabel(double value) {
     if (!(value > 0) || !std::isfinite(value)) return QStringLiteral("%1").arg(value);
     const int e = static_cast<int>(std::lround(std::log10(value)));
     if (e >= -3 && e <= 4) return QString::number(std::pow(10.0, e), 'g', 6);
-    return QStringLiteral("1e%1%2")
-        .arg(e < 0 ? QStringLiteral("-") : QStringLiteral("+"))
-        .arg(std::abs(e), 2, 10, QLatin1Char('0'));
+    return powerOfTen(e); // as a paper typesets it
 }
 
 QList<LogTick> logTicks(double lo, double hi, bool wide) {
@@ -199,14 +217,15 @@ QList<LogTick> logTicks(double lo, double hi, bool wide) {
             for (int m : mantissas) {
                 const double v = m * std::pow(10.0, e);
                 if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9))
-                    out << LogTick{std::log10(v), QString::number(v, 'g', 3)};
+                    out << LogTick{std::log10(v), typesetNumber(QString::number(v, 'g', 3))};
             }
         if (out.size() >= least) return out;
     }
-    out = {LogTick{e0, QString::number(lo, 'g', 4)}, LogTick{e1, QString::number(hi, 'g', 4)}};
+    out = {LogTick{e0, typesetNumber(QString::number(lo, 'g', 4))},
+           LogTick{e1, typesetNumber(QString::number(hi, 'g', 4))}};
     if (out[0].label == out[1].label) {
-        out[0].label = QString::number(lo, 'g', 15);
-        out[1].label = QString::number(hi, 'g', 15);
+        out[0].label = typesetNumber(QString::number(lo, 'g', 15));
+        out[1].label = typesetNumber(QString::number(hi, 'g', 15));
     }
     return out;
 }

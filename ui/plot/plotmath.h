@@ -147,7 +147,8 @@ struct LogTick {
 /// then 1…9 × 10^e; else the two ends. Labels are distinct readable numbers.
 QList<LogTick> logTicks(double lo, double hi, bool wide = false);
 
-/// The label of a log-axis tick at 10^e: "1e-20", "0.01", "1", "1000", "1e+06".
+/// The label of a log-axis tick at 10^e: "10⁻²⁰", "0.01", "1", "1000", "10⁶" (decimals from
+/// 0.001 to 10000, else 10 with a superscript exponent, as a paper typesets it).
 QString logTickLabel(double value);
 
 /// The ranges of a plot: data (ignoring what a log axis cannot show and hidden series), y
