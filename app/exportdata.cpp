@@ -15,6 +15,9 @@ namespace mhla::cli {
 
 namespace {
 
+const char* const kFiles[] = {"prompts.npy", "targets.npy", "validation_prompts.npy",
+                              "validation_targets.npy", "dataset.json"};
+
 void err(const QString& s) { printMessage(q("mhla-lab export-data: ") + s); }
 
 const char kHelp[] =
@@ -25,11 +28,13 @@ Writes the training samples of a synthetic task (random_mhla, associative_memory
 the layout the dataset task reads (MATH.md "Data on disk"):
   DIR/prompts.npy   N x n x d float64 (sample, token, coordinate; tokens as rows, the query last)
   DIR/targets.npy   N x d_out float64
-  DIR/dataset.json  an experiment file: task.kind = dataset on these two files, with the
+  DIR/validation_prompts.npy, DIR/validation_targets.npy
+                    the held-out set: eval.val_samples samples of the validation stream
+  DIR/dataset.json  an experiment file: task.kind = dataset on these four files, with the
                     source's solver and eval keys that a dataset run reads
 so that `mhla-lab solve --config DIR/dataset.json` certifies and fits the same data: lambda_min,
-the fit and train_mse equal the synthetic run's bit for bit. A DIR that already holds any of
-the three files is refused unless --force. Exit codes as for solve (0, 1, 2, 130).
+the fit, train_mse and val_mse equal the synthetic run's bit for bit. A DIR that already holds
+any of the five files is refused unless --force. Exit codes as for solve (0, 1, 2, 130).
 )";
 
 } // namespace
@@ -59,7 +64,7 @@ int runExportData(int argc, char** argv) {
         return InvalidInput;
     }
     if (!opt.force)
-        for (const char* name : {"prompts.npy", "targets.npy", "dataset.json"})
+        for (const char* name : kFiles)
             if (QFileInfo::exists(QDir(opt.out).filePath(q(name)))) {
                 err(q("--out: \"") + opt.out + q("\" already holds ") + q(name) +
                     q("; choose another folder or pass --force to overwrite it"));
@@ -83,11 +88,12 @@ int runExportData(int argc, char** argv) {
         return e.startsWith(q("--out")) ? InvalidInput : InternalError;
     }
     const QDir dir(opt.out);
-    for (const char* name : {"prompts.npy", "targets.npy", "dataset.json"})
+    for (const char* name : kFiles)
         std::printf("%s\n", qPrintable(QDir::cleanPath(dir.filePath(q(name)))));
-    err(QString::number(info.samples) + q(" samples, n = ") + QString::number(info.tokens) +
-        q(", d = ") + QString::number(info.d) + q(", d_out = ") + QString::number(info.dOut) +
-        q("; run them with: mhla-lab solve --config ") +
+    err(QString::number(info.samples) + q(" samples (and ") +
+        QString::number(info.validationSamples) + q(" held out), n = ") +
+        QString::number(info.tokens) + q(", d = ") + QString::number(info.d) + q(", d_out = ") +
+        QString::number(info.dOut) + q("; run them with: mhla-lab solve --config ") +
         QDir::cleanPath(dir.filePath(q("dataset.json"))));
     return std::fflush(stdout) == 0 ? Success : InternalError;
 }

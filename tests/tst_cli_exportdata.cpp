@@ -68,15 +68,18 @@ private Q_SLOTS:
         QVERIFY2(data.code == 0, data.err.constData());
         const QJsonObject a = json(synth.out), b = json(data.out);
         QCOMPARE(b.value(s("task")).toString(), s("dataset"));
-        for (const char* k : {"d", "tokens", "d_out", "feature_dim", "samples", "lambda_min",
-                              "lambda_max", "null_dim", "certified", "tolerance", "train_mse",
-                              "rank", "singular_values", "certificate_method", "solve_method"})
+        for (const char* k :
+             {"d", "tokens", "d_out", "feature_dim", "samples", "lambda_min", "lambda_max",
+              "null_dim", "certified", "tolerance", "train_mse", "rank", "singular_values",
+              "certificate_method", "solve_method", "val_mse"})
             QVERIFY2(a.value(s(k)) == b.value(s(k)),
                      qPrintable(s(k) + s(": ") +
                                 QString::fromUtf8(
                                     QJsonDocument(QJsonObject{{s("synthetic"), a.value(s(k))},
                                                               {s("dataset"), b.value(s(k))}})
                                         .toJson(QJsonDocument::Compact))));
+        // The held-out set is the synthetic run's validation stream: the same val_mse.
+        QVERIFY(b.value(s("val_mse")).isDouble());
         // Numbers that need the teacher are absent for the dataset, not zero.
         QVERIFY(a.contains(s("distance_p")));
         QVERIFY(!b.contains(s("distance_p")));
@@ -133,10 +136,14 @@ private Q_SLOTS:
             QVERIFY(xb.contains(s("noise")));
         }
 
-        // The prompts alone (no targets): the same certificate and lambda_min trace, bit for
-        // bit, and no fit: no errors, no heads (absent, not zero), d_out 0.
-        const Outcome bare = run(
-            {s("solve"), s("--config"), dir + s("/dataset.json"), s("--set"), s("task.targets=")});
+        // The prompts alone (no targets, so no held-out set): the same certificate and
+        // lambda_min trace, bit for bit, and no fit: no errors, no heads (absent, not zero),
+        // d_out 0.
+        const QStringList promptsOnly{s("--set"), s("task.targets="),
+                                      s("--set"), s("task.validation_prompts="),
+                                      s("--set"), s("task.validation_targets=")};
+        const Outcome bare =
+            run(QStringList{s("solve"), s("--config"), dir + s("/dataset.json")} + promptsOnly);
         QVERIFY2(bare.code == 0, bare.err.constData());
         const QJsonObject c = json(bare.out);
         for (const char* k : {"d", "tokens", "feature_dim", "samples", "lambda_min", "lambda_max",
@@ -145,7 +152,8 @@ private Q_SLOTS:
             QVERIFY2(a.value(s(k)) == c.value(s(k)), k);
         QCOMPARE(c.value(s("d_out")).toInt(-1), 0);
         QCOMPARE(c.value(s("solve_method")).toString(), s("none"));
-        for (const char* k : {"train_mse", "heads", "rank", "singular_values", "distance_p"})
+        for (const char* k :
+             {"train_mse", "val_mse", "heads", "rank", "singular_values", "distance_p"})
             QVERIFY2(!c.contains(s(k)), k);
         QVERIFY2(bare.err.contains("no targets"), bare.err.constData());
         // What the prompts alone say: the same certificate samples and null relations; nothing
@@ -158,11 +166,75 @@ private Q_SLOTS:
             for (const char* k : {"min_heads", "probes", "noise"}) QVERIFY2(!xc.contains(s(k)), k);
         }
         // Keeping heads needs a fit.
-        const Outcome heads = run({s("solve"), s("--config"), dir + s("/dataset.json"), s("--set"),
-                                   s("task.targets="), s("--set"), s("solver.heads=2")});
+        const Outcome heads = run(QStringList{s("solve"), s("--config"), dir + s("/dataset.json"),
+                                              s("--set"), s("solver.heads=2")} +
+                                  promptsOnly);
         QCOMPARE(heads.code, 2);
         QVERIFY2(heads.err.contains("solver.heads") && heads.err.contains("without task.targets"),
                  heads.err.constData());
+    }
+
+    // A held-out set that does not fit the training data is refused (exit 2) with the key, the
+    // file, what is wrong and what is allowed; without one the run reports no val_mse.
+    void heldOutSetRefusals() {
+        const QString dir = m_tmp.filePath(s("heldout"));
+        QCOMPARE(run(QStringList{s("export-data"), s("--out"), dir} +
+                     sets({s("task.samples=400"), s("eval.val_samples=50")}))
+                     .code,
+                 0);
+        const QString other = m_tmp.filePath(s("heldout-other"));
+        QCOMPARE(run(QStringList{s("export-data"), s("--out"), other} +
+                     sets({s("task.kind=random_mhla"), s("task.d=3"), s("task.samples=100"),
+                           s("eval.val_samples=50")}))
+                     .code,
+                 0);
+        const auto solve = [&](const QStringList& keys) {
+            return run(QStringList{s("solve"), s("--config"), dir + s("/dataset.json")} +
+                       sets(keys));
+        };
+        const Outcome ok = solve({});
+        QVERIFY2(ok.code == 0, ok.err.constData());
+        // N_val is the file's 50, not eval.val_samples' default: the synthetic run on 50
+        // validation samples has the same val_mse.
+        const Outcome synth =
+            run(QStringList{s("solve")} + sets({s("task.samples=400"), s("eval.val_samples=50")}));
+        QVERIFY2(synth.code == 0, synth.err.constData());
+        QVERIFY(json(ok.out).value(s("val_mse")).isDouble());
+        QCOMPARE(json(ok.out).value(s("val_mse")).toDouble(),
+                 json(synth.out).value(s("val_mse")).toDouble());
+        const Outcome none = solve({s("task.validation_prompts="), s("task.validation_targets=")});
+        QVERIFY2(none.code == 0, none.err.constData());
+        QVERIFY(!json(none.out).contains(s("val_mse")));
+        struct Case {
+            QStringList keys;
+            const char *key, *says;
+        };
+        const Case cases[] = {
+            {{s("task.validation_targets=")}, "task.validation_targets", "set both files"},
+            {{s("task.validation_prompts=")}, "task.validation_prompts", "set both files"},
+            {{s("task.targets=")}, "task.validation_prompts", "needs task.targets"},
+            // d = 3 prompts against d = 4 training prompts
+            {{s("task.validation_prompts=") + other + s("/validation_prompts.npy")},
+             "task.validation_prompts",
+             "expected N_val x 3 x 4"},
+            // 2-D targets with d_out 3 against d_out 2
+            {{s("task.validation_targets=") + other + s("/validation_targets.npy")},
+             "task.validation_targets",
+             "expected N_val x 2"},
+            // 400 training prompts against 50 validation targets
+            {{s("task.validation_prompts=") + dir + s("/prompts.npy")},
+             "task.validation_targets",
+             "one target row per prompt"},
+            {{s("task.validation_prompts=") + dir + s("/missing.npy")},
+             "task.validation_prompts",
+             "missing.npy"},
+        };
+        for (const Case& c : cases) {
+            const Outcome r = solve(c.keys);
+            QVERIFY2(r.code == 2, qPrintable(c.keys.join(s(" "))));
+            QVERIFY2(r.err.contains(c.key) && r.err.contains(c.says), r.err.constData());
+            QVERIFY2(!r.err.contains("internal"), r.err.constData());
+        }
     }
 
     void refusalsNameWhatIsWrong() {

@@ -240,7 +240,8 @@ QJsonObject sectionObject(const py::object& section, const char* name) {
 }
 
 py::dict fit(const py::handle& prompts, const py::object& targets, const py::object& solver,
-             const py::object& eval, const py::object& threads) {
+             const py::object& eval, const py::object& validationPrompts,
+             const py::object& validationTargets, const py::object& threads) {
     const int t = threadCount(threads);
     const Doubles z = promptArray(prompts);
     // Without targets the prompts are certified and nothing is fitted (d_out = 0).
@@ -250,13 +251,41 @@ py::dict fit(const py::handle& prompts, const py::object& targets, const py::obj
     const std::vector<long long> tShape =
         y ? std::vector<long long>(y->shape(), y->shape() + y->ndim()) : std::vector<long long>{};
     const QString pName = QStringLiteral("prompts array"), tName = QStringLiteral("targets array");
-    const DatasetShape shape = checkDatasetShape(pShape, y ? &tShape : nullptr, pName, tName);
+    DatasetShape shape = checkDatasetShape(pShape, y ? &tShape : nullptr, pName, tName);
     if (const std::string bad = firstNonFinite(z); !bad.empty())
         throw ConfigError("task.prompts: prompts array: " + bad + "; allowed: finite numbers",
                           QStringLiteral("task.prompts"));
     if (const std::string bad = y ? firstNonFinite(*y) : std::string(); !bad.empty())
         throw ConfigError("task.targets: targets array: " + bad + "; allowed: finite numbers",
                           QStringLiteral("task.targets"));
+    // The held-out set: both arrays or neither, with the training data's n, d and d_out.
+    std::optional<Doubles> vz, vy;
+    std::vector<long long> vpShape, vtShape;
+    if (!validationPrompts.is_none() || !validationTargets.is_none()) {
+        if (validationPrompts.is_none() || validationTargets.is_none())
+            throw ConfigError(std::string(validationPrompts.is_none() ? "task.validation_prompts"
+                                                                      : "task.validation_targets") +
+                                  ": a held-out set is validation_prompts with validation_targets; "
+                                  "give both arrays, or neither",
+                              QStringLiteral("task.validation_prompts"));
+        if (!y)
+            throw ConfigError("task.validation_prompts: a held-out set needs targets: without "
+                              "them nothing is fitted, so there is nothing to validate",
+                              QStringLiteral("task.validation_prompts"));
+        vz = floatArray(validationPrompts, "validation_prompts");
+        vy = floatArray(validationTargets, "validation_targets");
+        vpShape.assign(vz->shape(), vz->shape() + vz->ndim());
+        vtShape.assign(vy->shape(), vy->shape() + vy->ndim());
+        shape.validationSamples = checkValidationShape(shape, vpShape, vtShape,
+                                                       QStringLiteral("validation_prompts array"),
+                                                       QStringLiteral("validation_targets array"));
+        for (const auto& [values, key] : {std::pair{&*vz, "task.validation_prompts"},
+                                          std::pair{&*vy, "task.validation_targets"}})
+            if (const std::string bad = firstNonFinite(*values); !bad.empty())
+                throw ConfigError(std::string(key) + ": " + (key + 5) + " array: " + bad +
+                                      "; allowed: finite numbers",
+                                  QString::fromLatin1(key));
+    }
     QJsonObject task{{QStringLiteral("kind"), QStringLiteral("dataset")}};
     QJsonObject obj{{QStringLiteral("task"), task},
                     {QStringLiteral("solver"), sectionObject(solver, "solver")},
@@ -267,9 +296,17 @@ py::dict fit(const py::handle& prompts, const py::object& targets, const py::obj
     arrays->prompts.assign(z.data(), z.data() + z.size());
     if (y) arrays->targets.assign(y->data(), y->data() + y->size());
     TaskConfig& tc = loaded.config.task;
-    tc.arrays = std::move(arrays);
     tc.prompts = QStringLiteral("<in memory: %1>").arg(npyShapeText(pShape));
     tc.targets = y ? QStringLiteral("<in memory: %1>").arg(npyShapeText(tShape)) : QString();
+    if (vz) {
+        arrays->validationPrompts.assign(vz->data(), vz->data() + vz->size());
+        arrays->validationTargets.assign(vy->data(), vy->data() + vy->size());
+        tc.validationPrompts = QStringLiteral("<in memory: %1>").arg(npyShapeText(vpShape));
+        tc.validationTargets = QStringLiteral("<in memory: %1>").arg(npyShapeText(vtShape));
+        tc.dataValidationSamples = shape.validationSamples;
+        loaded.config.eval.valSamples = shape.validationSamples;
+    }
+    tc.arrays = std::move(arrays);
     return runToDict(loaded, t);
 }
 
@@ -378,6 +415,7 @@ prompts: N x n x d (sample, token, coordinate; tokens as rows, the last token th
           R"(P psi(Z) for each prompt: an N x d_out array (P is d_out x D).)");
     m.def("fit", &fit, py::arg("prompts"), py::arg("targets") = py::none(), py::kw_only(),
           py::arg("solver") = py::none(), py::arg("eval") = py::none(),
+          py::arg("validation_prompts") = py::none(), py::arg("validation_targets") = py::none(),
           py::arg("threads") = py::none(),
           R"(Fits and certifies your own data, held in NumPy arrays: the dataset task (task.kind
 "dataset") on arrays instead of .npy files, with the same result fields as `solve` on files.
@@ -387,6 +425,8 @@ targets: N x d_out, one row per prompt. float64 (float32 is converted once), fin
     None: the prompts alone are certified (lambda_min, spectrum, null_dim, lambda_trace) and
     nothing is fitted: no P, no heads, no errors (d_out is 0).
 solver, eval: dicts of the keys of an experiment file's sections (None: the defaults).
+validation_prompts, validation_targets: a held-out set (N_val x n x d and N_val x d_out, both
+    or neither, only with targets): val_mse is measured on it.
 threads: None (every core) or 1..256; the numbers never depend on it.
 
 The arrays are copied once (the data then lives twice while the call runs). Numbers that need

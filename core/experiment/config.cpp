@@ -362,6 +362,24 @@ std::vector<KeyInfo> buildKeys() {
                 u"label y<sub>s</sub> of prompt s. Optional: leave it empty to certify the prompts "
                 u"alone (λ<sub>min</sub>, spectrum, null dimension); nothing is fitted."));
 
+    add(K("task", "validation_prompts", taskText(&TaskConfig::validationPrompts))
+            .tasks(kData)
+            .text(
+                u"Validation prompts",
+                "A held-out set (optional): a .npy file of shape N_val x n x d with the training "
+                "prompts' n and d; set it with task.validation_targets. The run reports val_mse on "
+                "it (eval.val_samples is N_val). A relative path is resolved as for task.prompts.",
+                u"<b>Validation prompts</b>: an optional held-out set, a <tt>.npy</tt> file of shape "
+                u"N<sub>val</sub> × n × d (the training prompts' n and d), with its targets file. "
+                u"val_mse is measured on it; λ<sub>min</sub> and the fit use the training files alone."));
+    add(K("task", "validation_targets", taskText(&TaskConfig::validationTargets))
+            .tasks(kData)
+            .text(u"Validation targets",
+                  "The held-out set's targets: a .npy file of shape N_val x d_out, row s the label "
+                  "of validation prompt s; set with task.validation_prompts.",
+                  u"<b>Validation targets</b>: a <tt>.npy</tt> file of shape N<sub>val</sub> × "
+                  u"d<sub>out</sub>, row s the label of validation prompt s."));
+
     // ---- solver
     add(K("solver", "kind", T::Choice, solverField(&SolverConfig::kind))
             .choices(solvers)
@@ -744,8 +762,9 @@ TaskDims taskDims(const TaskConfig& task) {
     return {};
 }
 
-TaskKindTraits taskKindTraits(TaskKind kind) {
-    if (kind == TaskKind::Dataset) return {/*teacher=*/false, /*validation=*/false};
+TaskKindTraits taskKindTraits(const TaskConfig& task) {
+    if (task.kind == TaskKind::Dataset)
+        return {/*teacher=*/false, /*validation=*/!task.validationPrompts.isEmpty()};
     return {};
 }
 
@@ -855,6 +874,9 @@ void applyDatasetShape(ExperimentConfig& cfg, const DatasetShape* knownShape) {
     cfg.task.dataD = shape.dims.d;
     cfg.task.dataTokens = shape.dims.n;
     cfg.task.dataDOut = shape.dims.dOut;
+    // A held-out set's size is its file's N_val (a finished result's config holds it already).
+    if (!knownShape && shape.validationSamples > 0) cfg.eval.valSamples = shape.validationSamples;
+    cfg.task.dataValidationSamples = cfg.task.validationPrompts.isEmpty() ? 0 : cfg.eval.valSamples;
 }
 
 } // namespace
@@ -934,9 +956,61 @@ DatasetShape readDatasetShape(const TaskConfig& task) {
     // The prompts are judged before the targets are read: their error comes first.
     const NpyHeader p = header("task.prompts", task.prompts);
     const DatasetShape promptsOnly = checkDatasetShape(p.shape, nullptr, task.prompts, {});
-    if (task.targets.isEmpty()) return promptsOnly; // certify the prompts, fit nothing
+    const bool validation = !task.validationPrompts.isEmpty() || !task.validationTargets.isEmpty();
+    if (task.targets.isEmpty()) {
+        if (validation)
+            throw ConfigError(str(q("task.validation_prompts: a held-out set needs task.targets: "
+                                    "without targets nothing is fitted, so there is nothing to "
+                                    "validate; set task.targets, or clear the validation files")),
+                              q("task.validation_prompts"));
+        return promptsOnly; // certify the prompts, fit nothing
+    }
     const NpyHeader t = header("task.targets", task.targets);
-    return checkDatasetShape(p.shape, &t.shape, task.prompts, task.targets);
+    DatasetShape out = checkDatasetShape(p.shape, &t.shape, task.prompts, task.targets);
+    if (!validation) return out;
+    // Both or neither: a held-out set is prompts with their targets.
+    if (task.validationPrompts.isEmpty() != task.validationTargets.isEmpty()) {
+        const char* missing = task.validationPrompts.isEmpty() ? "task.validation_prompts"
+                                                               : "task.validation_targets";
+        throw ConfigError(str(q(missing) + q(": a held-out set is task.validation_prompts with "
+                                             "task.validation_targets; set both files, or "
+                                             "neither")),
+                          q(missing));
+    }
+    const NpyHeader vp = header("task.validation_prompts", task.validationPrompts);
+    const NpyHeader vt = header("task.validation_targets", task.validationTargets);
+    out.validationSamples = checkValidationShape(out, vp.shape, vt.shape, task.validationPrompts,
+                                                 task.validationTargets);
+    return out;
+}
+
+long long checkValidationShape(const DatasetShape& train, const std::vector<long long>& p,
+                               const std::vector<long long>& t, const QString& promptsName,
+                               const QString& targetsName) {
+    const auto bad = [](const char* keyPath, const QString& path, const QString& what) {
+        throw ConfigError(str(q(keyPath) + q(": ") + path + q(": ") + what), q(keyPath));
+    };
+    const TaskDims& dims = train.dims;
+    const QString expected =
+        q("; expected N_val x %1 x %2 (the training prompts' n and d)").arg(dims.n).arg(dims.d);
+    if (p.size() != 3 || p[1] != dims.n || p[2] != dims.d)
+        bad("task.validation_prompts", promptsName,
+            q("shape ") + npyShapeText(p) + q(" is not allowed") + expected);
+    if (p[0] < 1)
+        bad("task.validation_prompts", promptsName,
+            q("shape ") + npyShapeText(p) + q(" has N_val = 0 samples") + expected +
+                q(" with N_val >= 1"));
+    if (t.size() != 2 || t[1] != dims.dOut)
+        bad("task.validation_targets", targetsName,
+            q("shape ") + npyShapeText(t) +
+                q(" is not allowed; expected N_val x %1 (the training targets' d_out)")
+                    .arg(dims.dOut));
+    if (t[0] != p[0])
+        bad("task.validation_targets", targetsName,
+            q("shape ") + npyShapeText(t) + q(" has ") + QString::number(t[0]) +
+                q(" rows, but the validation prompts (") + promptsName + q(") hold N_val = ") +
+                QString::number(p[0]) + q(" samples; expected one target row per prompt"));
+    return p[0];
 }
 
 DatasetShape checkDatasetShape(const std::vector<long long>& p,

@@ -55,6 +55,8 @@ enum class ExploreMode { Auto, Full, None };
 struct DatasetArrays {
     std::vector<double> prompts;
     std::vector<double> targets;
+    /// the held-out set, N_val x n x d and N_val x d_out (both empty: none)
+    std::vector<double> validationPrompts, validationTargets;
 };
 
 struct TaskConfig {
@@ -93,9 +95,15 @@ struct TaskConfig {
     /// .npy of shape N x d_out; empty: no targets, the run certifies the prompts and fits
     /// nothing (d_out is then 0)
     QString targets;
+    /// A held-out set (optional, both or neither, and only with task.targets): .npy files of
+    /// shape N_val x n x d and N_val x d_out, same n, d and d_out as the training files. With
+    /// them the run reports val_mse on them (eval.val_samples is set to N_val).
+    QString validationPrompts, validationTargets;
     /// The data's N, n, d and d_out as the file headers give them: filled by the parser (not
     /// keys of the file); task.samples is set to N.
     int dataD = 0, dataTokens = 0, dataDOut = 0;
+    /// N_val of the held-out set (0: none); eval.val_samples is set to it too.
+    long long dataValidationSamples = 0;
     /// The data in memory (not a key): when set, the task reads it instead of the files, which
     /// are then only names in messages and records.
     std::shared_ptr<const DatasetArrays> arrays;
@@ -165,21 +173,22 @@ struct TaskKindTraits {
     bool teacher = true;
     bool validation = true;
 };
-[[nodiscard]] TaskKindTraits taskKindTraits(TaskKind kind);
+/// A dataset has no teacher, and a validation set only when task.validation_prompts is set.
+[[nodiscard]] TaskKindTraits taskKindTraits(const TaskConfig& task);
 
 /// The shape of a dataset task's data: N samples of n tokens of dimension d, targets d_out.
 struct DatasetShape {
     long long samples = 0;
     TaskDims dims;
+    long long validationSamples = 0; ///< N_val of task.validation_prompts (0: none)
 };
 /// Reads the headers (only) of task.prompts and task.targets and checks their shapes (prompts
 /// N x n x d with N, n >= 1 and d in [1, 64]; targets N x d_out with the same N). Throws
 /// ConfigError naming the key, the file, what is wrong and what is allowed. Without
 /// task.targets (empty) only the prompts are read: dims.dOut is 0, a certificate-only run.
+/// task.validation_prompts and task.validation_targets are read and checked too (both or
+/// neither, only with targets, the training files' n, d and d_out).
 [[nodiscard]] DatasetShape readDatasetShape(const TaskConfig& task);
-/// The same checks on shapes already known (arrays in memory): `promptsName` and `targetsName`
-/// name the data in messages; the keys at fault are task.prompts and task.targets. Without
-/// `targets` only the prompts are checked (dims.dOut is then 0).
 /// Which of one or two .npy files are the prompts and which the targets (File > Open data…
 /// and files dropped on the window): by their shapes (3-D prompts N x n x d, 2-D targets
 /// N x d_out), whatever their names. One prompts file named prompts.npy takes the targets.npy
@@ -191,8 +200,19 @@ struct DataFiles {
     QString note;             ///< how the files were paired, for the user
 };
 [[nodiscard]] DataFiles pairDataFiles(const QStringList& paths);
+/// The same checks on shapes already known (arrays in memory): `promptsName` and `targetsName`
+/// name the data in messages; the keys at fault are task.prompts and task.targets. Without
+/// `targets` only the prompts are checked (dims.dOut is then 0).
 [[nodiscard]] DatasetShape checkDatasetShape(const std::vector<long long>& prompts,
                                              const std::vector<long long>* targets,
+                                             const QString& promptsName,
+                                             const QString& targetsName);
+/// A held-out set's shapes against the training data's `train` (from checkDatasetShape, with
+/// targets): prompts N_val x n x d, targets N_val x d_out, N_val >= 1. Returns N_val. Throws
+/// ConfigError (key task.validation_prompts or task.validation_targets) naming the data.
+[[nodiscard]] long long checkValidationShape(const DatasetShape& train,
+                                             const std::vector<long long>& prompts,
+                                             const std::vector<long long>& targets,
                                              const QString& promptsName,
                                              const QString& targetsName);
 

@@ -40,7 +40,7 @@ QJsonArray vectorJson(const Vec& v) {
 } // namespace
 
 QJsonObject resultToJson(const ExperimentResult& r) {
-    const TaskKindTraits kind = taskKindTraits(r.config.task.kind);
+    const TaskKindTraits kind = taskKindTraits(r.config.task);
     QJsonObject o;
     o.insert(q("mhla_lab_version"), q(MHLA_VERSION));
     o.insert(q("format_version"), kResultFormatVersion);

@@ -203,7 +203,7 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
         toString(r.config.solver.kind).toStdString() != solver)
         o.fail(q("task"), q("\"%1\"/\"%2\" disagree with the embedded config")
                               .arg(QString::fromStdString(task), QString::fromStdString(solver)));
-    const TaskKindTraits kind = taskKindTraits(r.config.task.kind);
+    const TaskKindTraits kind = taskKindTraits(r.config.task);
     // Every size is checked against the embedded experiment before anything is allocated.
     const TaskDims dims = taskDims(r.config.task);
     r.d = static_cast<int>(o.implied("d", dims.d, "its task"));

@@ -22,7 +22,8 @@ QString gib(double bytes) {
 
 long long exportSamplesBytes(const ExperimentConfig& cfg) {
     const TaskDims dims = taskDims(cfg.task);
-    return 8LL * cfg.task.samples * (static_cast<long long>(dims.n) * dims.d + dims.dOut);
+    return 8LL * (cfg.task.samples + cfg.eval.valSamples) *
+           (static_cast<long long>(dims.n) * dims.d + dims.dOut);
 }
 
 QString exportTaskSamples(const ExperimentConfig& cfg, const QString& dir,
@@ -45,31 +46,47 @@ QString exportTaskSamples(const ExperimentConfig& cfg, const QString& dir,
                               .toStdString(),
                           q("task.samples"));
     const auto task = makeTask(cfg.task);
-    const long long N = cfg.task.samples, n = task->tokens(), d = task->d(), dOut = task->dOut();
-    std::vector<double> Z(static_cast<size_t>(N * n * d)), Y(static_cast<size_t>(N * dOut));
-    Sample s;
-    for (long long i = 0; i < N; ++i) {
-        if (cancel) cancel->check();
-        task->sampleInto(Stream::Train, i, s);
-        // Sample::Z is d x n, column-major: its columns (tokens) are the rows of the n x d block.
-        std::memcpy(Z.data() + i * n * d, s.Z.data(), sizeof(double) * static_cast<size_t>(n * d));
-        std::memcpy(Y.data() + i * dOut, s.y.data(), sizeof(double) * static_cast<size_t>(dOut));
-    }
+    const long long N = cfg.task.samples, V = cfg.eval.valSamples, n = task->tokens(),
+                    d = task->d(), dOut = task->dOut();
+    // One stream's samples 0..count-1 as the two row-major arrays.
+    const auto draw = [&](Stream stream, long long count, std::vector<double>& Z,
+                          std::vector<double>& Y) {
+        Z.resize(static_cast<size_t>(count * n * d));
+        Y.resize(static_cast<size_t>(count * dOut));
+        Sample s;
+        for (long long i = 0; i < count; ++i) {
+            if (cancel) cancel->check();
+            task->sampleInto(stream, i, s);
+            // Sample::Z is d x n, column-major: its columns (tokens) are the n x d block's rows.
+            std::memcpy(Z.data() + i * n * d, s.Z.data(),
+                        sizeof(double) * static_cast<size_t>(n * d));
+            std::memcpy(Y.data() + i * dOut, s.y.data(),
+                        sizeof(double) * static_cast<size_t>(dOut));
+        }
+    };
+    std::vector<double> Z, Y, VZ, VY;
+    draw(Stream::Train, N, Z, Y);
+    draw(Stream::Validation, V, VZ, VY);
     if (const QString e = prepareOutputFolder(dir); !e.isEmpty()) return q("--out: ") + e;
     const QDir folder(dir);
-    if (QString e =
-            writeFileAtomic(folder.filePath(q("prompts.npy")), npyBytes({N, n, d}, Z.data()));
-        !e.isEmpty())
-        return e;
-    if (QString e =
-            writeFileAtomic(folder.filePath(q("targets.npy")), npyBytes({N, dOut}, Y.data()));
-        !e.isEmpty())
-        return e;
+    const std::pair<const char*, QByteArray> files[] = {
+        {"prompts.npy", npyBytes({N, n, d}, Z.data())},
+        {"targets.npy", npyBytes({N, dOut}, Y.data())},
+        {"validation_prompts.npy", npyBytes({V, n, d}, VZ.data())},
+        {"validation_targets.npy", npyBytes({V, dOut}, VY.data())}};
+    for (const auto& [name, bytes] : files) {
+        if (V == 0 && std::strncmp(name, "validation", 10) == 0) continue;
+        if (QString e = writeFileAtomic(folder.filePath(q(name)), bytes); !e.isEmpty()) return e;
+    }
     // dataset.json: the dataset task on these files, with the source's solver and eval keys that
     // a dataset run reads (the others, e.g. eval.words, would be refused as not read).
     QJsonObject datasetTask{{q("kind"), q("dataset")},
                             {q("prompts"), q("prompts.npy")},
                             {q("targets"), q("targets.npy")}};
+    if (V > 0) {
+        datasetTask.insert(q("validation_prompts"), q("validation_prompts.npy"));
+        datasetTask.insert(q("validation_targets"), q("validation_targets.npy"));
+    }
     const QJsonObject source = experimentToJson(cfg);
     QJsonObject probe{
         {q("task"), QJsonObject{{q("kind"), q("dataset")},
@@ -88,7 +105,7 @@ QString exportTaskSamples(const ExperimentConfig& cfg, const QString& dir,
                                     QJsonDocument(experiment).toJson(QJsonDocument::Indented));
         !e.isEmpty())
         return e;
-    if (out) *out = {N, static_cast<int>(n), static_cast<int>(d), static_cast<int>(dOut), bytes};
+    if (out) *out = {N, V, static_cast<int>(n), static_cast<int>(d), static_cast<int>(dOut), bytes};
     return {};
 }
 

@@ -1,9 +1,11 @@
 #pragma once
 // A synthetic task's samples as .npy files, in the dataset task's layout (MATH.md "Data on
 // disk"): prompts.npy (N x n x d, tokens as rows, the query last) and targets.npy (N x d_out),
-// float64, C order, plus dataset.json, an experiment file that runs the dataset task on them
-// with the source's solver and eval keys. The round trip (synthetic -> files -> dataset task)
-// gives the same lambda_min and fit bit for bit: the test that the reader and the layout agree.
+// float64, C order, the held-out set validation_prompts.npy and validation_targets.npy
+// (eval.val_samples samples of the validation stream), plus dataset.json, an experiment file
+// that runs the dataset task on them with the source's solver and eval keys. The round trip
+// (synthetic -> files -> dataset task) gives the same lambda_min, fit and val_mse bit for bit:
+// the test that the reader and the layout agree.
 #include "core/base/types.h"
 #include "core/experiment/config.h"
 #include <QString>
@@ -12,18 +14,21 @@ namespace mhla {
 
 struct ExportedSamples {
     long long samples = 0;
+    long long validationSamples = 0; ///< eval.val_samples, the held-out set's N_val
     int tokens = 0, d = 0, dOut = 0;
     long long bytes = 0; ///< the two arrays' data (8 bytes per value)
 };
 
-/// The bytes the two arrays of cfg's training set take (held in memory once while writing).
+/// The bytes the four arrays of cfg's training and held-out sets take (held in memory once while
+/// writing).
 [[nodiscard]] long long exportSamplesBytes(const ExperimentConfig& cfg);
 
-/// Writes DIR/prompts.npy, DIR/targets.npy and DIR/dataset.json (each atomically, dataset.json
-/// last) from cfg's training stream. Refuses (ConfigError naming the key) a dataset task (its
-/// data is already on disk), a causal task (its samples are prefixes of different lengths) and
-/// arrays that would take more than half of this machine's memory. Returns an error about the
-/// folder or a write, or empty. Polls cancel per sample (throws Cancelled).
+/// Writes DIR/prompts.npy and DIR/targets.npy from cfg's training stream, the held-out set
+/// DIR/validation_prompts.npy and DIR/validation_targets.npy from its validation stream, and
+/// DIR/dataset.json (each atomically, dataset.json last). Refuses (ConfigError naming the key) a
+/// dataset task (its data is already on disk), a causal task (its samples are prefixes of different
+/// lengths) and arrays that would take more than half of this machine's memory. Returns an error
+/// about the folder or a write, or empty. Polls cancel per sample (throws Cancelled).
 QString exportTaskSamples(const ExperimentConfig& cfg, const QString& dir,
                           const CancelToken* cancel, ExportedSamples* out = nullptr);
 

@@ -334,6 +334,63 @@ class Fit(unittest.TestCase):
         self.assertFalse(few["certified"])
         self.assertGreaterEqual(few["null_dim"], 8)
 
+    def test_held_out_set_gives_val_mse(self):
+        # A held-out set: val_mse is NumPy's mean squared error of the fitted P on it (1e-12
+        # relative), the fit and the certificate are those of the training data alone, and
+        # the arrays give the bits the exported files give.
+        rng = np.random.default_rng(9)
+        Z = rng.standard_normal((400, 4, 3))
+        Y = rng.standard_normal((400, 2))
+        VZ = rng.standard_normal((70, 4, 3))
+        VY = rng.standard_normal((70, 2))
+        r = mhla_lab.fit(Z, Y, validation_prompts=VZ, validation_targets=VY,
+                         eval={"lambda_trace": 0})
+        plain = mhla_lab.fit(Z, Y, eval={"lambda_trace": 0})
+        self.assertNotIn("val_mse", plain)
+        for key in ("lambda_min", "train_mse", "null_dim"):
+            self.assertEqual(r[key], plain[key], key)
+        self.assertTrue(np.array_equal(r["P"], plain["P"]))
+        ref = np.mean((mhla_lab.predict(r["P"], VZ) - VY) ** 2)
+        self.assertLess(abs(r["val_mse"] - ref), 1e-12 * ref)
+        self.assertEqual(r["config"]["eval"]["val_samples"], 70)
+        with tempfile.TemporaryDirectory() as folder:
+            proc = subprocess.run(
+                [BINARY, "export-data", "--set", "task.samples=300", "--set",
+                 "eval.val_samples=40", "--out", folder], capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            arrays = [np.load(os.path.join(folder, f + ".npy")) for f in
+                      ("prompts", "targets", "validation_prompts", "validation_targets")]
+            task = {"kind": "dataset"}
+            for key in ("prompts", "targets", "validation_prompts", "validation_targets"):
+                task[key] = os.path.join(folder, key + ".npy")
+            files = mhla_lab.solve({"task": task})
+            mem = mhla_lab.fit(arrays[0], arrays[1], validation_prompts=arrays[2],
+                               validation_targets=arrays[3])
+            self.assertEqual(mem["val_mse"], files["val_mse"])
+        cases = [
+            (lambda: mhla_lab.fit(Z, Y, validation_prompts=VZ), "task.validation_prompts",
+             "give both"),
+            (lambda: mhla_lab.fit(Z, Y, validation_targets=VY), "task.validation_prompts",
+             "give both"),
+            (lambda: mhla_lab.fit(Z, validation_prompts=VZ, validation_targets=VY),
+             "task.validation_prompts", "needs targets"),
+            (lambda: mhla_lab.fit(Z, Y, validation_prompts=VZ[:, :, :2], validation_targets=VY),
+             "task.validation_prompts", "expected N_val x 4 x 3"),
+            (lambda: mhla_lab.fit(Z, Y, validation_prompts=VZ, validation_targets=VY[:, :1]),
+             "task.validation_targets", "expected N_val x 2"),
+            (lambda: mhla_lab.fit(Z, Y, validation_prompts=VZ, validation_targets=VY[:60]),
+             "task.validation_targets", "one target row per prompt"),
+        ]
+        badVY = VY.copy()
+        badVY[5, 0] = np.nan
+        cases.append((lambda: mhla_lab.fit(Z, Y, validation_prompts=VZ, validation_targets=badVY),
+                      "task.validation_targets", "nan at [5, 0]"))
+        for call, key, text in cases:
+            with self.assertRaises(mhla_lab.ConfigError) as e:
+                call()
+            self.assertEqual(e.exception.key, key, str(e.exception))
+            self.assertIn(text, str(e.exception))
+
     def test_bad_data_names_the_key_and_what_is_allowed(self):
         rng = np.random.default_rng(1)
         Z = rng.standard_normal((50, 3, 2))
