@@ -19,6 +19,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <cstdio>
 
 using namespace mhla;
@@ -181,6 +182,16 @@ private Q_SLOTS:
         QVERIFY2(note.contains(relation), qPrintable(note));
         for (const PlotSeries& s : panel.tracePlot()->series())
             QVERIFY(!s.name.startsWith(QStringLiteral("certificate_samples")));
+        // The floor is named as the axis labels it (10⁻ⁿ), not as 1e-n beside a tick "10⁻ⁿ".
+        const auto& spectrum = orthogonal.result->certificate.spectrum;
+        const bool anyNonPositive =
+            std::any_of(spectrum.begin(), spectrum.end(), [](double v) { return v <= 0; });
+        const QString spectrumNote = panel.spectrumPlot()->note();
+        if (anyNonPositive)
+            QVERIFY2(spectrumNote.contains(QStringLiteral("triangles at 10⁻")),
+                     qPrintable(spectrumNote));
+        QVERIFY2(!spectrumNote.contains(QStringLiteral("e-")), qPrintable(spectrumNote));
+        QVERIFY2(!note.contains(QStringLiteral("triangles at 1e")), qPrintable(note));
     }
     // Issue 23: a green "certified" badge beside OOD rel 0.68 (the noise preset) read as a
     // contradiction; the panel says that certified means unique, not exact.

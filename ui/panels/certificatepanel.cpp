@@ -2,6 +2,7 @@
 #include "core/base/plural.h"
 #include "ui/panels/explanations.h"
 #include "ui/plot/colormap.h"
+#include "ui/plot/plotmath.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/plot/theme.h"
 #include <QCheckBox>
@@ -25,13 +26,13 @@ QString fmt(double v) {
     return QString::number(v, 'g', 4);
 }
 
-/// A floor below every positive value and below tau, for drawing values <= 0 on a log axis.
 /// One "name value" pair of the numbers line; a line breaks between pairs, never inside one.
 QString certificatePair(const QString& name, const QString& value) {
     return QStringLiteral("<span style='white-space:nowrap'>%1&nbsp;<b>%2</b></span>")
         .arg(name, value);
 }
 
+/// A floor below every positive value and below tau, for drawing values <= 0 on a log axis.
 double logFloor(const QList<QPointF>& pts, double tau) {
     double m = std::numeric_limits<double>::infinity();
     for (const auto& p : pts)
@@ -245,7 +246,8 @@ void CertificatePanel::updateLive(const RunRecord* run) {
         nClamped > 0
             ? tr("Checkpoints with λₘᵢₙ ≤ 0 (singular Λ; %1) are drawn as triangles at %2, the "
                  "floor of the log axis.")
-                  .arg(countOf(nClamped, tr("checkpoint"), tr("checkpoints")), fmt(floor))
+                  .arg(countOf(nClamped, tr("checkpoint"), tr("checkpoints")),
+                       plotmath::logTickLabel(floor))
             : QString();
     if (!identNote.isEmpty())
         note = note.isEmpty() ? identNote : identNote + QLatin1Char(' ') + note;
@@ -420,7 +422,8 @@ void CertificatePanel::showRun(const RunRecord* run) {
     else if (nClamped > 0)
         note = tr("Eigenvalues ≤ 0 (%1) are drawn as triangles at %2, the floor of the log axis (a "
                   "log axis cannot show them).")
-                   .arg(countOf(nClamped, tr("eigenvalue"), tr("eigenvalues")), fmt(floor));
+                   .arg(countOf(nClamped, tr("eigenvalue"), tr("eigenvalues")),
+                        plotmath::logTickLabel(floor));
     m_spectrum->setNote(note);
 }
 
