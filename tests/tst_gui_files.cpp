@@ -2,6 +2,7 @@
 // leaves the form, the current file, the title and Open Recent as they were; saving over a file
 // that is not an experiment file, or that would lose content, needs confirmation.
 #include "core/base/fileio.h"
+#include "core/base/npy.h"
 #include "core/experiment/config.h"
 #include "core/records/resultio.h"
 #include "core/records/resultread.h"
@@ -42,6 +43,7 @@
 #include <QTextBrowser>
 #include <QTimer>
 #include <QUrl>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -443,6 +445,23 @@ private Q_SLOTS:
         QCOMPARE(cfg.task.samples, synthetic.task.samples);
         QVERIFY(note->toPlainText().contains(QStringLiteral("%1 prompts").arg(cfg.task.samples)));
         QVERIFY(note->toPlainText().contains(QStringLiteral("targets.npy")));
+        // The values summarised off the GUI thread, then shown under the shape: mean, std
+        // (population), min and max of every entry, as computed here in two passes.
+        QTRY_VERIFY_WITH_TIMEOUT(note->toPlainText().contains(QStringLiteral("Values")), 10000);
+        for (const QString& file : {prompts, targets}) {
+            std::vector<double> v;
+            readNpyData(file, readNpyHeader(file), v);
+            double mean = 0, var = 0;
+            for (double x : v) mean += x;
+            mean /= static_cast<double>(v.size());
+            for (double x : v) var += (x - mean) * (x - mean);
+            var /= static_cast<double>(v.size());
+            const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+            for (double x : {mean, std::sqrt(var), *lo, *hi})
+                QVERIFY2(note->toPlainText().contains(QString::number(x, 'g', 4)),
+                         qPrintable(QString::number(x, 'g', 4) + QStringLiteral(" not in ") +
+                                    note->toPlainText()));
+        }
         cfg.eval.identifiability = ExploreMode::None;
         ExperimentConfig same = synthetic;
         same.eval.identifiability = ExploreMode::None;
@@ -457,6 +476,16 @@ private Q_SLOTS:
         QVERIFY(panel->isValid());
         QVERIFY(panel->config().task.targets.isEmpty());
         QVERIFY(note->toPlainText().contains(QStringLiteral("No targets")));
+        // Its statistics replace the pending line, for its own file only; a data note that
+        // another explanation replaced is not brought back by its statistics.
+        QTRY_VERIFY_WITH_TIMEOUT(note->toPlainText().contains(QStringLiteral("Values")), 10000);
+        QVERIFY(note->toPlainText().contains(QStringLiteral("mine.npy")));
+        QVERIFY(!note->toPlainText().contains(QStringLiteral("targets.npy")));
+        QCOMPARE(w.openData({prompts}), QString());
+        w.showTourStep(0);
+        const QString tour = note->toHtml();
+        QTest::qWait(300);
+        QCOMPARE(note->toHtml(), tour);
         QVERIFY(w.findChild<QAction*>(QStringLiteral("openDataAction")));
     }
     void recentFileThatNoLongerLoadsLeavesTheList() {

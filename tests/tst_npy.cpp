@@ -2,6 +2,7 @@
 // and refuses each bad file with a message naming the file and what is wrong; the writer's
 // files read back bit for bit.
 #include "core/base/npy.h"
+#include "core/base/types.h"
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -64,6 +65,7 @@ private Q_SLOTS:
     void refusesBadFiles_data();
     void refusesBadFiles();
     void writerRoundTripsBitForBit();
+    void statisticsMatchClosedForms();
 };
 
 void TestNpy::readsEveryLayout_data() {
@@ -100,6 +102,15 @@ void TestNpy::readsEveryLayout() {
     QCOMPARE(out.size(), size_t(24));
     // 0.5 * k is exact in float32 and float64: the values compare exactly.
     for (int i = 0; i < 24; ++i) QCOMPARE(out[static_cast<size_t>(i)], 0.5 * (i + 1));
+    // The statistics of 0.5 k, k = 1..24, in every layout: mean 6.25, population variance
+    // 0.25 (24² - 1) / 12, min 0.5, max 12 (closed forms; 1e-14 relative for the running sums).
+    const NpyStatistics st = npyStatistics(path, h);
+    QCOMPARE(st.count, 24LL);
+    QVERIFY(std::abs(st.mean - 6.25) <= 1e-14 * 6.25);
+    const double sd = std::sqrt(0.25 * (24.0 * 24.0 - 1.0) / 12.0);
+    QVERIFY2(std::abs(st.std - sd) <= 1e-14 * sd, qPrintable(QString::number(st.std, 'g', 17)));
+    QCOMPARE(st.min, 0.5);
+    QCOMPARE(st.max, 12.0);
 }
 
 void TestNpy::refusesBadFiles_data() {
@@ -152,6 +163,14 @@ void TestNpy::refusesBadFiles() {
         QVERIFY2(msg.startsWith(path + s(": ")), qPrintable(msg));
         QVERIFY2(msg.contains(expected), qPrintable(msg));
     }
+    try { // the statistics refuse the same files with the same words
+        (void)npyStatistics(path, readNpyHeader(path));
+        QFAIL("summarised a bad file");
+    } catch (const NpyError& e) {
+        const QString msg = QString::fromStdString(e.what());
+        QVERIFY2(msg.startsWith(path + s(": ")), qPrintable(msg));
+        QVERIFY2(msg.contains(expected), qPrintable(msg));
+    }
 }
 
 void TestNpy::writerRoundTripsBitForBit() {
@@ -170,6 +189,29 @@ void TestNpy::writerRoundTripsBitForBit() {
     QCOMPARE(out.size(), v.size());
     QVERIFY(std::memcmp(out.data(), v.data(), 8 * v.size()) == 0);
     QCOMPARE(npyShapeText({7}), s("(7,)"));
+}
+
+// Several blocks of kNpyReadBlockBytes and a partial last one: the values k = 0..n-1 have mean
+// (n - 1) / 2 and population variance (n² - 1) / 12 (closed forms; Welford's running mean over
+// 3e5 values, 1e-12 relative). A token cancelled before the read stops it (Cancelled).
+void TestNpy::statisticsMatchClosedForms() {
+    QTemporaryDir dir;
+    const long long n = 3 * (kNpyReadBlockBytes / 8) + 12345;
+    std::vector<double> v(static_cast<size_t>(n));
+    for (long long k = 0; k < n; ++k) v[static_cast<size_t>(k)] = static_cast<double>(k);
+    const QString path = writeFile(dir, "big.npy", npyBytes({n, 1, 1}, v.data()));
+    const NpyHeader h = readNpyHeader(path);
+    const NpyStatistics st = npyStatistics(path, h);
+    const double nd = static_cast<double>(n);
+    QCOMPARE(st.count, n);
+    QVERIFY2(std::abs(st.mean - (nd - 1) / 2) <= 1e-12 * nd, qPrintable(QString::number(st.mean)));
+    const double sd = std::sqrt((nd * nd - 1) / 12);
+    QVERIFY2(std::abs(st.std - sd) <= 1e-12 * sd, qPrintable(QString::number(st.std, 'g', 17)));
+    QCOMPARE(st.min, 0.0);
+    QCOMPARE(st.max, nd - 1);
+    CancelToken cancel;
+    cancel.cancel();
+    QVERIFY_THROWS_EXCEPTION(Cancelled, (void)npyStatistics(path, h, &cancel));
 }
 
 QTEST_APPLESS_MAIN(TestNpy)

@@ -1,5 +1,6 @@
 #include "core/base/npy.h"
 #include "core/base/text.h"
+#include "core/base/types.h"
 #include <QByteArray>
 #include <QFile>
 #include <QFileInfo>
@@ -126,9 +127,15 @@ NpyHeader readNpyHeader(const QString& path) {
     return h;
 }
 
-void readNpyData(const QString& path, const NpyHeader& h, std::vector<double>& out) {
+namespace {
+/// Streams the file's values in blocks of kNpyReadBlockBytes and calls visit(cIndex, value)
+/// for each, in file order, where cIndex is the value's index in C (row-major) order; refuses
+/// a truncated file and a value that is not finite, naming its index. Checks cancel between
+/// blocks (throws Cancelled).
+template <class Visit>
+void forEachNpyValue(const QString& path, const NpyHeader& h, const CancelToken* cancel,
+                     Visit&& visit) {
     const long long count = h.elementCount();
-    out.assign(static_cast<size_t>(count), 0.0);
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) fail(path, q("cannot be opened: ") + f.errorString());
     if (!f.seek(h.dataOffset)) fail(path, q("cannot seek to its data: ") + f.errorString());
@@ -140,6 +147,7 @@ void readNpyData(const QString& path, const NpyHeader& h, std::vector<double>& o
     const long long perBlock = kNpyReadBlockBytes / h.itemBytes;
     QByteArray block;
     for (long long L = 0; L < count;) {
+        if (cancel) cancel->check();
         const long long b = std::min(perBlock, count - L);
         block = f.read(b * h.itemBytes);
         if (block.size() != b * h.itemBytes)
@@ -171,9 +179,37 @@ void readNpyData(const QString& path, const NpyHeader& h, std::vector<double>& o
                 fail(path, q("value ") + (std::isnan(v) ? q("NaN") : q("inf")) + q(" at [") +
                                at.join(q(", ")) + q("]; every value must be finite"));
             }
-            out[static_cast<size_t>(dst)] = v;
+            visit(dst, v);
         }
     }
+}
+} // namespace
+
+void readNpyData(const QString& path, const NpyHeader& h, std::vector<double>& out) {
+    out.assign(static_cast<size_t>(h.elementCount()), 0.0);
+    forEachNpyValue(path, h, nullptr,
+                    [&out](long long dst, double v) { out[static_cast<size_t>(dst)] = v; });
+}
+
+NpyStatistics npyStatistics(const QString& path, const NpyHeader& h, const CancelToken* cancel) {
+    NpyStatistics st;
+    double m2 = 0; // Welford: the sum of squared deviations from the running mean
+    st.min = std::numeric_limits<double>::infinity();
+    st.max = -std::numeric_limits<double>::infinity();
+    forEachNpyValue(path, h, cancel, [&](long long, double v) {
+        ++st.count;
+        const double delta = v - st.mean;
+        st.mean += delta / static_cast<double>(st.count);
+        m2 += delta * (v - st.mean);
+        st.min = std::min(st.min, v);
+        st.max = std::max(st.max, v);
+    });
+    if (st.count == 0) {
+        st.min = st.max = 0;
+        return st;
+    }
+    st.std = std::sqrt(std::max(0.0, m2 / static_cast<double>(st.count)));
+    return st;
 }
 
 QByteArray npyBytes(const std::vector<long long>& shape, const double* data) {

@@ -10,6 +10,8 @@
 
 namespace mhla {
 
+class CancelToken;
+
 /// A .npy file that cannot be read as asked. what() names the file and the reason.
 class NpyError : public std::runtime_error {
 public:
@@ -34,6 +36,22 @@ struct NpyHeader {
 /// elementCount()), streaming the file in blocks of kNpyReadBlockBytes; refuses NaN and
 /// infinite values, naming the first one's index. Throws NpyError.
 void readNpyData(const QString& path, const NpyHeader& header, std::vector<double>& out);
+
+/// The values of a .npy file summarised, as a researcher checks data before fitting it (the
+/// certificate's λ_min scales with the sixth power of the prompts' scale).
+struct NpyStatistics {
+    long long count = 0; ///< values read (elementCount())
+    double mean = 0;     ///< over every value
+    double std = 0;      ///< population standard deviation (divides by count)
+    double min = 0;      ///< 0 with max when count is 0
+    double max = 0;
+};
+
+/// Streams the file once (blocks of kNpyReadBlockBytes, nothing else held) and summarises its
+/// values; the same refusals as readNpyData (truncated, NaN, inf). Checks cancel between
+/// blocks and throws Cancelled. Throws NpyError.
+[[nodiscard]] NpyStatistics npyStatistics(const QString& path, const NpyHeader& header,
+                                          const CancelToken* cancel = nullptr);
 
 /// Bytes read from the file at a time by readNpyData (beyond its output, the only memory used).
 constexpr long long kNpyReadBlockBytes = 1LL << 20;

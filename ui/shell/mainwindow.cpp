@@ -4,6 +4,7 @@
 #include "core/base/plural.h"
 #include "core/experiment/config.h"
 #include "core/records/resultread.h"
+#include "ui/experiment/datastatistics.h"
 #include "ui/experiment/experimentfile.h"
 #include "ui/experiment/experimentpanel.h"
 #include "ui/experiment/presets.h"
@@ -69,6 +70,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowIcon(QIcon(QStringLiteral(":/icons/mhla-lab.svg")));
     m_controller = new RunController(this);
     m_controller->setObjectName(QStringLiteral("runController"));
+    m_dataStats = new DataStatistics(this);
+    connect(m_dataStats, &DataStatistics::ready, this, [this](const QString& html) {
+        if (!m_dataNote.isEmpty()) m_explanation->setHtml(m_dataNote + html);
+    });
     buildLayout();
     buildActions();
 
@@ -118,8 +123,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     connect(m_panel, &ExperimentPanel::presetLoaded, this, [this](int i) {
         const auto& presets = builtinPresets();
-        m_explanation->setHtml(QStringLiteral("<h3>%1</h3>%2")
-                                   .arg(presets[i].title.toHtmlEscaped(), presets[i].explanation));
+        setExplanation(QStringLiteral("<h3>%1</h3>%2")
+                           .arg(presets[i].title.toHtmlEscaped(), presets[i].explanation));
         m_settings.setLastPreset(i);
         // The tab where the preset makes its point, as the tour shows it.
         if (!presets[i].tab.isEmpty()) showTab(presets[i].tab);
@@ -275,7 +280,7 @@ void MainWindow::buildLayout() {
                 showTourStep(url.path().toInt());
         } else QDesktopServices::openUrl(url);
     });
-    m_explanation->setHtml(explain::welcome());
+    setExplanation(explain::welcome());
     explDock->setWidget(m_explanation);
     addDockWidget(Qt::RightDockWidgetArea, explDock);
     resizeDocks({runsDock, explDock}, {340, 340}, Qt::Horizontal);
@@ -924,7 +929,7 @@ QString MainWindow::openExperiment(const QString& pathOrFolder) {
             .arg(QFileInfo(path).fileName().toHtmlEscaped());
     for (const QString& w : read.warnings)
         note += QStringLiteral("<p>%1</p>").arg(w.toHtmlEscaped());
-    m_explanation->setHtml(note);
+    setExplanation(note);
     return read.valid ? QString() : err.isEmpty() ? read.error : err;
 }
 
@@ -969,7 +974,16 @@ QString MainWindow::openData(const QStringList& npyFiles) {
                       .arg(QFileInfo(task.targets).fileName().toHtmlEscaped())
                       .arg(dims.dOut);
     if (!files.note.isEmpty()) note += QStringLiteral("<p>%1</p>").arg(files.note.toHtmlEscaped());
-    m_explanation->setHtml(note);
+    setExplanation(note);
+    m_dataNote = note;
+    m_explanation->setHtml(note + DataStatistics::pendingHtml());
+    QStringList labels{QFileInfo(task.prompts).fileName()};
+    QStringList paths{task.prompts};
+    if (!task.targets.isEmpty()) {
+        labels << QFileInfo(task.targets).fileName();
+        paths << task.targets;
+    }
+    m_dataStats->start(labels, paths);
     statusBar()->showMessage(tr("Opened %1 prompts from %2").arg(shape.samples).arg(task.prompts),
                              6000);
     return err;
@@ -1033,6 +1047,12 @@ bool MainWindow::saveInteractive(bool saveAs) {
     }
     statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
     return true;
+}
+
+void MainWindow::setExplanation(const QString& html) {
+    m_dataStats->cancel();
+    m_dataNote.clear();
+    m_explanation->setHtml(html);
 }
 
 void MainWindow::setCurrentFile(const QString& path) {
@@ -1181,7 +1201,7 @@ void MainWindow::showTourStep(int step) {
     QString tabName = builtinPresets()[st.preset].tab;
     for (const ResultPanel* p : m_resultPanels)
         if (p->panelId() == tabName) tabName = p->tabName();
-    m_explanation->setHtml(
+    setExplanation(
         tr("<h3>Tour %1 of %2: %3</h3><p>%4</p><p>Press <b>Run</b> (Ctrl+R), then look at the "
            "<b>%5</b> tab.</p>%6")
             .arg(step + 1)
@@ -1220,7 +1240,7 @@ QString MainWindow::openResults(const QString& dir) {
             .arg(keepForm ? tr(" (the form keeps your unsaved edits)") : tr(" (now in the form)"),
                  QString::fromUtf8(QJsonDocument(experiment).toJson(QJsonDocument::Indented))
                      .toHtmlEscaped());
-    m_explanation->setHtml(note);
+    setExplanation(note);
     statusBar()->showMessage(
         keepForm
             ? tr("Loaded %1; the form keeps your unsaved edits: the run's settings are in "

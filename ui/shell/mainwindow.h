@@ -26,6 +26,7 @@ class AutomatonPanel;
 class ElidedLabel;
 class CertificatePanel;
 class CurvesPanel;
+class DataStatistics;
 class ExperimentPanel;
 class HeadsPanel;
 class RunController;
@@ -237,6 +238,8 @@ private:
     void openSessionInteractive();
     bool saveInteractive(bool saveAs);
     void setCurrentFile(const QString& path);
+    /// Shows html in the explanation dock; a data note's pending statistics are dropped.
+    void setExplanation(const QString& html);
     template <class T> T* panelOf() const {
         for (ResultPanel* p : m_resultPanels)
             if (auto* t = dynamic_cast<T*>(p)) return t;
@@ -254,6 +257,8 @@ private:
     HeadsPanel* m_heads = nullptr;
     AutomatonPanel* m_automaton = nullptr;
     QTextBrowser* m_explanation = nullptr;
+    DataStatistics* m_dataStats = nullptr; ///< the opened data's values, read off this thread
+    QString m_dataNote;                    ///< the opened data's note, while its statistics load
     ElidedLabel* m_phase = nullptr;
     QProgressBar* m_progress = nullptr;
     QMenu* m_recentMenu = nullptr;
