@@ -84,6 +84,7 @@ private Q_SLOTS:
     void refusesBadFiles_data();
     void refusesBadFiles();
     void certifiesNumpyData();
+    void pairsTheHeldOutSetBeside();
 };
 
 void TestDatasetTask::roundTripIsBitForBit_data() {
@@ -212,6 +213,46 @@ void TestDatasetTask::certifiesNumpyData() {
     const Mat teacherP = readMatrix(dir.filePath(s("P.npy")), 2, 18);
     const double rel = (r.P - teacherP).norm() / teacherP.norm();
     QVERIFY2(rel <= 1e-8, qPrintable(QString::number(rel)));
+}
+
+// File > Open data… on export-data's layout: prompts.npy with targets.npy takes the held-out
+// validation_prompts.npy / validation_targets.npy beside them when both are there and fit the
+// training shapes; one of the two alone is not taken, and a misfit is left with the reason.
+void TestDatasetTask::pairsTheHeldOutSetBeside() {
+    QTemporaryDir dir;
+    const auto write = [&](const char* name, const std::vector<long long>& shape) {
+        long long n = 1;
+        for (long long x : shape) n *= x;
+        const std::vector<double> v(static_cast<size_t>(n), 0.25);
+        QVERIFY(writeFileAtomic(dir.filePath(s(name)), npyBytes(shape, v.data())).isEmpty());
+    };
+    write("prompts.npy", {50, 3, 2});
+    write("targets.npy", {50, 2});
+    write("validation_prompts.npy", {7, 3, 2});
+    DataFiles f = pairDataFiles({dir.filePath(s("prompts.npy"))});
+    QCOMPARE(f.targets, dir.filePath(s("targets.npy")));
+    QVERIFY(f.validationPrompts.isEmpty()); // validation_targets.npy missing: nothing taken
+    QVERIFY2(!f.note.contains(s("validation")), qPrintable(f.note));
+
+    write("validation_targets.npy", {7, 2});
+    f = pairDataFiles({dir.filePath(s("targets.npy")), dir.filePath(s("prompts.npy"))});
+    QCOMPARE(f.validationPrompts, dir.filePath(s("validation_prompts.npy")));
+    QCOMPARE(f.validationTargets, dir.filePath(s("validation_targets.npy")));
+    QVERIFY2(f.note.contains(s("taken as the held-out set")), qPrintable(f.note));
+    TaskConfig task;
+    task.kind = TaskKind::Dataset;
+    task.prompts = f.prompts;
+    task.targets = f.targets;
+    task.validationPrompts = f.validationPrompts;
+    task.validationTargets = f.validationTargets;
+    QCOMPARE(readDatasetShape(task).validationSamples, 7LL);
+
+    write("validation_targets.npy", {7, 3}); // d_out 3 against the training targets' 2
+    f = pairDataFiles({dir.filePath(s("prompts.npy"))});
+    QVERIFY(f.validationPrompts.isEmpty() && f.validationTargets.isEmpty());
+    QVERIFY2(f.note.contains(s("are not taken")) &&
+                 f.note.contains(dir.filePath(s("validation_targets.npy"))),
+             qPrintable(f.note));
 }
 
 QTEST_APPLESS_MAIN(TestDatasetTask)

@@ -465,8 +465,18 @@ private Q_SLOTS:
         cfg.eval.identifiability = ExploreMode::None;
         ExperimentConfig same = synthetic;
         same.eval.identifiability = ExploreMode::None;
-        QCOMPARE(runExperiment(cfg).certificate.lambdaMin,
-                 runExperiment(same).certificate.lambdaMin);
+        // The held-out set export-data wrote beside them is taken too: the same val MSE.
+        QCOMPARE(cfg.task.validationPrompts,
+                 QDir(dir).filePath(QStringLiteral("validation_prompts.npy")));
+        QCOMPARE(cfg.task.validationTargets,
+                 QDir(dir).filePath(QStringLiteral("validation_targets.npy")));
+        QVERIFY2(note->toPlainText().contains(
+                     QStringLiteral("Held out: %1 prompts").arg(synthetic.eval.valSamples)),
+                 qPrintable(note->toPlainText()));
+        const ExperimentResult fromFiles = runExperiment(cfg);
+        const ExperimentResult generated = runExperiment(same);
+        QCOMPARE(fromFiles.certificate.lambdaMin, generated.certificate.lambdaMin);
+        QCOMPARE(fromFiles.metrics.valMse, generated.metrics.valMse);
         // prompts.npy alone takes the targets.npy beside it, and says so.
         QCOMPARE(w.openData({prompts}), QString());
         QCOMPARE(panel->config().task.targets, QFileInfo(targets).absoluteFilePath());
@@ -475,6 +485,7 @@ private Q_SLOTS:
         QCOMPARE(w.openData({alone}), QString());
         QVERIFY(panel->isValid());
         QVERIFY(panel->config().task.targets.isEmpty());
+        QVERIFY(panel->config().task.validationPrompts.isEmpty());
         QVERIFY(note->toPlainText().contains(QStringLiteral("No targets")));
         // Its statistics replace the pending line, for its own file only; a data note that
         // another explanation replaced is not brought back by its statistics.

@@ -933,6 +933,30 @@ DataFiles pairDataFiles(const QStringList& paths) {
                          "task.targets to certify the prompts alone)");
         }
     }
+    if (!out.targets.isEmpty() && QFileInfo(out.prompts).fileName() == q("prompts.npy")) {
+        const QDir dir = QFileInfo(out.prompts).dir();
+        const QString vp = dir.filePath(q("validation_prompts.npy"));
+        const QString vt = dir.filePath(q("validation_targets.npy"));
+        if (QFileInfo::exists(vp) && QFileInfo::exists(vt)) {
+            QString taken = q("validation_prompts.npy and validation_targets.npy beside them are "
+                              "taken as the held-out set (val MSE; clear "
+                              "task.validation_prompts and task.validation_targets to leave it)");
+            try {
+                const std::vector<long long> targetShape = readNpyHeader(out.targets).shape;
+                const DatasetShape train = checkDatasetShape(
+                    readNpyHeader(out.prompts).shape, &targetShape, out.prompts, out.targets);
+                (void)checkValidationShape(train, readNpyHeader(vp).shape, readNpyHeader(vt).shape,
+                                           vp, vt);
+                out.validationPrompts = vp;
+                out.validationTargets = vt;
+            } catch (const std::exception& e) { // ConfigError or NpyError: not taken, and why
+                taken = q("validation_prompts.npy and validation_targets.npy beside them are not "
+                          "taken: ") +
+                        QString::fromStdString(e.what());
+            }
+            out.note = out.note.isEmpty() ? taken : out.note + q("; ") + taken;
+        }
+    }
     if (out.targets.isEmpty() && out.note.isEmpty())
         out.note = q("no targets: the run certifies the prompts and fits nothing (choose a "
                      "targets file too to fit a model)");

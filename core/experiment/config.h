@@ -192,12 +192,15 @@ struct DatasetShape {
 /// Which of one or two .npy files are the prompts and which the targets (File > Open data…
 /// and files dropped on the window): by their shapes (3-D prompts N x n x d, 2-D targets
 /// N x d_out), whatever their names. One prompts file named prompts.npy takes the targets.npy
-/// beside it (the layout `mhla-lab export-data` writes); `note` says so. Throws ConfigError
+/// beside it (the layout `mhla-lab export-data` writes), and with it validation_prompts.npy and
+/// validation_targets.npy when both are there and fit (else they are left, and `note` says
+/// why); `note` says what was taken. Throws ConfigError
 /// (key task.prompts or task.targets) naming the file and what is wrong: not .npy, unreadable,
 /// two prompt or two target files, targets alone, more than two files.
 struct DataFiles {
     QString prompts, targets; ///< targets empty: the prompts alone (certify, fit nothing)
-    QString note;             ///< how the files were paired, for the user
+    QString validationPrompts, validationTargets; ///< a held-out set beside them (or empty)
+    QString note;                                 ///< how the files were paired, for the user
 };
 [[nodiscard]] DataFiles pairDataFiles(const QStringList& paths);
 /// The same checks on shapes already known (arrays in memory): `promptsName` and `targetsName`

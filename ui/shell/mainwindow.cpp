@@ -944,14 +944,19 @@ QString MainWindow::openData(const QStringList& npyFiles) {
         task.prompts = QFileInfo(files.prompts).absoluteFilePath();
         task.targets =
             files.targets.isEmpty() ? QString() : QFileInfo(files.targets).absoluteFilePath();
+        task.validationPrompts = files.validationPrompts;
+        task.validationTargets = files.validationTargets;
         shape = readDatasetShape(task);
     } catch (const ConfigError& e) {
         return QString::fromStdString(e.what());
     }
     const QJsonObject obj{
-        {QStringLiteral("task"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("dataset")},
-                                             {QStringLiteral("prompts"), task.prompts},
-                                             {QStringLiteral("targets"), task.targets}}}};
+        {QStringLiteral("task"),
+         QJsonObject{{QStringLiteral("kind"), QStringLiteral("dataset")},
+                     {QStringLiteral("prompts"), task.prompts},
+                     {QStringLiteral("targets"), task.targets},
+                     {QStringLiteral("validation_prompts"), task.validationPrompts},
+                     {QStringLiteral("validation_targets"), task.validationTargets}}}};
     const QString err = m_panel->setExperiment(obj);
     setCurrentFile({}); // the form is a new, unsaved experiment on those files
     const TaskDims& dims = shape.dims;
@@ -973,6 +978,11 @@ QString MainWindow::openData(const QStringList& npyFiles) {
                      "it; nothing here has a teacher, so the distance to P* is absent.</p>")
                       .arg(QFileInfo(task.targets).fileName().toHtmlEscaped())
                       .arg(dims.dOut);
+    if (shape.validationSamples > 0)
+        note += tr("<p>Held out: <b>%1</b> prompts (%2) give the val MSE; λ_min and the fit use "
+                   "the training files alone.</p>")
+                    .arg(shape.validationSamples)
+                    .arg(QFileInfo(task.validationPrompts).fileName().toHtmlEscaped());
     if (!files.note.isEmpty()) note += QStringLiteral("<p>%1</p>").arg(files.note.toHtmlEscaped());
     setExplanation(note);
     m_dataNote = note;
