@@ -40,7 +40,7 @@ const char kUsage[] = R"(mhla-lab — learning multi-head linear attention with 
 Usage:
   mhla-lab [FILE | DIR]            open the desktop app (and an experiment file, a results
                                    folder from solve --out or Export all, a saved session,
-                                   or prompts.npy to certify your own data)
+                                   or prompts.npy / data.npz to certify your own data)
   mhla-lab solve --config FILE [--set section.key=value ...] [--out DIR] [--threads N]
                  [--progress] [--force]
                                    run one experiment headless, print its result as JSON

@@ -8,6 +8,7 @@
 #include "core/records/resultio.h"
 #include "core/run/runner.h"
 #include "core/tasks/datasettask.h"
+#include "npzwriter.h"
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -70,6 +71,16 @@ Mat readMatrix(const QString& path, Index rows, Index cols) {
         for (Index j = 0; j < cols; ++j) m(i, j) = v[static_cast<size_t>(i * cols + j)];
     return m;
 }
+/// The dataset task of files paired by pairDataFiles.
+TaskConfig datasetTask(const DataFiles& f) {
+    TaskConfig task;
+    task.kind = TaskKind::Dataset;
+    task.prompts = f.prompts;
+    task.targets = f.targets;
+    task.validationPrompts = f.validationPrompts;
+    task.validationTargets = f.validationTargets;
+    return task;
+}
 bool sameBits(const Mat& a, const Mat& b) {
     return a.rows() == b.rows() && a.cols() == b.cols() &&
            std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<size_t>(a.size())) == 0;
@@ -85,6 +96,7 @@ private Q_SLOTS:
     void refusesBadFiles();
     void certifiesNumpyData();
     void pairsTheHeldOutSetBeside();
+    void opensANpzArchive();
 };
 
 void TestDatasetTask::roundTripIsBitForBit_data() {
@@ -239,12 +251,7 @@ void TestDatasetTask::pairsTheHeldOutSetBeside() {
     QCOMPARE(f.validationPrompts, dir.filePath(s("validation_prompts.npy")));
     QCOMPARE(f.validationTargets, dir.filePath(s("validation_targets.npy")));
     QVERIFY2(f.note.contains(s("taken as the held-out set")), qPrintable(f.note));
-    TaskConfig task;
-    task.kind = TaskKind::Dataset;
-    task.prompts = f.prompts;
-    task.targets = f.targets;
-    task.validationPrompts = f.validationPrompts;
-    task.validationTargets = f.validationTargets;
+    const TaskConfig task = datasetTask(f);
     QCOMPARE(readDatasetShape(task).validationSamples, 7LL);
 
     write("validation_targets.npy", {7, 3}); // d_out 3 against the training targets' 2
@@ -253,6 +260,59 @@ void TestDatasetTask::pairsTheHeldOutSetBeside() {
     QVERIFY2(f.note.contains(s("are not taken")) &&
                  f.note.contains(dir.filePath(s("validation_targets.npy"))),
              qPrintable(f.note));
+}
+
+// File > Open data… on one .npz archive: the arrays named as export-data names its files, or
+// one or two arrays told apart by their shapes; anything else is refused naming the arrays.
+void TestDatasetTask::opensANpzArchive() {
+    QTemporaryDir dir;
+    const auto array = [](const std::vector<long long>& shape) {
+        long long n = 1;
+        for (long long x : shape) n *= x;
+        const std::vector<double> v(static_cast<size_t>(n), 0.25);
+        return npyBytes(shape, v.data());
+    };
+    const QString named = dir.filePath(s("named.npz"));
+    QVERIFY(test::writeNpz(named,
+                           {{s("prompts.npy"), array({50, 3, 2})},
+                            {s("targets.npy"), array({50, 2})},
+                            {s("validation_prompts.npy"), array({7, 3, 2})},
+                            {s("validation_targets.npy"), array({7, 2})}},
+                           true));
+    DataFiles f = pairDataFiles({named});
+    QCOMPARE(f.prompts, named + s(":prompts"));
+    QCOMPARE(f.targets, named + s(":targets"));
+    QCOMPARE(f.validationPrompts, named + s(":validation_prompts"));
+    QCOMPARE(f.validationTargets, named + s(":validation_targets"));
+    QVERIFY2(f.note.contains(s("named.npz")), qPrintable(f.note));
+    const TaskConfig task = datasetTask(f);
+    const DatasetShape shape = readDatasetShape(task);
+    QCOMPARE(shape.samples, 50LL);
+    QCOMPARE(shape.validationSamples, 7LL);
+
+    // np.savez(path, Y, Z): positional arrays arr_0, arr_1, paired by shape.
+    const QString positional = dir.filePath(s("positional.npz"));
+    QVERIFY(test::writeNpz(positional,
+                           {{s("arr_0.npy"), array({50, 2})}, {s("arr_1.npy"), array({50, 3, 2})}},
+                           false));
+    f = pairDataFiles({positional});
+    QCOMPARE(f.prompts, positional + s(":arr_1"));
+    QCOMPARE(f.targets, positional + s(":arr_0"));
+
+    const QString three = dir.filePath(s("three.npz"));
+    QVERIFY(test::writeNpz(three,
+                           {{s("a.npy"), array({50, 3, 2})},
+                            {s("b.npy"), array({50, 2})},
+                            {s("c.npy"), array({50, 2})}},
+                           false));
+    try {
+        (void)pairDataFiles({three});
+        QFAIL("an archive of three unnamed arrays was paired");
+    } catch (const ConfigError& e) {
+        const QString m = QString::fromStdString(e.what());
+        QVERIFY2(m.contains(s("holds 3 arrays (a, b, c)")) && m.contains(s("'prompts'")),
+                 qPrintable(m));
+    }
 }
 
 QTEST_APPLESS_MAIN(TestDatasetTask)

@@ -9,6 +9,7 @@
 #include "core/run/runner.h"
 #include "core/tasks/exportsamples.h"
 #include "guitestutil.h"
+#include "npzwriter.h"
 #include "smallconfigs.h"
 #include "ui/experiment/experimentfile.h"
 #include "ui/experiment/experimentpanel.h"
@@ -492,6 +493,33 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(note->toPlainText().contains(QStringLiteral("Values")), 10000);
         QVERIFY(note->toPlainText().contains(QStringLiteral("mine.npy")));
         QVERIFY(!note->toPlainText().contains(QStringLiteral("targets.npy")));
+        // The same four arrays in one deflated .npz archive (np.savez_compressed's layout),
+        // dropped alone: every array taken by its name, the same run bit for bit.
+        std::vector<std::pair<QString, QByteArray>> members;
+        for (const char* name :
+             {"prompts", "targets", "validation_prompts", "validation_targets"}) {
+            QFile f(QDir(dir).filePath(QString::fromUtf8(name) + QStringLiteral(".npy")));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            members.emplace_back(QString::fromUtf8(name) + QStringLiteral(".npy"), f.readAll());
+        }
+        const QString archive = QDir(dir).filePath(QStringLiteral("all.npz"));
+        QVERIFY(mhla::test::writeNpz(archive, members, true));
+        QCOMPARE(MainWindow::droppedData(mime({archive}).get()).size(), 1);
+        QVERIFY(MainWindow::droppedData(mime({archive, prompts}).get()).isEmpty());
+        QCOMPARE(w.openDropped(mime({archive}).get()), QString());
+        QVERIFY(panel->isValid());
+        ExperimentConfig zipped = panel->config();
+        QCOMPARE(zipped.task.prompts,
+                 QFileInfo(archive).absoluteFilePath() + QStringLiteral(":prompts"));
+        QCOMPARE(zipped.task.validationTargets,
+                 QFileInfo(archive).absoluteFilePath() + QStringLiteral(":validation_targets"));
+        QVERIFY2(note->toPlainText().contains(QStringLiteral("all.npz")),
+                 qPrintable(note->toPlainText()));
+        QTRY_VERIFY_WITH_TIMEOUT(note->toPlainText().contains(QStringLiteral("Values")), 10000);
+        zipped.eval.identifiability = ExploreMode::None;
+        const ExperimentResult fromArchive = runExperiment(zipped);
+        QCOMPARE(fromArchive.certificate.lambdaMin, generated.certificate.lambdaMin);
+        QCOMPARE(fromArchive.metrics.valMse, generated.metrics.valMse);
         QCOMPARE(w.openData({prompts}), QString());
         w.showTourStep(0);
         const QString tour = note->toHtml();

@@ -3,6 +3,7 @@
 // files read back bit for bit.
 #include "core/base/npy.h"
 #include "core/base/types.h"
+#include "npzwriter.h"
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -66,6 +67,10 @@ private Q_SLOTS:
     void refusesBadFiles();
     void writerRoundTripsBitForBit();
     void statisticsMatchClosedForms();
+    void readsNpzArrays_data();
+    void readsNpzArrays();
+    void refusesBadNpz();
+    void parsesNpzPaths();
 };
 
 void TestNpy::readsEveryLayout_data() {
@@ -212,6 +217,107 @@ void TestNpy::statisticsMatchClosedForms() {
     CancelToken cancel;
     cancel.cancel();
     QVERIFY_THROWS_EXCEPTION(Cancelled, (void)npyStatistics(path, h, &cancel));
+}
+
+void TestNpy::readsNpzArrays_data() {
+    QTest::addColumn<bool>("deflate");
+    QTest::newRow("stored (np.savez)") << false;
+    QTest::newRow("deflated (np.savez_compressed)") << true;
+}
+
+// Members of a .npz archive read as the .npy files they hold: C-order float64 as written by
+// npyBytes, Fortran-order float32 by hand, a bare archive of one array, statistics streamed.
+void TestNpy::readsNpzArrays() {
+    QFETCH(bool, deflate);
+    QTemporaryDir dir;
+    const std::vector<double> c = ramp(false);
+    const std::vector<double> fv = ramp(true);
+    const std::vector<float> f32(fv.begin(), fv.end());
+    const QString archive = dir.filePath(s("a.npz"));
+    QVERIFY(test::writeNpz(archive,
+                           {{s("prompts.npy"), npyBytes({2, 3, 4}, c.data())},
+                            {s("b.npy"), npyFile(2, dictFor("<f4", true, "(2, 3, 4)"), raw(f32))}},
+                           deflate));
+    for (const char* member : {":prompts", ":b"}) {
+        const QString path = archive + s(member);
+        const NpyHeader h = readNpyHeader(path);
+        QCOMPARE(h.shape, (std::vector<long long>{2, 3, 4}));
+        std::vector<double> out;
+        readNpyData(path, h, out);
+        QCOMPARE(out, ramp(false)); // 0.5 (i + 1) in C order: exact in float32 too
+        const NpyStatistics st = npyStatistics(path, h);
+        QCOMPARE(st.count, 24LL);
+        QCOMPARE(st.mean, 6.25); // mean of 0.5, 1, ..., 12
+    }
+    const QString one = dir.filePath(s("one.npz"));
+    QVERIFY(test::writeNpz(one, {{s("arr_0.npy"), npyBytes({2, 3, 4}, c.data())}}, deflate));
+    std::vector<double> out;
+    readNpyData(one, readNpyHeader(one), out);
+    QCOMPARE(out, c);
+}
+
+// Each bad archive is refused with an NpyError naming the archive and what is wrong.
+void TestNpy::refusesBadNpz() {
+    QTemporaryDir dir;
+    const std::vector<double> c = ramp(false);
+    const QString archive = dir.filePath(s("a.npz"));
+    QVERIFY(test::writeNpz(archive,
+                           {{s("prompts.npy"), npyBytes({2, 3, 4}, c.data())},
+                            {s("targets.npy"), npyBytes({2, 12}, c.data())},
+                            {s("notes.txt"), QByteArray("not an array")}},
+                           true));
+    const auto refusal = [](const QString& path) -> QString {
+        try {
+            std::vector<double> out;
+            readNpyData(path, readNpyHeader(path), out);
+        } catch (const NpyError& e) {
+            return QString::fromStdString(e.what());
+        }
+        return {};
+    };
+    QString m = refusal(archive);
+    QVERIFY2(m.startsWith(archive) &&
+                 m.contains(s("holds 3 arrays (prompts, targets, notes.txt)")) &&
+                 m.contains(s("a.npz:prompts")),
+             qPrintable(m));
+    m = refusal(archive + s(":Z"));
+    QVERIFY2(m.startsWith(archive) &&
+                 m.contains(s("has no array 'Z'; it holds: prompts, targets, notes.txt")),
+             qPrintable(m));
+    m = refusal(archive + s(":notes.txt"));
+    QVERIFY2(m.startsWith(archive + s(":notes.txt")) && m.contains(s("not a NumPy .npy file")),
+             qPrintable(m));
+    m = refusal(dir.filePath(s("missing.npz:prompts")));
+    QVERIFY2(m.contains(s("missing.npz: no such file")), qPrintable(m));
+    const QString text = writeFile(dir, "text.npz", QByteArray("PK but not a zip file at all"));
+    m = refusal(text + s(":prompts"));
+    QVERIFY2(m.startsWith(text) && m.contains(s("not a readable .npz archive")), qPrintable(m));
+    // Cut short: the central directory at the end is gone.
+    QFile whole(archive);
+    QVERIFY(whole.open(QIODevice::ReadOnly));
+    const QByteArray bytes = whole.readAll();
+    const QString cut = writeFile(dir, "cut.npz", bytes.left(bytes.size() / 2));
+    m = refusal(cut + s(":prompts"));
+    QVERIFY2(m.startsWith(cut) && m.contains(s("not a readable .npz archive")), qPrintable(m));
+    // Damaged: bytes of the deflated data overwritten (the CRC or the inflater refuses it).
+    QByteArray damaged = bytes;
+    for (int i = 80; i < 140; ++i) damaged[i] = static_cast<char>(0x5a);
+    const QString bad = writeFile(dir, "damaged.npz", damaged);
+    m = refusal(bad + s(":prompts"));
+    QVERIFY2(m.startsWith(bad + s(":prompts")), qPrintable(m));
+}
+
+void TestNpy::parsesNpzPaths() {
+    const auto parsed = [](const char* p) {
+        const std::optional<NpzPath> z = parseNpzPath(s(p));
+        return z ? z->archive + s("|") + z->member : s("none");
+    };
+    QCOMPARE(parsed("/data/d.npz:prompts"), s("/data/d.npz|prompts"));
+    QCOMPARE(parsed("d.NPZ"), s("d.NPZ|"));
+    QCOMPARE(parsed("/runs:1/d.npz"), s("/runs:1/d.npz|")); // a ':' in a folder is no member
+    QCOMPARE(parsed("/runs:1/d.npy"), s("none"));
+    QCOMPARE(parsed("d.npy:prompts"), s("none"));
+    QCOMPARE(parsed("d.npz:"), s("d.npz|")); // empty name: the only array
 }
 
 QTEST_APPLESS_MAIN(TestNpy)

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <zip.h>
 
 namespace mhla {
 
@@ -45,7 +47,167 @@ QString dictValue(const QString& path, const QString& dict, const char* key) {
     return dict.mid(i, j - i).trimmed();
 }
 
+/// Where a .npy file's bytes come from: the file itself, or one member of a .npz archive (a
+/// zip file, stored or deflated, read through libzip as a stream: nothing is unpacked to disk
+/// or held whole in memory).
+class ByteSource {
+public:
+    virtual ~ByteSource() = default;
+    /// Reads up to n bytes; fewer only at the end. Throws NpyError on a read error.
+    virtual qint64 read(char* into, qint64 n) = 0;
+    /// Bytes of the (uncompressed) .npy file.
+    virtual qint64 size() const = 0;
+    QByteArray read(qint64 n) {
+        QByteArray out(static_cast<qsizetype>(n), Qt::Uninitialized);
+        out.resize(static_cast<qsizetype>(read(out.data(), n)));
+        return out;
+    }
+};
+
+class FileSource final : public ByteSource {
+public:
+    explicit FileSource(const QString& path) : m_path(path), m_file(path) {
+        const QFileInfo info(path);
+        if (!info.exists()) fail(path, q("no such file; expected a NumPy .npy or .npz file"));
+        if (!info.isFile()) fail(path, q("not a regular file; expected a NumPy .npy file"));
+        if (!m_file.open(QIODevice::ReadOnly))
+            fail(path, q("cannot be opened: ") + m_file.errorString());
+    }
+    qint64 read(char* into, qint64 n) override {
+        qint64 got = 0;
+        while (got < n) {
+            const qint64 r = m_file.read(into + got, n - got);
+            if (r < 0) fail(m_path, q("cannot be read: ") + m_file.errorString());
+            if (r == 0) break;
+            got += r;
+        }
+        return got;
+    }
+    qint64 size() const override { return m_file.size(); }
+
+private:
+    QString m_path;
+    QFile m_file;
+};
+
+class ZipMemberSource final : public ByteSource {
+public:
+    ZipMemberSource(const QString& spec, const NpzPath& where) : m_spec(spec) {
+        const QFileInfo info(where.archive);
+        if (!info.exists()) fail(where.archive, q("no such file; expected a NumPy .npz archive"));
+        if (!info.isFile()) fail(where.archive, q("not a regular file; expected a .npz archive"));
+        int error = 0;
+        m_zip = zip_open(QFile::encodeName(where.archive).constData(), ZIP_RDONLY, &error);
+        if (!m_zip) {
+            zip_error_t ze;
+            zip_error_init_with_code(&ze, error);
+            const QString why = QString::fromUtf8(zip_error_strerror(&ze));
+            zip_error_fini(&ze);
+            fail(where.archive, q("not a readable .npz archive (a zip file, as np.savez "
+                                  "writes): ") +
+                                    why);
+        }
+        const QStringList members = npzMembersOf(m_zip);
+        QString name = where.member;
+        if (name.isEmpty()) {
+            if (members.size() != 1)
+                fail(where.archive, q("holds %1 arrays (%2); name the one to read, as %3:%4")
+                                        .arg(members.size())
+                                        .arg(members.isEmpty() ? q("none") : members.join(q(", ")),
+                                             QFileInfo(where.archive).fileName(),
+                                             members.isEmpty() ? q("NAME") : members.front()));
+            name = members.front();
+        }
+        zip_int64_t index = zip_name_locate(m_zip, (name + q(".npy")).toUtf8().constData(), 0);
+        if (index < 0) index = zip_name_locate(m_zip, name.toUtf8().constData(), 0);
+        if (index < 0)
+            fail(where.archive,
+                 q("has no array '%1'; it holds: %2")
+                     .arg(name, members.isEmpty() ? q("none") : members.join(q(", "))));
+        zip_stat_t st;
+        zip_stat_init(&st);
+        if (zip_stat_index(m_zip, static_cast<zip_uint64_t>(index), 0, &st) != 0 ||
+            !(st.valid & ZIP_STAT_SIZE))
+            fail(spec, q("cannot be read: ") + QString::fromUtf8(zip_strerror(m_zip)));
+        m_size = static_cast<qint64>(st.size);
+        m_file = zip_fopen_index(m_zip, static_cast<zip_uint64_t>(index), 0);
+        if (!m_file)
+            fail(spec,
+                 q("cannot be opened in its archive: ") + QString::fromUtf8(zip_strerror(m_zip)));
+    }
+    ~ZipMemberSource() override {
+        if (m_file) zip_fclose(m_file);
+        if (m_zip) zip_discard(m_zip);
+    }
+    ZipMemberSource(const ZipMemberSource&) = delete;
+    ZipMemberSource& operator=(const ZipMemberSource&) = delete;
+    qint64 read(char* into, qint64 n) override {
+        qint64 got = 0;
+        while (got < n) {
+            const zip_int64_t r = zip_fread(m_file, into + got, static_cast<zip_uint64_t>(n - got));
+            if (r < 0)
+                fail(m_spec, q("cannot be read from its archive (damaged or truncated?): ") +
+                                 QString::fromUtf8(zip_file_strerror(m_file)));
+            if (r == 0) break;
+            got += r;
+        }
+        return got;
+    }
+    qint64 size() const override { return m_size; }
+
+    /// The arrays of an archive, by the names np.load gives them ("x.npy" is "x").
+    static QStringList npzMembersOf(zip_t* z) {
+        QStringList out;
+        const zip_int64_t n = zip_get_num_entries(z, 0);
+        for (zip_int64_t i = 0; i < n; ++i) {
+            const char* name = zip_get_name(z, static_cast<zip_uint64_t>(i), 0);
+            if (!name) continue;
+            QString s = QString::fromUtf8(name);
+            if (s.endsWith(QLatin1Char('/'))) continue; // a directory entry
+            if (s.endsWith(q(".npy"))) s.chop(4);
+            out << s;
+        }
+        return out;
+    }
+
+private:
+    QString m_spec;
+    zip_t* m_zip = nullptr;
+    zip_file_t* m_file = nullptr;
+    qint64 m_size = 0;
+};
+
+std::unique_ptr<ByteSource> openSource(const QString& path) {
+    if (const std::optional<NpzPath> z = parseNpzPath(path))
+        return std::make_unique<ZipMemberSource>(path, *z);
+    return std::make_unique<FileSource>(path);
+}
+
 } // namespace
+
+std::optional<NpzPath> parseNpzPath(const QString& path) {
+    // The member follows the last ':' after the last '/', so "run:1/d.npz" is an archive.
+    const qsizetype slash = path.lastIndexOf(QLatin1Char('/'));
+    const qsizetype colon = path.lastIndexOf(QLatin1Char(':'));
+    if (colon > slash) {
+        const QString archive = path.left(colon);
+        if (archive.endsWith(q(".npz"), Qt::CaseInsensitive))
+            return NpzPath{archive, path.mid(colon + 1)};
+    }
+    if (path.endsWith(q(".npz"), Qt::CaseInsensitive)) return NpzPath{path, {}};
+    return std::nullopt;
+}
+
+QStringList npzMembers(const QString& archive) {
+    if (!QFileInfo(archive).isFile())
+        fail(archive, q("no such file; expected a NumPy .npz archive"));
+    int error = 0;
+    zip_t* z = zip_open(QFile::encodeName(archive).constData(), ZIP_RDONLY, &error);
+    if (!z) fail(archive, q("not a readable .npz archive (a zip file, as np.savez writes)"));
+    const QStringList out = ZipMemberSource::npzMembersOf(z);
+    zip_discard(z);
+    return out;
+}
 
 long long NpyHeader::elementCount() const {
     long long n = 1;
@@ -61,11 +223,8 @@ QString npyShapeText(const std::vector<long long>& shape) {
 }
 
 NpyHeader readNpyHeader(const QString& path) {
-    const QFileInfo info(path);
-    if (!info.exists()) fail(path, q("no such file; expected a NumPy .npy file"));
-    if (!info.isFile()) fail(path, q("not a regular file; expected a NumPy .npy file"));
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) fail(path, q("cannot be opened: ") + f.errorString());
+    const std::unique_ptr<ByteSource> source = openSource(path);
+    ByteSource& f = *source;
     const long long fileBytes = f.size();
     const QByteArray head = f.read(kMagicBytes + 2);
     if (head.size() < kMagicBytes + 2 || std::memcmp(head.constData(), kMagic, kMagicBytes) != 0)
@@ -136,9 +295,11 @@ template <class Visit>
 void forEachNpyValue(const QString& path, const NpyHeader& h, const CancelToken* cancel,
                      Visit&& visit) {
     const long long count = h.elementCount();
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) fail(path, q("cannot be opened: ") + f.errorString());
-    if (!f.seek(h.dataOffset)) fail(path, q("cannot seek to its data: ") + f.errorString());
+    const std::unique_ptr<ByteSource> source = openSource(path);
+    ByteSource& f = *source;
+    // Past the header (read and dropped: a deflated archive member is a stream).
+    if (f.read(h.dataOffset).size() != h.dataOffset)
+        fail(path, q("truncated: the file ends inside its header"));
     // C-order strides, to place Fortran-ordered values (file index L) where they belong.
     const size_t nd = h.shape.size();
     std::vector<long long> cStride(nd, 1);

@@ -1,9 +1,15 @@
 #pragma once
 // NumPy .npy files (format versions 1.0, 2.0 and 3.0), the layout of the dataset task
-// (MATH.md, "Data on disk"). Only little-endian float64 ('<f8') and float32 ('<f4') arrays are
-// read, in C or Fortran order; data are written as float64 in C order. Every refusal names the
-// file, what is wrong and what is allowed.
+// (MATH.md, "Data on disk"), read from disk or from a member of a .npz archive (np.savez or
+// np.savez_compressed; read as a stream through Debian's libzip). Only little-endian float64
+// ('<f8') and float32 ('<f4') arrays are read, in C or Fortran order; data are written as
+// float64 in C order. Every refusal names the file, what is wrong and what is allowed.
+//
+// A path names a .npy file, or an array of a .npz archive as ARCHIVE.npz:NAME (the key np.load
+// gives it, i.e. the member NAME.npy); ARCHIVE.npz alone names its only array.
 #include <QString>
+#include <QStringList>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -26,6 +32,20 @@ struct NpyHeader {
     long long dataOffset = 0;       ///< bytes before the data
     long long elementCount() const; ///< product of shape (1 for a 0-d array)
 };
+
+/// An array of a .npz archive: the archive's path, and the array's name (empty: its only one).
+struct NpzPath {
+    QString archive;
+    QString member;
+};
+
+/// The archive and member a path names when it names a .npz array ("d.npz:prompts",
+/// "d.npz"), else nullopt (a .npy file). Only a ':' after the last '/' separates a member.
+[[nodiscard]] std::optional<NpzPath> parseNpzPath(const QString& path);
+
+/// The arrays of a .npz archive, by the names np.load gives them, in archive order.
+/// Throws NpyError when the archive cannot be opened as a zip file.
+[[nodiscard]] QStringList npzMembers(const QString& archive);
 
 /// Reads and checks the header only (cheap: at most the header bytes are read): magic,
 /// version, dtype, order, shape, and that the file holds every byte the header claims.

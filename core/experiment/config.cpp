@@ -345,9 +345,12 @@ std::vector<KeyInfo> buildKeys() {
                 u"Prompts file",
                 "The prompts: a .npy file of shape N x n x d (float64 or float32, little-endian, C "
                 "or Fortran order), tokens as rows, the last token the query. N, n and d come from "
-                "its header. A relative path is resolved against the experiment file's folder "
-                "(the working directory for --set).",
+                "its header. An array of a .npz archive (np.savez, np.savez_compressed) is named "
+                "ARCHIVE.npz:NAME (NAME as np.load keys it); ARCHIVE.npz alone is its only array. "
+                "A relative path is resolved against the experiment file's folder (the working "
+                "directory for --set).",
                 u"<b>Prompts</b>: a NumPy <tt>.npy</tt> file of shape N × n × d (float64 or float32), "
+                u"or an array of a <tt>.npz</tt> archive as <tt>data.npz:prompts</tt>; "
                 u"tokens as rows, the query token last. Nothing is normalised or centred: ψ, Λ and C "
                 u"are those of the file's values."));
     add(K("task", "targets", taskText(&TaskConfig::targets))
@@ -714,7 +717,9 @@ QString KeyInfo::tooltipHtml() const {
 
 QString KeyInfo::allowed() const {
     switch (type) {
-    case Type::Path: return q("the path of a .npy file (a string)");
+    case Type::Path:
+        return q(
+            "the path of a .npy file, or ARCHIVE.npz:NAME for an array of a .npz archive (a string)");
     case Type::Bool: return q("true or false");
     case Type::Choice: return q("one of ") + choices.join(q(", "));
     case Type::Integer:
@@ -879,19 +884,67 @@ void applyDatasetShape(ExperimentConfig& cfg, const DatasetShape* knownShape) {
     cfg.task.dataValidationSamples = cfg.task.validationPrompts.isEmpty() ? 0 : cfg.eval.valSamples;
 }
 
+/// One .npz archive as Open data takes it: the arrays named prompts, targets,
+/// validation_prompts and validation_targets (the names `export-data` gives its files) when
+/// it has prompts; otherwise its arrays, one or two, paired by shape as files are.
+DataFiles pairNpzArchive(const QString& archive, const QStringList& members,
+                         const std::function<DataFiles(const QStringList&)>& byShape) {
+    const auto member = [&archive](const QString& name) {
+        return archive + QLatin1Char(':') + name;
+    };
+    if (members.contains(q("prompts"))) {
+        DataFiles out;
+        out.prompts = member(q("prompts"));
+        if (members.contains(q("targets"))) out.targets = member(q("targets"));
+        if (!out.targets.isEmpty() && members.contains(q("validation_prompts")) &&
+            members.contains(q("validation_targets"))) {
+            out.validationPrompts = member(q("validation_prompts"));
+            out.validationTargets = member(q("validation_targets"));
+        }
+        QStringList taken;
+        for (const QString* p :
+             {&out.prompts, &out.targets, &out.validationPrompts, &out.validationTargets})
+            if (!p->isEmpty()) taken << p->mid(archive.size() + 1);
+        out.note =
+            q("from %1: the arrays %2").arg(QFileInfo(archive).fileName(), taken.join(q(", ")));
+        if (out.targets.isEmpty())
+            out.note += q("; no array 'targets': the run certifies the prompts and fits nothing");
+        return out;
+    }
+    if (members.isEmpty() || members.size() > 2)
+        throw ConfigError(str(q("%1: holds %2 arrays (%3); expected an array named 'prompts' "
+                                "(N x n x d), and optionally 'targets' (N x d_out), or one or "
+                                "two arrays told apart by their shapes")
+                                  .arg(archive)
+                                  .arg(members.size())
+                                  .arg(members.isEmpty() ? q("none") : members.join(q(", ")))),
+                          q("task.prompts"));
+    QStringList paths;
+    for (const QString& m : members) paths << member(m);
+    return byShape(paths);
+}
 } // namespace
 
 DataFiles pairDataFiles(const QStringList& paths) {
+    if (paths.size() == 1 && paths.front().endsWith(q(".npz"), Qt::CaseInsensitive)) {
+        QStringList members;
+        try {
+            members = npzMembers(paths.front());
+        } catch (const NpyError& e) {
+            throw ConfigError(e.what(), q("task.prompts"));
+        }
+        return pairNpzArchive(paths.front(), members, pairDataFiles);
+    }
     if (paths.isEmpty() || paths.size() > 2)
         throw ConfigError(str(q("choose one or two .npy files (the prompts, N x n x d, and "
-                                "optionally the targets, N x d_out); got %1")
+                                "optionally the targets, N x d_out), or one .npz archive; got %1")
                                   .arg(paths.size())),
                           q("task.prompts"));
     DataFiles out;
     for (const QString& path : paths) {
-        if (!path.endsWith(q(".npy"), Qt::CaseInsensitive))
+        if (!path.endsWith(q(".npy"), Qt::CaseInsensitive) && !parseNpzPath(path))
             throw ConfigError(str(q("%1: not a .npy file; allowed: NumPy .npy arrays (prompts "
-                                    "N x n x d, targets N x d_out)")
+                                    "N x n x d, targets N x d_out) or one .npz archive")
                                       .arg(path)),
                               q("task.prompts"));
         std::vector<long long> shape;
@@ -968,7 +1021,7 @@ DatasetShape readDatasetShape(const TaskConfig& task) {
         if (path.isEmpty())
             throw ConfigError(str(q(keyPath) +
                                   q(": required for task.kind \"dataset\"; expected ") +
-                                  q("the path of a .npy file")),
+                                  q("the path of a .npy file (or ARCHIVE.npz:NAME)")),
                               q(keyPath));
         try {
             return readNpyHeader(path);

@@ -306,6 +306,61 @@ class Fit(unittest.TestCase):
             again = mhla_lab.fit(np.asfortranarray(Z), Y, eval=ev)
             self.assertTrue(np.array_equal(again["P"], mem["P"]))
 
+    def test_npz_archives_written_by_numpy_read_as_the_npy_files(self):
+        # np.savez (stored) and np.savez_compressed (deflated) archives of the exported arrays,
+        # named as ARCHIVE.npz:NAME (the held-out set too), give the .npy files' numbers bit for
+        # bit, through the CLI as through solve(); a bare archive of several arrays is refused
+        # with their names.
+        with tempfile.TemporaryDirectory() as folder:
+            proc = subprocess.run(
+                [BINARY, "export-data", "--set", "task.kind=associative_memory", "--set",
+                 "task.samples=400", "--set", "eval.val_samples=50", "--out", folder],
+                capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            names = ("prompts", "targets", "validation_prompts", "validation_targets")
+            arrays = {n: np.load(os.path.join(folder, n + ".npy")) for n in names}
+            ev = {"lambda_trace": 0, "spectrum": "full"}
+
+            def task(path_of):
+                return {"task": {"kind": "dataset", **{n: path_of(n) for n in names}}, "eval": ev}
+
+            files = mhla_lab.solve(task(lambda n: os.path.join(folder, n + ".npy")))
+            self.assertIn("val_mse", files)
+            for save in (np.savez, np.savez_compressed):
+                archive = os.path.join(folder, save.__name__ + ".npz")
+                save(archive, **arrays)
+                z = mhla_lab.solve(task(lambda n: archive + ":" + n))
+                for key in ("lambda_min", "null_dim", "certified", "train_mse", "val_mse", "rank"):
+                    self.assertEqual(z[key], files[key], (save.__name__, key))
+                self.assertTrue(np.array_equal(z["P"], files["P"]))
+                out = os.path.join(folder, "out-" + save.__name__)
+                proc = subprocess.run(
+                    [BINARY, "solve", "--set", "task.kind=dataset",
+                     "--set", "task.prompts=" + archive + ":prompts",
+                     "--set", "task.targets=" + archive + ":targets",
+                     "--set", "eval.spectrum=full", "--set", "eval.lambda_trace=0", "--out", out],
+                    capture_output=True, text=True)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                with open(os.path.join(out, "result.json")) as f:
+                    cli = json.load(f)
+                self.assertEqual(cli["lambda_min"], files["lambda_min"])
+                self.assertEqual(cli["train_mse"], files["train_mse"])
+            # Bare archive of four arrays: exit 2, naming them and the syntax.
+            proc = subprocess.run(
+                [BINARY, "solve", "--set", "task.kind=dataset",
+                 "--set", "task.prompts=" + os.path.join(folder, "savez.npz"),
+                 "--out", os.path.join(folder, "bad")], capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            self.assertIn("holds 4 arrays (prompts, targets, validation_prompts, "
+                          "validation_targets)", proc.stderr)
+            self.assertIn("savez.npz:prompts", proc.stderr)
+            # A missing array names what the archive holds.
+            with self.assertRaises(mhla_lab.ConfigError) as ctx:
+                mhla_lab.solve({"task": {"kind": "dataset",
+                                         "prompts": os.path.join(folder, "savez.npz") + ":Z"}})
+            self.assertEqual(ctx.exception.key, "task.prompts")
+            self.assertIn("has no array 'Z'; it holds: prompts, targets", str(ctx.exception))
+
     def test_prompts_alone_are_certified_and_nothing_is_fitted(self):
         # No targets: lambda_min is that of NumPy's own second moment of psi (1e-8 relative),
         # the same bits as the run with targets on the same prompts, and there is no fit.

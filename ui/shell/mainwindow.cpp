@@ -306,15 +306,15 @@ void MainWindow::buildActions() {
         if (!confirm(tr("Open data"), discardEditsQuestion())) return;
         const QStringList files = QFileDialog::getOpenFileNames(
             this, tr("Open data: the prompts (N × n × d) and optionally the targets (N × d_out)"),
-            m_settings.lastDirectory(), tr("NumPy arrays (*.npy);;All files (*)"));
+            m_settings.lastDirectory(), tr("NumPy arrays (*.npy *.npz);;All files (*)"));
         if (files.isEmpty()) return;
         m_settings.setLastDirectory(QFileInfo(files.first()).absolutePath());
         const QString err = openData(files);
         if (!err.isEmpty()) QMessageBox::warning(this, tr("Open data"), err);
     });
     openDataAct->setObjectName(QStringLiteral("openDataAction"));
-    openDataAct->setToolTip(tr("Certify your own prompts (.npy), and fit them when targets are "
-                               "given"));
+    openDataAct->setToolTip(tr("Certify your own prompts (.npy, or a .npz archive), and fit them "
+                               "when targets are given"));
     auto* openResultsAct = file->addAction(tr("Open &results…"), this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(
             this, tr("Open a results folder (result.json and its CSV files)"),
@@ -1145,7 +1145,7 @@ QString MainWindow::shortcutsHtml() const {
         {tr("Double-click"), tr("Fit a plot to its data again")},
         {tr("Click a legend entry"), tr("Hide or show that run")},
         {tr("Drop a file"),
-         tr("Open an experiment file or results folder; .npy prompts (and targets) open as data")}};
+         tr("Open an experiment file or results folder; .npy prompts (and targets) or a .npz archive open as data")}};
     for (const auto& [k, what] : mouse)
         rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
                     .arg(k.toHtmlEscaped(), what.toHtmlEscaped());
@@ -1538,7 +1538,8 @@ void MainWindow::openSessionInteractive() {
 QString MainWindow::openPath(const QString& path) {
     if (QFileInfo(path).isDir() && isSessionFolder(path)) return openSession(path, false);
     if (QFileInfo(path).isDir() && isResultFolder(path)) return openResults(path);
-    if (path.endsWith(u".npy", Qt::CaseInsensitive)) return openData({path});
+    if (path.endsWith(u".npy", Qt::CaseInsensitive) || path.endsWith(u".npz", Qt::CaseInsensitive))
+        return openData({path});
     return openExperiment(path);
 }
 
@@ -1584,8 +1585,10 @@ QStringList MainWindow::droppedData(const QMimeData* mime) {
     QStringList out;
     for (const QUrl& url : mime->urls()) {
         const QFileInfo fi(url.toLocalFile());
+        const bool npz = fi.suffix().compare(u"npz", Qt::CaseInsensitive) == 0;
         if (!url.isLocalFile() || !fi.isFile() ||
-            fi.suffix().compare(u"npy", Qt::CaseInsensitive) != 0)
+            (fi.suffix().compare(u"npy", Qt::CaseInsensitive) != 0 && !npz) ||
+            (npz && mime->urls().size() != 1))
             return {};
         out << fi.absoluteFilePath();
     }
@@ -1599,8 +1602,8 @@ QString MainWindow::openDropped(const QMimeData* mime) {
     }
     const QString path = droppedPath(mime);
     if (path.isEmpty())
-        return tr("drop one experiment file (.json), one results folder, or one or two .npy "
-                  "files (prompts, and optionally targets)");
+        return tr("drop one experiment file (.json), one results folder, one or two .npy "
+                  "files (prompts, and optionally targets), or one .npz archive");
     m_settings.setLastDirectory(QFileInfo(path).absolutePath());
     return openPath(path);
 }
