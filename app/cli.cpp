@@ -52,9 +52,10 @@ Usage:
                                    `sweep merge DIR...` and `sweep slurm ...` (see sweep --help)
   mhla-lab bench [--repeats N] [--threads N] [--quick]
                                    time each phase of the solver and the trainers
-  mhla-lab export-data [--config FILE] [--set ...] --out DIR
+  mhla-lab export-data [--config FILE] [--set ...] --out DIR [--npz]
                                    write a synthetic task's samples as prompts.npy and
-                                   targets.npy, with dataset.json to solve them as your own data
+                                   targets.npy (--npz: one data.npz), with dataset.json to solve
+                                   them as your own data
   mhla-lab --help | --version
 
 Exit codes: 0 success, 2 invalid input (the message names the key, the value and what is

@@ -15,14 +15,11 @@ namespace mhla::cli {
 
 namespace {
 
-const char* const kFiles[] = {"prompts.npy", "targets.npy", "validation_prompts.npy",
-                              "validation_targets.npy", "dataset.json"};
-
 void err(const QString& s) { printMessage(q("mhla-lab export-data: ") + s); }
 
 const char kHelp[] =
     R"(Usage: mhla-lab export-data [--config FILE] [--set section.key=value ...] --out DIR
-                            [--force]
+                            [--npz] [--force]
 
 Writes the training samples of a synthetic task (random_mhla, associative_memory, automaton) in
 the layout the dataset task reads (MATH.md "Data on disk"):
@@ -32,9 +29,12 @@ the layout the dataset task reads (MATH.md "Data on disk"):
                     the held-out set: eval.val_samples samples of the validation stream
   DIR/dataset.json  an experiment file: task.kind = dataset on these four files, with the
                     source's solver and eval keys that a dataset run reads
+With --npz the four arrays go into one archive instead, as np.savez writes it:
+  DIR/data.npz      its arrays prompts, targets, validation_prompts, validation_targets (stored,
+                    not compressed), which dataset.json names as data.npz:prompts and so on
 so that `mhla-lab solve --config DIR/dataset.json` certifies and fits the same data: lambda_min,
 the fit, train_mse and val_mse equal the synthetic run's bit for bit. A DIR that already holds
-any of the five files is refused unless --force. Exit codes as for solve (0, 1, 2, 130).
+any of the files it would write is refused unless --force. Exit codes as for solve (0, 1, 2, 130).
 )";
 
 } // namespace
@@ -63,10 +63,12 @@ int runExportData(int argc, char** argv) {
         err(QString::fromStdString(e.what()));
         return InvalidInput;
     }
+    const ExportLayout layout = opt.npz ? ExportLayout::Npz : ExportLayout::NpyFiles;
+    const QStringList files = exportedFileNames(layout);
     if (!opt.force)
-        for (const char* name : kFiles)
-            if (QFileInfo::exists(QDir(opt.out).filePath(q(name)))) {
-                err(q("--out: \"") + opt.out + q("\" already holds ") + q(name) +
+        for (const QString& name : files)
+            if (QFileInfo::exists(QDir(opt.out).filePath(name))) {
+                err(q("--out: \"") + opt.out + q("\" already holds ") + name +
                     q("; choose another folder or pass --force to overwrite it"));
                 return InvalidInput;
             }
@@ -75,7 +77,7 @@ int runExportData(int argc, char** argv) {
     ExportedSamples info;
     QString e;
     try {
-        e = exportTaskSamples(cfg, opt.out, &cancel, &info);
+        e = exportTaskSamples(cfg, opt.out, &cancel, &info, layout);
     } catch (const ConfigError& ce) {
         err(QString::fromStdString(ce.what()));
         return InvalidInput;
@@ -88,8 +90,8 @@ int runExportData(int argc, char** argv) {
         return e.startsWith(q("--out")) ? InvalidInput : InternalError;
     }
     const QDir dir(opt.out);
-    for (const char* name : kFiles)
-        std::printf("%s\n", qPrintable(QDir::cleanPath(dir.filePath(q(name)))));
+    for (const QString& name : files)
+        std::printf("%s\n", qPrintable(QDir::cleanPath(dir.filePath(name))));
     err(QString::number(info.samples) + q(" samples (and ") +
         QString::number(info.validationSamples) + q(" held out), n = ") +
         QString::number(info.tokens) + q(", d = ") + QString::number(info.d) + q(", d_out = ") +

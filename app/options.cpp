@@ -141,10 +141,11 @@ QString parseExportDataOptions(const QStringList& args, ExportDataOptions* out) 
     p.addOption({q("config"), q("experiment file"), q("FILE")});
     p.addOption({q("set"), q("override"), q("KEY=VALUE")});
     p.addOption({q("out"), q("output folder"), q("DIR")});
+    p.addOption({q("npz"), q("one .npz archive instead of .npy files")});
     p.addOption({q("force"), q("overwrite the files of an earlier export in --out")});
     p.addOption({{q("h"), q("help")}, q("help")});
     if (QString e = runParser(p, args, "export-data",
-                              {q("config"), q("set"), q("out"), q("force"), q("help")});
+                              {q("config"), q("set"), q("out"), q("npz"), q("force"), q("help")});
         !e.isEmpty())
         return e;
     ExportDataOptions o;
@@ -153,6 +154,7 @@ QString parseExportDataOptions(const QStringList& args, ExportDataOptions* out) 
     o.sets = p.values(q("set"));
     o.out = p.value(q("out"));
     o.force = p.isSet(q("force"));
+    o.npz = p.isSet(q("npz"));
     if (p.isSet(q("config")) && o.config.isEmpty())
         return q("--config: expected the path of an experiment file");
     if (!o.help && o.out.isEmpty())

@@ -34,6 +34,7 @@ struct ExportDataOptions {
     QString config;   ///< --config FILE (empty: the defaults)
     QStringList sets; ///< --set KEY=VALUE, in order
     QString out;      ///< --out DIR (required)
+    bool npz = false; ///< --npz: one archive DIR/data.npz instead of four .npy files
     bool force = false;
     bool help = false;
 };

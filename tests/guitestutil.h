@@ -10,9 +10,11 @@
 #include <QElapsedTimer>
 #include <QMessageBox>
 #include <QSignalSpy>
+#include <QSize>
 #include <QStandardPaths>
 #include <QString>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTimer>
 
 namespace mhla::ui::test {
@@ -24,6 +26,15 @@ inline bool useTestSettings(const QTemporaryDir& dir) {
     if (!dir.isValid()) return false;
     AppSettings::useFile(dir.filePath(QStringLiteral("settings.ini")));
     return true;
+}
+
+/// Shows `w` as a test drives it: closing quits without asking, resized to `size` when valid,
+/// shown; false if the window was not exposed within QTest's default wait.
+inline bool showForTest(MainWindow& w, QSize size = {}) {
+    w.setQuitWithoutAsking(true);
+    if (size.isValid()) w.resize(size);
+    w.show();
+    return QTest::qWaitForWindowExposed(&w);
 }
 
 /// Waits until `w`'s run controller is idle; false if it is still busy after `timeoutMs`.

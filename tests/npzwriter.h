@@ -33,7 +33,9 @@ inline bool writeNpz(const QString& path,
             return false;
         }
     }
-    return zip_close(z) == 0;
+    if (zip_close(z) == 0) return true;
+    zip_discard(z); // a failed close leaves the archive open
+    return false;
 }
 
 } // namespace mhla::test

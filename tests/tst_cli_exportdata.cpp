@@ -237,6 +237,50 @@ private Q_SLOTS:
         }
     }
 
+    void npzLayoutGivesTheSameNumbers() {
+        // --npz: one data.npz (and dataset.json naming its arrays) in place of four .npy files;
+        // solving either export gives the same certificate, fit and held-out error, bit for bit.
+        const QStringList keys =
+            sets({s("task.samples=600"), s("task.orthogonal_prob=0.5"), s("eval.val_samples=80")});
+        const QString npy = m_tmp.filePath(s("layout-npy")), npz = m_tmp.filePath(s("layout-npz"));
+        QCOMPARE(run(QStringList{s("export-data"), s("--out"), npy} + keys).code, 0);
+        const Outcome e = run(QStringList{s("export-data"), s("--npz"), s("--out"), npz} + keys);
+        QVERIFY2(e.code == 0, e.err.constData());
+        QCOMPARE(QString::fromUtf8(e.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts),
+                 (QStringList{QDir::cleanPath(npz + s("/data.npz")),
+                              QDir::cleanPath(npz + s("/dataset.json"))}));
+        QCOMPARE(QDir(npz).entryList(QDir::Files | QDir::Hidden),
+                 (QStringList{s("data.npz"), s("dataset.json")}));
+        QFile spec(npz + s("/dataset.json"));
+        QVERIFY(spec.open(QIODevice::ReadOnly));
+        const QJsonObject task = json(spec.readAll()).value(s("task")).toObject();
+        QCOMPARE(task.value(s("prompts")).toString(), s("data.npz:prompts"));
+        QCOMPARE(task.value(s("validation_prompts")).toString(), s("data.npz:validation_prompts"));
+        const Outcome a = run({s("solve"), s("--config"), npy + s("/dataset.json")});
+        const Outcome b = run({s("solve"), s("--config"), npz + s("/dataset.json")});
+        QVERIFY2(a.code == 0 && b.code == 0, (a.err + b.err).constData());
+        const QJsonObject ra = json(a.out), rb = json(b.out);
+        for (const char* k : {"samples", "lambda_min", "null_dim", "certified", "train_mse",
+                              "val_mse", "rank", "singular_values"})
+            QVERIFY2(ra.value(s(k)) == rb.value(s(k)), k);
+        QVERIFY(rb.value(s("val_mse")).isDouble());
+        // The same export gives the same bytes (a fixed timestamp in the archive), and a second
+        // export into the folder is refused without --force, naming the archive.
+        QFile archive(npz + s("/data.npz"));
+        QVERIFY(archive.open(QIODevice::ReadOnly));
+        const QByteArray first = archive.readAll();
+        archive.close();
+        const Outcome again =
+            run(QStringList{s("export-data"), s("--npz"), s("--out"), npz} + keys);
+        QCOMPARE(again.code, 2);
+        QVERIFY2(again.err.contains("already holds data.npz"), again.err.constData());
+        QCOMPARE(
+            run(QStringList{s("export-data"), s("--npz"), s("--force"), s("--out"), npz} + keys)
+                .code,
+            0);
+        QVERIFY(archive.open(QIODevice::ReadOnly));
+        QCOMPARE(archive.readAll(), first);
+    }
     void refusalsNameWhatIsWrong() {
         const QString dir = m_tmp.filePath(s("refused"));
         const Outcome noOut = run({s("export-data")});

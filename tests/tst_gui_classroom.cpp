@@ -410,10 +410,7 @@ private Q_SLOTS:
     // captions are the longest (the lambda_min trace and the spectrum explain their markers).
     void presentationModeFitsAProjector() {
         MainWindow w;
-        w.setQuitWithoutAsking(true);
-        w.resize(1366, 768);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(showForTest(w, QSize(1366, 768)));
         w.loadPreset(0);
         QTest::keyClick(&w, Qt::Key_R, Qt::ControlModifier);
         QVERIFY(waitIdle(w));
@@ -455,10 +452,7 @@ private Q_SLOTS:
 
     void presentationModeAndBack() {
         MainWindow w;
-        w.setQuitWithoutAsking(true);
-        w.resize(1280, 720);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(showForTest(w, QSize(1280, 720)));
         auto* explanation = w.findChild<QDockWidget*>(QStringLiteral("explanationDock"));
         QVERIFY(explanation);
         explanation->hide(); // the user's own choice, kept after presentation mode
@@ -512,16 +506,12 @@ private Q_SLOTS:
     void quittingInPresentationModeKeepsTheDocks() {
         {
             MainWindow w;
-            w.setQuitWithoutAsking(true);
-            w.show();
-            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QVERIFY(showForTest(w));
             w.setPresentationMode(true);
             QVERIFY(w.close());
         }
         MainWindow w2;
-        w2.setQuitWithoutAsking(true);
-        w2.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w2));
+        QVERIFY(showForTest(w2));
         QVERIFY(!w2.presentationMode());
         QVERIFY(w2.findChild<QDockWidget*>(QStringLiteral("experimentDock"))->isVisible());
         QVERIFY(w2.findChild<QDockWidget*>(QStringLiteral("runsDock"))->isVisible());

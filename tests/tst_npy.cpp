@@ -71,6 +71,7 @@ private Q_SLOTS:
     void readsNpzArrays();
     void refusesBadNpz();
     void parsesNpzPaths();
+    void npzBytesRoundTrips();
 };
 
 void TestNpy::readsEveryLayout_data() {
@@ -146,11 +147,15 @@ void TestNpy::refusesBadFiles_data() {
     std::vector<double> nan = ramp(false);
     nan[13] = std::numeric_limits<double>::quiet_NaN(); // C index 13 = [1, 0, 1]
     QTest::addRow("NaN") << npyFile(1, dictFor("<f8", false, "(2, 3, 4)"), raw(nan))
-                         << s("value NaN at [1, 0, 1]; every value must be finite");
+                         << s("value nan at [1, 0, 1]; every value must be finite");
     std::vector<float> inf(24, 1.0f);
     inf[0] = std::numeric_limits<float>::infinity();
     QTest::addRow("inf f4") << npyFile(1, dictFor("<f4", false, "(2, 3, 4)"), raw(inf))
                             << s("value inf at [0, 0, 0]");
+    std::vector<double> minusInf = ramp(true);
+    minusInf[23] = -std::numeric_limits<double>::infinity(); // Fortran index 23 = [1, 2, 3]
+    QTest::addRow("-inf Fortran") << npyFile(1, dictFor("<f8", true, "(2, 3, 4)"), raw(minusInf))
+                                  << s("value -inf at [1, 2, 3]");
 }
 
 void TestNpy::refusesBadFiles() {
@@ -318,6 +323,30 @@ void TestNpy::parsesNpzPaths() {
     QCOMPARE(parsed("/runs:1/d.npy"), s("none"));
     QCOMPARE(parsed("d.npy:prompts"), s("none"));
     QCOMPARE(parsed("d.npz:"), s("d.npz|")); // empty name: the only array
+}
+
+void TestNpy::npzBytesRoundTrips() {
+    // What export-data --npz writes: the members in order under the names np.load gives them,
+    // each array read back bit for bit, and the same members give the same bytes.
+    QTemporaryDir dir;
+    const std::vector<double> a = ramp(false);
+    const std::vector<double> b = {-1.5, 0.0, 1e-300, 3e300, -0.0, 2.0};
+    const std::vector<std::pair<QString, QByteArray>> members = {
+        {QStringLiteral("prompts"), npyBytes({2, 3, 4}, a.data())},
+        {QStringLiteral("targets"), npyBytes({3, 2}, b.data())}};
+    const QByteArray bytes = npzBytes(members);
+    QCOMPARE(npzBytes(members), bytes);
+    const QString path = writeFile(dir, "d.npz", bytes);
+    QCOMPARE(npzMembers(path), (QStringList{QStringLiteral("prompts"), QStringLiteral("targets")}));
+    for (const auto& [name, expected] : {std::pair{"prompts", a}, std::pair{"targets", b}}) {
+        const QString spec = path + QStringLiteral(":") + QString::fromLatin1(name);
+        std::vector<double> out;
+        readNpyData(spec, readNpyHeader(spec), out);
+        QCOMPARE(out.size(), expected.size());
+        QVERIFY(std::memcmp(out.data(), expected.data(), 8 * out.size()) == 0);
+    }
+    // Stored, as np.savez stores: the .npy bytes appear verbatim in the archive.
+    QVERIFY(bytes.contains(members[1].second));
 }
 
 QTEST_APPLESS_MAIN(TestNpy)

@@ -211,20 +211,11 @@ py::dict solve(const py::handle& experiment, const py::object& threads) {
 std::string firstNonFinite(const Doubles& a) {
     const double* v = a.data();
     const py::ssize_t n = a.size();
-    for (py::ssize_t i = 0; i < n; ++i) {
-        if (std::isfinite(v[i])) continue;
-        std::string where;
-        py::ssize_t rest = i;
-        for (py::ssize_t k = a.ndim() - 1; k >= 0; --k) {
-            where = std::to_string(rest % a.shape(k)) + (where.empty() ? "" : ", ") + where;
-            rest /= a.shape(k);
-        }
-        return std::string("value ") +
-               (std::isnan(v[i]) ? "nan"
-                : v[i] > 0       ? "inf"
-                                 : "-inf") +
-               " at [" + where + "]";
-    }
+    for (py::ssize_t i = 0; i < n; ++i)
+        if (!std::isfinite(v[i]))
+            return nonFiniteValueText(v[i], std::vector<long long>(a.shape(), a.shape() + a.ndim()),
+                                      i)
+                .toStdString();
     return {};
 }
 

@@ -7,6 +7,7 @@
 #include <QStringList>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -97,7 +98,7 @@ public:
         if (!info.exists()) fail(where.archive, q("no such file; expected a NumPy .npz archive"));
         if (!info.isFile()) fail(where.archive, q("not a regular file; expected a .npz archive"));
         int error = 0;
-        m_zip = zip_open(QFile::encodeName(where.archive).constData(), ZIP_RDONLY, &error);
+        m_zip.reset(zip_open(QFile::encodeName(where.archive).constData(), ZIP_RDONLY, &error));
         if (!m_zip) {
             zip_error_t ze;
             zip_error_init_with_code(&ze, error);
@@ -107,7 +108,7 @@ public:
                                   "writes): ") +
                                     why);
         }
-        const QStringList members = npzMembersOf(m_zip);
+        const QStringList members = npzMembersOf(m_zip.get());
         QString name = where.member;
         if (name.isEmpty()) {
             if (members.size() != 1)
@@ -118,36 +119,34 @@ public:
                                              members.isEmpty() ? q("NAME") : members.front()));
             name = members.front();
         }
-        zip_int64_t index = zip_name_locate(m_zip, (name + q(".npy")).toUtf8().constData(), 0);
-        if (index < 0) index = zip_name_locate(m_zip, name.toUtf8().constData(), 0);
+        zip_int64_t index =
+            zip_name_locate(m_zip.get(), (name + q(".npy")).toUtf8().constData(), 0);
+        if (index < 0) index = zip_name_locate(m_zip.get(), name.toUtf8().constData(), 0);
         if (index < 0)
             fail(where.archive,
                  q("has no array '%1'; it holds: %2")
                      .arg(name, members.isEmpty() ? q("none") : members.join(q(", "))));
         zip_stat_t st;
         zip_stat_init(&st);
-        if (zip_stat_index(m_zip, static_cast<zip_uint64_t>(index), 0, &st) != 0 ||
+        if (zip_stat_index(m_zip.get(), static_cast<zip_uint64_t>(index), 0, &st) != 0 ||
             !(st.valid & ZIP_STAT_SIZE))
-            fail(spec, q("cannot be read: ") + QString::fromUtf8(zip_strerror(m_zip)));
+            fail(spec, q("cannot be read: ") + QString::fromUtf8(zip_strerror(m_zip.get())));
         m_size = static_cast<qint64>(st.size);
-        m_file = zip_fopen_index(m_zip, static_cast<zip_uint64_t>(index), 0);
+        m_file.reset(zip_fopen_index(m_zip.get(), static_cast<zip_uint64_t>(index), 0));
         if (!m_file)
-            fail(spec,
-                 q("cannot be opened in its archive: ") + QString::fromUtf8(zip_strerror(m_zip)));
-    }
-    ~ZipMemberSource() override {
-        if (m_file) zip_fclose(m_file);
-        if (m_zip) zip_discard(m_zip);
+            fail(spec, q("cannot be opened in its archive: ") +
+                           QString::fromUtf8(zip_strerror(m_zip.get())));
     }
     ZipMemberSource(const ZipMemberSource&) = delete;
     ZipMemberSource& operator=(const ZipMemberSource&) = delete;
     qint64 read(char* into, qint64 n) override {
         qint64 got = 0;
         while (got < n) {
-            const zip_int64_t r = zip_fread(m_file, into + got, static_cast<zip_uint64_t>(n - got));
+            const zip_int64_t r =
+                zip_fread(m_file.get(), into + got, static_cast<zip_uint64_t>(n - got));
             if (r < 0)
                 fail(m_spec, q("cannot be read from its archive (damaged or truncated?): ") +
-                                 QString::fromUtf8(zip_file_strerror(m_file)));
+                                 QString::fromUtf8(zip_file_strerror(m_file.get())));
             if (r == 0) break;
             got += r;
         }
@@ -172,8 +171,16 @@ public:
 
 private:
     QString m_spec;
-    zip_t* m_zip = nullptr;
-    zip_file_t* m_file = nullptr;
+    // Owned by smart pointers, not a destructor: a refusal thrown from the constructor
+    // must still close the archive (a destructor does not run then; ASan saw the leak).
+    struct ZipDiscard {
+        void operator()(zip_t* z) const { zip_discard(z); }
+    };
+    struct ZipFileClose {
+        void operator()(zip_file_t* f) const { zip_fclose(f); }
+    };
+    std::unique_ptr<zip_t, ZipDiscard> m_zip;
+    std::unique_ptr<zip_file_t, ZipFileClose> m_file; // declared last: closed before m_zip
     qint64 m_size = 0;
 };
 
@@ -213,6 +220,21 @@ long long NpyHeader::elementCount() const {
     long long n = 1;
     for (long long s : shape) n *= s;
     return n;
+}
+
+QString nonFiniteValueText(double v, const std::vector<long long>& shape, long long cIndex) {
+    if (std::isfinite(v)) return {};
+    QStringList at;
+    for (size_t k = shape.size(); k-- > 0;) {
+        const long long extent = std::max(1LL, shape[k]);
+        at.prepend(QString::number(cIndex % extent));
+        cIndex /= extent;
+    }
+    return q("value ") +
+           (std::isnan(v) ? q("nan")
+            : v > 0       ? q("inf")
+                          : q("-inf")) +
+           q(" at [") + at.join(q(", ")) + q("]");
 }
 
 QString npyShapeText(const std::vector<long long>& shape) {
@@ -333,13 +355,8 @@ void forEachNpyValue(const QString& path, const NpyHeader& h, const CancelToken*
                     idx[k] = 0;
                 }
             }
-            if (!std::isfinite(v)) {
-                QStringList at;
-                for (size_t k = 0; k < nd; ++k)
-                    at << QString::number((dst / cStride[k]) % std::max(1LL, h.shape[k]));
-                fail(path, q("value ") + (std::isnan(v) ? q("NaN") : q("inf")) + q(" at [") +
-                               at.join(q(", ")) + q("]; every value must be finite"));
-            }
+            if (!std::isfinite(v))
+                fail(path, nonFiniteValueText(v, h.shape, dst) + q("; every value must be finite"));
             visit(dst, v);
         }
     }
@@ -393,6 +410,64 @@ QByteArray npyBytes(const std::vector<long long>& shape, const double* data) {
     out.append(dict);
     static_assert(std::numeric_limits<double>::is_iec559, "IEEE doubles are written as-is");
     out.append(reinterpret_cast<const char*>(data), static_cast<qsizetype>(8 * count));
+    return out;
+}
+
+QByteArray npzBytes(const std::vector<std::pair<QString, QByteArray>>& members) {
+    const auto refuse = [](const QString& what, zip_error_t* ze) {
+        throw NpyError((q("cannot build the .npz archive (") + what + q("): ") +
+                        QString::fromUtf8(zip_error_strerror(ze)))
+                           .toStdString());
+    };
+    struct SourceFree {
+        void operator()(zip_source_t* s) const { zip_source_free(s); }
+    };
+    struct ZipDiscard {
+        void operator()(zip_t* z) const { zip_discard(z); }
+    };
+    zip_error_t ze;
+    zip_error_init(&ze);
+    // The archive is written into this buffer source; kept so that it outlives zip_close.
+    std::unique_ptr<zip_source_t, SourceFree> buffer(zip_source_buffer_create(nullptr, 0, 0, &ze));
+    if (!buffer) refuse(q("no memory"), &ze);
+    zip_source_keep(buffer.get());
+    std::unique_ptr<zip_t, ZipDiscard> z(zip_open_from_source(buffer.get(), ZIP_TRUNCATE, &ze));
+    if (!z) {
+        zip_source_free(buffer.get()); // the reference zip_open_from_source did not take
+        refuse(q("opening"), &ze);
+    }
+    for (const auto& [name, bytes] : members) {
+        // The member's bytes are read at zip_close; `members` outlives it.
+        zip_source_t* src = zip_source_buffer(z.get(), bytes.constData(),
+                                              static_cast<zip_uint64_t>(bytes.size()), 0);
+        const zip_int64_t i = src ? zip_file_add(z.get(), (name + q(".npy")).toUtf8().constData(),
+                                                 src, ZIP_FL_ENC_UTF_8)
+                                  : -1;
+        if (i < 0) {
+            if (src) zip_source_free(src);
+            refuse(name, zip_get_error(z.get()));
+        }
+        const auto index = static_cast<zip_uint64_t>(i);
+        // Stored as np.savez stores; 1980-01-01, the zip format's first day, for stable bytes.
+        if (zip_set_file_compression(z.get(), index, ZIP_CM_STORE, 0) != 0 ||
+            zip_file_set_mtime(z.get(), index, 315532800, 0) != 0)
+            refuse(name, zip_get_error(z.get()));
+    }
+    if (zip_close(z.get()) != 0) refuse(q("writing"), zip_get_error(z.get()));
+    (void)z.release(); // closed: zip_close freed it
+    zip_source_t* b = buffer.get();
+    if (zip_source_open(b) != 0) refuse(q("reading back"), zip_source_error(b));
+    QByteArray out;
+    if (zip_source_seek(b, 0, SEEK_END) == 0) {
+        const zip_int64_t size = zip_source_tell(b);
+        if (size >= 0 && zip_source_seek(b, 0, SEEK_SET) == 0) {
+            out.resize(static_cast<qsizetype>(size));
+            if (zip_source_read(b, out.data(), static_cast<zip_uint64_t>(size)) != size)
+                out.clear();
+        }
+    }
+    zip_source_close(b);
+    if (out.isEmpty()) refuse(q("reading back"), zip_source_error(b));
     return out;
 }
 

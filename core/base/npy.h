@@ -12,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mhla {
@@ -79,6 +80,17 @@ constexpr long long kNpyReadBlockBytes = 1LL << 20;
 /// A complete .npy file (version 1.0, '<f8', C order) holding data (row-major, of the given
 /// shape), as bytes ready to be written.
 [[nodiscard]] QByteArray npyBytes(const std::vector<long long>& shape, const double* data);
+
+/// A complete .npz archive as np.savez writes one: each (name, .npy bytes) a stored member
+/// NAME.npy, in the given order, with a fixed timestamp (the same members give the same bytes).
+/// Throws NpyError when libzip cannot build it (names the array).
+[[nodiscard]] QByteArray npzBytes(const std::vector<std::pair<QString, QByteArray>>& members);
+
+/// "value nan at [1, 0, 2]": a value that is not finite (NumPy's spellings nan, inf, -inf) at
+/// C-order index cIndex of an array of the given shape, named by its multi-index; the .npy
+/// reader and the Python module's arrays refuse with it. Empty when v is finite.
+[[nodiscard]] QString nonFiniteValueText(double v, const std::vector<long long>& shape,
+                                         long long cIndex);
 
 /// "(2, 3, 4)": a shape as NumPy prints it.
 [[nodiscard]] QString npyShapeText(const std::vector<long long>& shape);

@@ -7,6 +7,7 @@
 #include "core/experiment/loader.h"
 #include "core/tasks/tasks.h"
 #include <QDir>
+#include <QHash>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <cstring>
@@ -26,8 +27,14 @@ long long exportSamplesBytes(const ExperimentConfig& cfg) {
            (static_cast<long long>(dims.n) * dims.d + dims.dOut);
 }
 
+QStringList exportedFileNames(ExportLayout layout) {
+    if (layout == ExportLayout::Npz) return {q("data.npz"), q("dataset.json")};
+    return {q("prompts.npy"), q("targets.npy"), q("validation_prompts.npy"),
+            q("validation_targets.npy"), q("dataset.json")};
+}
+
 QString exportTaskSamples(const ExperimentConfig& cfg, const QString& dir,
-                          const CancelToken* cancel, ExportedSamples* out) {
+                          const CancelToken* cancel, ExportedSamples* out, ExportLayout layout) {
     if (cfg.task.kind == TaskKind::Dataset)
         throw ConfigError("task.kind: a dataset task's samples are already files (task.prompts, "
                           "task.targets); export-data writes the samples of a synthetic task "
@@ -69,29 +76,55 @@ QString exportTaskSamples(const ExperimentConfig& cfg, const QString& dir,
     draw(Stream::Validation, V, VZ, VY);
     if (const QString e = prepareOutputFolder(dir); !e.isEmpty()) return q("--out: ") + e;
     const QDir folder(dir);
-    const std::pair<const char*, QByteArray> files[] = {
-        {"prompts.npy", npyBytes({N, n, d}, Z.data())},
-        {"targets.npy", npyBytes({N, dOut}, Y.data())},
-        {"validation_prompts.npy", npyBytes({V, n, d}, VZ.data())},
-        {"validation_targets.npy", npyBytes({V, dOut}, VY.data())}};
-    for (const auto& [name, bytes] : files) {
-        if (V == 0 && std::strncmp(name, "validation", 10) == 0) continue;
-        if (QString e = writeFileAtomic(folder.filePath(q(name)), bytes); !e.isEmpty()) return e;
+    // The arrays by their dataset keys' names; each vector is released once it is in .npy form,
+    // so that the data are held about twice at most (values once, file bytes once).
+    std::vector<std::pair<QString, QByteArray>> arrays;
+    const auto add = [&](const char* name, std::vector<long long> shape, std::vector<double>& v) {
+        arrays.emplace_back(q(name), npyBytes(shape, v.data()));
+        std::vector<double>().swap(v);
+    };
+    add("prompts", {N, n, d}, Z);
+    add("targets", {N, dOut}, Y);
+    if (V > 0) {
+        add("validation_prompts", {V, n, d}, VZ);
+        add("validation_targets", {V, dOut}, VY);
+    }
+    // The path dataset.json gives each array (relative to the folder).
+    QHash<QString, QString> where;
+    if (layout == ExportLayout::Npz) {
+        QByteArray archive;
+        try {
+            archive = npzBytes(arrays);
+        } catch (const NpyError& e) {
+            return QString::fromStdString(e.what());
+        }
+        decltype(arrays)().swap(arrays);
+        if (QString e = writeFileAtomic(folder.filePath(q("data.npz")), archive); !e.isEmpty())
+            return e;
+        for (const char* name : {"prompts", "targets", "validation_prompts", "validation_targets"})
+            where.insert(q(name), q("data.npz:") + q(name));
+    } else {
+        for (const auto& [name, bytes] : arrays) {
+            if (QString e = writeFileAtomic(folder.filePath(name + q(".npy")), bytes); !e.isEmpty())
+                return e;
+            where.insert(name, name + q(".npy"));
+        }
     }
     // dataset.json: the dataset task on these files, with the source's solver and eval keys that
     // a dataset run reads (the others, e.g. eval.words, would be refused as not read).
     QJsonObject datasetTask{{q("kind"), q("dataset")},
-                            {q("prompts"), q("prompts.npy")},
-                            {q("targets"), q("targets.npy")}};
+                            {q("prompts"), where.value(q("prompts"))},
+                            {q("targets"), where.value(q("targets"))}};
     if (V > 0) {
-        datasetTask.insert(q("validation_prompts"), q("validation_prompts.npy"));
-        datasetTask.insert(q("validation_targets"), q("validation_targets.npy"));
+        datasetTask.insert(q("validation_prompts"), where.value(q("validation_prompts")));
+        datasetTask.insert(q("validation_targets"), where.value(q("validation_targets")));
     }
     const QJsonObject source = experimentToJson(cfg);
     QJsonObject probe{
-        {q("task"), QJsonObject{{q("kind"), q("dataset")},
-                                {q("prompts"), folder.absoluteFilePath(q("prompts.npy"))},
-                                {q("targets"), folder.absoluteFilePath(q("targets.npy"))}}}};
+        {q("task"),
+         QJsonObject{{q("kind"), q("dataset")},
+                     {q("prompts"), folder.absoluteFilePath(where.value(q("prompts")))},
+                     {q("targets"), folder.absoluteFilePath(where.value(q("targets")))}}}};
     const QStringList read = keysReadBy(loadExperimentObject(probe).config);
     QJsonObject experiment{{q("task"), datasetTask}};
     for (const char* section : {"solver", "eval"}) {

@@ -9,6 +9,7 @@
 #include "core/base/types.h"
 #include "core/experiment/config.h"
 #include <QString>
+#include <QStringList>
 
 namespace mhla {
 
@@ -23,13 +24,25 @@ struct ExportedSamples {
 /// writing).
 [[nodiscard]] long long exportSamplesBytes(const ExperimentConfig& cfg);
 
+/// How the arrays are written.
+enum class ExportLayout {
+    NpyFiles, ///< four .npy files (prompts.npy, targets.npy, validation_*.npy)
+    Npz,      ///< one archive, DIR/data.npz, with the four as members (as np.savez writes)
+};
+
+/// The names of the files a layout writes into DIR, dataset.json last.
+[[nodiscard]] QStringList exportedFileNames(ExportLayout layout);
+
 /// Writes DIR/prompts.npy and DIR/targets.npy from cfg's training stream, the held-out set
-/// DIR/validation_prompts.npy and DIR/validation_targets.npy from its validation stream, and
-/// DIR/dataset.json (each atomically, dataset.json last). Refuses (ConfigError naming the key) a
+/// DIR/validation_prompts.npy and DIR/validation_targets.npy from its validation stream (or, as
+/// ExportLayout::Npz, the four as the arrays prompts, targets, validation_prompts and
+/// validation_targets of DIR/data.npz), and DIR/dataset.json (each atomically, dataset.json
+/// last). Refuses (ConfigError naming the key) a
 /// dataset task (its data is already on disk), a causal task (its samples are prefixes of different
 /// lengths) and arrays that would take more than half of this machine's memory. Returns an error
 /// about the folder or a write, or empty. Polls cancel per sample (throws Cancelled).
 QString exportTaskSamples(const ExperimentConfig& cfg, const QString& dir,
-                          const CancelToken* cancel, ExportedSamples* out = nullptr);
+                          const CancelToken* cancel, ExportedSamples* out = nullptr,
+                          ExportLayout layout = ExportLayout::NpyFiles);
 
 } // namespace mhla

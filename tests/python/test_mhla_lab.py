@@ -13,6 +13,7 @@ import threading
 import time
 import unittest
 import warnings
+import zipfile
 
 import numpy as np
 
@@ -360,6 +361,35 @@ class Fit(unittest.TestCase):
                                          "prompts": os.path.join(folder, "savez.npz") + ":Z"}})
             self.assertEqual(ctx.exception.key, "task.prompts")
             self.assertIn("has no array 'Z'; it holds: prompts, targets", str(ctx.exception))
+
+    def test_export_data_npz_is_what_numpy_reads(self):
+        # `export-data --npz` writes one data.npz that np.load opens: its four arrays are the
+        # .npy export's arrays bit for bit, stored (not compressed) as np.savez stores them.
+        with tempfile.TemporaryDirectory() as folder:
+            keys = ["--set", "task.kind=random_mhla", "--set", "task.d=3", "--set",
+                    "task.samples=250", "--set", "eval.val_samples=40"]
+            for sub, extra in (("npy", []), ("npz", ["--npz"])):
+                proc = subprocess.run([BINARY, "export-data", *keys, "--out",
+                                       os.path.join(folder, sub), *extra],
+                                      capture_output=True, text=True)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertEqual(sorted(os.listdir(os.path.join(folder, "npz"))),
+                             ["data.npz", "dataset.json"])
+            archive = os.path.join(folder, "npz", "data.npz")
+            with zipfile.ZipFile(archive) as z:
+                self.assertEqual([i.compress_type for i in z.infolist()],
+                                 [zipfile.ZIP_STORED] * 4)
+            with np.load(archive) as data:
+                self.assertEqual(sorted(data.files), ["prompts", "targets", "validation_prompts",
+                                                      "validation_targets"])
+                for name in data.files:
+                    single = np.load(os.path.join(folder, "npy", name + ".npy"))
+                    self.assertEqual(data[name].dtype, np.float64)
+                    self.assertTrue(np.array_equal(data[name], single), name)
+            with open(os.path.join(folder, "npz", "dataset.json")) as f:
+                task = json.load(f)["task"]
+            self.assertEqual(task["prompts"], "data.npz:prompts")
+            self.assertEqual(task["validation_targets"], "data.npz:validation_targets")
 
     def test_prompts_alone_are_certified_and_nothing_is_fitted(self):
         # No targets: lambda_min is that of NumPy's own second moment of psi (1e-8 relative),
