@@ -290,6 +290,24 @@ void TestDatasetTask::opensANpzArchive() {
     QCOMPARE(shape.samples, 50LL);
     QCOMPARE(shape.validationSamples, 7LL);
 
+    // A held-out pair that does not fit (d_out 3 against 2) is left out with the reason, as
+    // beside .npy files: the training arrays still open, and the run reads no held-out set.
+    const QString misfit = dir.filePath(s("misfit.npz"));
+    QVERIFY(test::writeNpz(misfit,
+                           {{s("prompts.npy"), array({50, 3, 2})},
+                            {s("targets.npy"), array({50, 2})},
+                            {s("validation_prompts.npy"), array({7, 3, 2})},
+                            {s("validation_targets.npy"), array({7, 3})}},
+                           false));
+    f = pairDataFiles({misfit});
+    QCOMPARE(f.targets, misfit + s(":targets"));
+    QVERIFY(f.validationPrompts.isEmpty() && f.validationTargets.isEmpty());
+    QVERIFY2(f.note.contains(s("are not taken as the held-out set")) &&
+                 f.note.contains(misfit + s(":validation_targets")),
+             qPrintable(f.note));
+    QVERIFY2(!f.note.contains(s("the arrays prompts, targets, validation")), qPrintable(f.note));
+    QCOMPARE(readDatasetShape(datasetTask(f)).validationSamples, 0LL);
+
     // np.savez(path, Y, Z): positional arrays arr_0, arr_1, paired by shape.
     const QString positional = dir.filePath(s("positional.npz"));
     QVERIFY(test::writeNpz(positional,

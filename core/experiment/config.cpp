@@ -884,6 +884,23 @@ void applyDatasetShape(ExperimentConfig& cfg, const DatasetShape* knownShape) {
     cfg.task.dataValidationSamples = cfg.task.validationPrompts.isEmpty() ? 0 : cfg.eval.valSamples;
 }
 
+/// Takes vp and vt as out's held-out set when their shapes fit out's prompts and targets, and
+/// says so in the returned note (named as `names`); else leaves them out and says why.
+QString takeHeldOutSet(DataFiles& out, const QString& vp, const QString& vt, const QString& names) {
+    try {
+        const std::vector<long long> targetShape = readNpyHeader(out.targets).shape;
+        const DatasetShape train = checkDatasetShape(readNpyHeader(out.prompts).shape, &targetShape,
+                                                     out.prompts, out.targets);
+        (void)checkValidationShape(train, readNpyHeader(vp).shape, readNpyHeader(vt).shape, vp, vt);
+    } catch (const std::exception& e) { // ConfigError or NpyError: not taken, and why
+        return names + q(" are not taken as the held-out set: ") + QString::fromStdString(e.what());
+    }
+    out.validationPrompts = vp;
+    out.validationTargets = vt;
+    return names + q(" are taken as the held-out set (val MSE; clear task.validation_prompts "
+                     "and task.validation_targets to leave it)");
+}
+
 /// One .npz archive as Open data takes it: the arrays named prompts, targets,
 /// validation_prompts and validation_targets (the names `export-data` gives its files) when
 /// it has prompts; otherwise its arrays, one or two, paired by shape as files are.
@@ -896,11 +913,12 @@ DataFiles pairNpzArchive(const QString& archive, const QStringList& members,
         DataFiles out;
         out.prompts = member(q("prompts"));
         if (members.contains(q("targets"))) out.targets = member(q("targets"));
+        QString heldOut;
         if (!out.targets.isEmpty() && members.contains(q("validation_prompts")) &&
-            members.contains(q("validation_targets"))) {
-            out.validationPrompts = member(q("validation_prompts"));
-            out.validationTargets = member(q("validation_targets"));
-        }
+            members.contains(q("validation_targets")))
+            heldOut = takeHeldOutSet(out, member(q("validation_prompts")),
+                                     member(q("validation_targets")),
+                                     q("the arrays validation_prompts and validation_targets"));
         QStringList taken;
         for (const QString* p :
              {&out.prompts, &out.targets, &out.validationPrompts, &out.validationTargets})
@@ -909,6 +927,7 @@ DataFiles pairNpzArchive(const QString& archive, const QStringList& members,
             q("from %1: the arrays %2").arg(QFileInfo(archive).fileName(), taken.join(q(", ")));
         if (out.targets.isEmpty())
             out.note += q("; no array 'targets': the run certifies the prompts and fits nothing");
+        if (!heldOut.isEmpty() && out.validationPrompts.isEmpty()) out.note += q("; ") + heldOut;
         return out;
     }
     if (members.isEmpty() || members.size() > 2)
@@ -991,22 +1010,8 @@ DataFiles pairDataFiles(const QStringList& paths) {
         const QString vp = dir.filePath(q("validation_prompts.npy"));
         const QString vt = dir.filePath(q("validation_targets.npy"));
         if (QFileInfo::exists(vp) && QFileInfo::exists(vt)) {
-            QString taken = q("validation_prompts.npy and validation_targets.npy beside them are "
-                              "taken as the held-out set (val MSE; clear "
-                              "task.validation_prompts and task.validation_targets to leave it)");
-            try {
-                const std::vector<long long> targetShape = readNpyHeader(out.targets).shape;
-                const DatasetShape train = checkDatasetShape(
-                    readNpyHeader(out.prompts).shape, &targetShape, out.prompts, out.targets);
-                (void)checkValidationShape(train, readNpyHeader(vp).shape, readNpyHeader(vt).shape,
-                                           vp, vt);
-                out.validationPrompts = vp;
-                out.validationTargets = vt;
-            } catch (const std::exception& e) { // ConfigError or NpyError: not taken, and why
-                taken = q("validation_prompts.npy and validation_targets.npy beside them are not "
-                          "taken: ") +
-                        QString::fromStdString(e.what());
-            }
+            const QString taken = takeHeldOutSet(
+                out, vp, vt, q("validation_prompts.npy and validation_targets.npy beside them"));
             out.note = out.note.isEmpty() ? taken : out.note + q("; ") + taken;
         }
     }
