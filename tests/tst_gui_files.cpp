@@ -439,6 +439,10 @@ private Q_SLOTS:
         // Dropped in either order: prompts and targets by shape; the run is the synthetic one's.
         QCOMPARE(w.openDropped(both.get()), QString());
         QVERIFY(panel->isValid());
+        // The status line counts the held-out prompts taken beside them.
+        QVERIFY2(w.statusBar()->currentMessage().contains(
+                     QStringLiteral("and %1 held out").arg(synthetic.eval.valSamples)),
+                 qPrintable(w.statusBar()->currentMessage()));
         ExperimentConfig cfg = panel->config();
         QVERIFY(cfg.task.kind == TaskKind::Dataset);
         QCOMPARE(cfg.task.prompts, QFileInfo(prompts).absoluteFilePath());
@@ -449,7 +453,10 @@ private Q_SLOTS:
         // The values summarised off the GUI thread, then shown under the shape: mean, std
         // (population), min and max of every entry, as computed here in two passes.
         QTRY_VERIFY_WITH_TIMEOUT(note->toPlainText().contains(QStringLiteral("Values")), 10000);
-        for (const QString& file : {prompts, targets}) {
+        // ... the held-out files' as well.
+        for (const QString& file :
+             {prompts, targets, QDir(dir).filePath(QStringLiteral("validation_prompts.npy")),
+              QDir(dir).filePath(QStringLiteral("validation_targets.npy"))}) {
             std::vector<double> v;
             readNpyData(file, readNpyHeader(file), v);
             double mean = 0, var = 0;

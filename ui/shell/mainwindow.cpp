@@ -989,13 +989,21 @@ QString MainWindow::openData(const QStringList& npyFiles) {
     m_explanation->setHtml(note + DataStatistics::pendingHtml());
     QStringList labels{QFileInfo(task.prompts).fileName()};
     QStringList paths{task.prompts};
-    if (!task.targets.isEmpty()) {
-        labels << QFileInfo(task.targets).fileName();
-        paths << task.targets;
-    }
+    // The held-out set's values too: a scale unlike the training set's shows in its val MSE.
+    for (const QString* f : {&task.targets, &task.validationPrompts, &task.validationTargets})
+        if (!f->isEmpty()) {
+            labels << QFileInfo(*f).fileName();
+            paths << *f;
+        }
     m_dataStats->start(labels, paths);
-    statusBar()->showMessage(tr("Opened %1 prompts from %2").arg(shape.samples).arg(task.prompts),
-                             6000);
+    statusBar()->showMessage(
+        shape.validationSamples > 0
+            ? tr("Opened %1 prompts and %2 held out from %3")
+                  .arg(shape.samples)
+                  .arg(shape.validationSamples)
+                  .arg(task.prompts)
+            : tr("Opened %1 prompts from %2").arg(shape.samples).arg(task.prompts),
+        6000);
     return err;
 }
 
