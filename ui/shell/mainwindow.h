@@ -1,6 +1,10 @@
 #pragma once
 // The main window: experiment panel (left), result tabs (certificate, curves, heads,
-// automaton), run list and explanation (right), run control, files, export.
+// automaton, explorer, sweep), run list and explanation (right), run control, files, export.
+// Its definitions are split along their jobs: mainwindow.cpp (layout, run control, live
+// drawing), mainwindowactions.cpp (menus, toolbar, tour), mainwindowdocuments.cpp (experiment,
+// data and results files, drops), mainwindowsessions.cpp (sessions, autosave) and
+// mainwindowexport.cpp (figures to files and the clipboard).
 #include "core/run/runner.h"
 #include "ui/export/figure.h"
 #include "ui/panels/resultpanel.h"
@@ -186,7 +190,20 @@ protected:
     void dropEvent(QDropEvent* e) override;
 
 private:
+    /// The File menu's actions the toolbar shows too.
+    struct FileActions {
+        QAction* open;
+        QAction* save;
+        QAction* exportFigure;
+        QAction* exportAll;
+    };
     void buildActions();
+    FileActions buildFileMenu();
+    void buildEditMenu();
+    void buildRunMenu();
+    void buildViewMenu();
+    void buildHelpMenu();
+    void buildToolBar(const FileActions& file);
     void buildLayout();
     void onProgress(int runId, const RunProgress& p);
     /// Draws the progress stored since the last live redraw: the run's line in the list and
