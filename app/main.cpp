@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 #ifdef MHLA_HAVE_GUI
-#include "ui/shell/guimain.h"
+#include "app/guimain.h"
 #include "ui/shell/guioptions.h"
 #endif
 

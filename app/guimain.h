@@ -1,5 +1,6 @@
 #pragma once
-// Entry points of the desktop layer, called by app/main.cpp.
+// The app's entry points into the desktop layer (the window, and the headless `figures`
+// command, which draws with the ui layer's widgets), called by app/main.cpp.
 
 namespace mhla::ui {
 

@@ -1,4 +1,4 @@
-#include "ui/shell/guimain.h"
+#include "app/guimain.h"
 #include "core/base/fileio.h"
 #include "core/base/plural.h"
 #include "core/base/process.h"
