@@ -127,13 +127,6 @@ bool writeStdout(const QByteArray& data) {
            !std::ferror(stdout);
 }
 
-/// Paths come from argv as bytes: refuse those that are not UTF-8 rather than write elsewhere.
-QString checkPath(const char* option, const QString& path) {
-    if (path.contains(QChar::ReplacementCharacter))
-        return q("--") + q(option) + q(": the path is not valid UTF-8; allowed: paths in UTF-8");
-    return {};
-}
-
 int solve(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     useCNumericLocale();
@@ -149,7 +142,7 @@ int solve(int argc, char** argv) {
         return writeStdout(solveHelp().toUtf8()) ? Success : InternalError;
     }
     for (const auto& [name, path] : {std::pair{"config", opt.config}, std::pair{"out", opt.out}})
-        if (const QString e = checkPath(name, path); !e.isEmpty()) {
+        if (const QString e = pathArgumentProblem(name, path); !e.isEmpty()) {
             err(q("mhla-lab solve: ") + e);
             return InvalidInput;
         }
@@ -253,7 +246,7 @@ int solve(int argc, char** argv) {
         return InvalidInput;
     } catch (const Cancelled&) {
         err(q("mhla-lab solve: cancelled"));
-        return 130;
+        return Interrupted;
     } catch (const std::bad_alloc&) {
         err(q("mhla-lab solve: out of memory; choose smaller sizes (task.samples, task.d, "
               "solver.heads)"));

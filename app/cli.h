@@ -4,7 +4,7 @@
 namespace mhla::cli {
 
 /// Exit codes of every subcommand.
-enum ExitCode { Success = 0, InternalError = 1, InvalidInput = 2 };
+enum ExitCode { Success = 0, InternalError = 1, InvalidInput = 2, Interrupted = 130 };
 
 /// True if argv[1] names a headless subcommand handled here.
 bool isCliCommand(const char* arg);

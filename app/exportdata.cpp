@@ -83,7 +83,7 @@ int runExportData(int argc, char** argv) {
         return InvalidInput;
     } catch (const Cancelled&) {
         err(q("cancelled; nothing was written"));
-        return 130;
+        return Interrupted;
     }
     if (!e.isEmpty()) {
         err(e);

@@ -1,4 +1,6 @@
 #include "app/guimain.h"
+#include "app/cli.h"
+#include "app/options.h"
 #include "core/base/fileio.h"
 #include "core/base/plural.h"
 #include "core/base/process.h"
@@ -40,7 +42,9 @@
 #include <optional>
 #include <vector>
 
-namespace mhla::ui {
+namespace mhla::cli {
+
+using namespace mhla::ui;
 
 namespace {
 
@@ -95,7 +99,7 @@ const char* kFiguresUsage =
 int usageError(const QString& msg) {
     std::fprintf(stderr, "mhla-lab figures: %s\n\n%s", qUtf8Printable(escapeControlCharacters(msg)),
                  kFiguresUsage);
-    return 2;
+    return InvalidInput;
 }
 
 /// True when the experiment file is a JSON object with a "sweep" (errors: false, the one
@@ -140,10 +144,10 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
                 "mhla-lab figures: %s; more than %lld runs need --yes (or shard them "
                 "with `mhla-lab sweep --shard i/n` and draw the merged folder)",
                 e.what(), kSweepRunsWithoutYes));
-            return 2;
+            return InvalidInput;
         }
         printMessage(QString::asprintf("mhla-lab figures: invalid input: %s", e.what()));
-        return 2;
+        return InvalidInput;
     }
     {
         // The same admission and 10-minute rule as solve and sweep, for the runs still to do.
@@ -154,7 +158,7 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
             printMessage(QString::asprintf("mhla-lab figures: %s: %s",
                                            qUtf8Printable(admission.issues.front().key),
                                            qUtf8Printable(admission.issues.front().message)));
-            return 2;
+            return InvalidInput;
         }
         if (admission.pending > 0)
             printMessage(QString::asprintf("mhla-lab figures: estimate: %s",
@@ -162,24 +166,24 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
         if (const std::string e = longRunRefusal(admission.estimate, "this sweep");
             !e.empty() && !opt.yes) {
             printMessage(QString::asprintf("mhla-lab figures: %s", e.c_str()));
-            return 2;
+            return InvalidInput;
         }
     }
     if (const QString err = prepareOutputFolder(out); !err.isEmpty()) {
         printMessage(QString::asprintf("mhla-lab figures: cannot write to --out \"%s\": %s",
                                        qUtf8Printable(out), qUtf8Printable(err)));
-        return 2;
+        return InvalidInput;
     }
     if (!opt.force && QFileInfo::exists(QDir(out).filePath(QStringLiteral("result.json")))) {
         printMessage(
             QString::asprintf("mhla-lab figures: --out \"%s\" already holds the results of a run "
                               "(result.json); choose another folder or pass --force to overwrite",
                               qUtf8Printable(out)));
-        return 2;
+        return InvalidInput;
     }
     if (const QString e = claimSweepFolder(out, plan); !e.isEmpty()) {
         printMessage(QString::asprintf("mhla-lab figures: %s", qUtf8Printable(e)));
-        return 2;
+        return InvalidInput;
     }
     ensurePlatform();
     QApplication app(argc, argv);
@@ -206,7 +210,7 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
         printMessage(
             QString::asprintf("mhla-lab figures: cancelled; finished runs are kept, rerun the same "
                               "command to resume"));
-        return 130;
+        return Interrupted;
     }
     int missing = 0;
     const std::vector<QJsonObject> results = readSweepResults(out, plan, &missing);
@@ -221,7 +225,7 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
                                     &skipped, paper ? &*paper : nullptr);
         } catch (const ConfigError& e) {
             printMessage(QString::asprintf("mhla-lab figures: invalid input: %s", e.what()));
-            return 2;
+            return InvalidInput;
         }
     }
     // The verdict of each claim the file states (see core/sweep/sweepverdict.h).
@@ -239,7 +243,7 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
     }
     if (!err.isEmpty()) {
         printMessage(QString::asprintf("mhla-lab figures: %s", qUtf8Printable(err)));
-        return 1;
+        return InternalError;
     }
     for (const QString& w : written) std::printf("%s\n", qPrintable(QDir::cleanPath(w)));
     for (const SweepVerdict& v : verdicts)
@@ -251,12 +255,12 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
             "mhla-lab figures: %d runs failed, %d missing; the figures show the others; "
             "rerun to retry them",
             outcome.failed, missing));
-        return 1;
+        return InternalError;
     }
     printMessage(QString::asprintf("mhla-lab figures: %zu runs, %zu figures; %lld files in %s",
                                    plan.runs.size(), specs.size(),
                                    static_cast<long long>(written.size()), qUtf8Printable(out)));
-    return 0;
+    return Success;
 }
 
 } // namespace
@@ -268,8 +272,10 @@ int runFigures(int argc, char** argv) {
     if (const QString err = parseFiguresOptions(args, &opt); !err.isEmpty()) return usageError(err);
     if (opt.help) {
         std::fputs(kFiguresUsage, stdout);
-        return 0;
+        return Success;
     }
+    for (const auto& [name, path] : {std::pair{"config", opt.config}, std::pair{"out", opt.out}})
+        if (const QString e = pathArgumentProblem(name, path); !e.isEmpty()) return usageError(e);
     if (fileHasSweep(opt.config)) return runSweepFigures(opt, argc, argv);
     if (opt.seeds > 0 || !opt.grids.isEmpty())
         return usageError(QStringLiteral("--seeds and --grid apply to an experiment file with a "
@@ -281,7 +287,7 @@ int runFigures(int argc, char** argv) {
             "mhla-lab figures: --out \"%s\" already holds %s; choose another folder or pass --force to "
             "overwrite",
             qUtf8Printable(out), qUtf8Printable(what)));
-        return 2;
+        return InvalidInput;
     };
 
     // The one loader: its messages name the file.
@@ -291,7 +297,7 @@ int runFigures(int argc, char** argv) {
         admit(cfg);
     } catch (const ConfigError& e) {
         printMessage(QString::asprintf("mhla-lab figures: invalid input: %s", e.what()));
-        return 2;
+        return InvalidInput;
     }
     // Hours of silence help nobody: the estimate first, and the same 10-minute/--yes rule as
     // solve.
@@ -302,14 +308,14 @@ int runFigures(int argc, char** argv) {
                 QString::asprintf("mhla-lab figures: estimate: %s", est.describe().c_str()));
         if (const std::string e = longRunRefusal(est, "this run"); !e.empty() && !opt.yes) {
             printMessage(QString::asprintf("mhla-lab figures: %s", e.c_str()));
-            return 2;
+            return InvalidInput;
         }
     }
     // Check the output folder before spending time on the run.
     if (const QString err = prepareOutputFolder(out); !err.isEmpty()) {
         printMessage(QString::asprintf("mhla-lab figures: cannot write to --out \"%s\": %s",
                                        qUtf8Printable(out), qUtf8Printable(err)));
-        return 2;
+        return InvalidInput;
     }
     if (!opt.force)
         for (const char* name : {"result.json", "experiment.json", "spectrum.svg"})
@@ -346,13 +352,13 @@ int runFigures(int argc, char** argv) {
         std::fprintf(stderr, "\r%-24s 100%%\n", "done");
     } catch (const ConfigError& e) {
         printMessage(QString::asprintf("\nmhla-lab figures: invalid input: %s", e.what()));
-        return 2;
+        return InvalidInput;
     } catch (const Cancelled&) {
         printMessage(QString::asprintf("\nmhla-lab figures: cancelled; nothing was written"));
-        return 130;
+        return Interrupted;
     } catch (const std::exception& e) {
         printMessage(QString::asprintf("\nmhla-lab figures: internal error: %s", e.what()));
-        return 1;
+        return InternalError;
     }
 
     // The result panels alone (no main window): the same list and the same export path.
@@ -414,7 +420,7 @@ int runFigures(int argc, char** argv) {
     }
     if (!err.isEmpty()) {
         printMessage(QString::asprintf("mhla-lab figures: %s", qUtf8Printable(err)));
-        return 1;
+        return InternalError;
     }
     for (const QString& w : written) std::printf("%s\n", qPrintable(QDir::cleanPath(w)));
     const auto& c = result.certificate;
@@ -422,7 +428,7 @@ int runFigures(int argc, char** argv) {
         "%s: lambda_min = %.4g, null dimension %d, ood_rel_mse = %.3g; %lld files in %s",
         c.certified ? "certified identifiable" : "not certified", c.lambdaMin, c.nullDim,
         result.metrics.oodRelMse, static_cast<long long>(written.size()), qUtf8Printable(out)));
-    return 0;
+    return Success;
 }
 
 int runGui(int argc, char** argv) {
@@ -431,7 +437,7 @@ int runGui(int argc, char** argv) {
     GuiOptions opt;
     if (const QString err = parseGuiOptions(QApplication::arguments(), &opt); !err.isEmpty()) {
         printMessage(QString::asprintf("mhla-lab: %s", qUtf8Printable(err)));
-        return 2;
+        return InvalidInput;
     }
     const int preset = opt.preset, head = opt.head, seeds = opt.seeds,
               comparePreset = opt.comparePreset;
@@ -503,4 +509,4 @@ int runGui(int argc, char** argv) {
     return QApplication::exec();
 }
 
-} // namespace mhla::ui
+} // namespace mhla::cli

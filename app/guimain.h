@@ -2,7 +2,7 @@
 // The app's entry points into the desktop layer (the window, and the headless `figures`
 // command, which draws with the ui layer's widgets), called by app/main.cpp.
 
-namespace mhla::ui {
+namespace mhla::cli {
 
 /// Opens the main window (QApplication). Returns the exit code.
 int runGui(int argc, char** argv);
@@ -10,4 +10,4 @@ int runGui(int argc, char** argv);
 /// platform). Returns 0 on success, 2 for invalid input, 1 for an internal failure.
 int runFigures(int argc, char** argv);
 
-} // namespace mhla::ui
+} // namespace mhla::cli

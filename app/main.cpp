@@ -51,7 +51,7 @@ int runDefaultHeadless(const char* argv0) {
     std::vector<char*> argvv;
     for (auto& a : args) argvv.push_back(a.data());
     argvv.push_back(nullptr);
-    return mhla::ui::runFigures(static_cast<int>(args.size()), argvv.data());
+    return mhla::cli::runFigures(static_cast<int>(args.size()), argvv.data());
 }
 #endif
 
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
         }
     }
 #ifdef MHLA_HAVE_GUI
-    if (figures) return mhla::ui::runFigures(argc, argv);
+    if (figures) return mhla::cli::runFigures(argc, argv);
     // --screenshot draws the window into a file and quits: it needs no display, so without one
     // it draws offscreen (docs and tests make screenshots on headless machines).
     bool screenshot = false;
@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
                      std::strncmp(argv[k], "--screenshot=", 13) == 0;
     if (!haveDisplay() && screenshot) {
         if (qgetenv("QT_QPA_PLATFORM").isEmpty()) qputenv("QT_QPA_PLATFORM", "offscreen");
-        return mhla::ui::runGui(argc, argv);
+        return mhla::cli::runGui(argc, argv);
     }
     if (!haveDisplay()) {
         if (argc == 1) return runDefaultHeadless(argv[0]);
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
                      why.c_str());
         return mhla::cli::InvalidInput;
     }
-    return mhla::ui::runGui(argc, argv);
+    return mhla::cli::runGui(argc, argv);
 #else
     if (figures) {
         std::fputs("mhla-lab figures: this build has no GUI layer (MHLA_BUILD_GUI=OFF)\n", stderr);

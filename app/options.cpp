@@ -71,6 +71,12 @@ QString runParser(QCommandLineParser& p, const QStringList& args, const char* co
 
 } // namespace
 
+QString pathArgumentProblem(const char* option, const QString& path) {
+    if (path.contains(QChar::ReplacementCharacter))
+        return q("--") + q(option) + q(": the path is not valid UTF-8; allowed: paths in UTF-8");
+    return {};
+}
+
 QStringList topLevelWords() {
     return {q("solve"),       q("sweep"),  q("figures"),   q("bench"),
             q("export-data"), q("--help"), q("--version"), q("-h")};

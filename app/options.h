@@ -52,6 +52,10 @@ QString intOption(const QCommandLineParser& p, const char* name, int lo, int hi,
 /// The closest of `known` to `given` (edit distance at most 2), or empty: "did you mean".
 QString closestMatch(const QString& given, const QStringList& known);
 
+/// Paths come from argv as bytes: the problem with --option's `path` when it is not UTF-8 (it
+/// would be written under another, mangled name), or empty. Every subcommand asks it.
+[[nodiscard]] QString pathArgumentProblem(const char* option, const QString& path);
+
 /// The top-level words mhla-lab accepts before any subcommand.
 QStringList topLevelWords();
 

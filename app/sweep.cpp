@@ -300,7 +300,7 @@ int runCommand(const SweepOptions& opt) {
     if (cancel.isCancelled()) {
         err(q(
             "mhla-lab sweep: cancelled; finished runs are kept, rerun the same command to resume"));
-        return 130;
+        return Interrupted;
     }
     if (opt.shards > 1) {
         if (!opt.quiet)

@@ -248,6 +248,15 @@ private Q_SLOTS:
              {},
              {},
              {s("only:od%FF")}});
+        // figures shares solve's path check (issue 22): it used to write its 33 files into
+        // "od\xef\xbf\xbd" (the replacement character) and exit 0.
+        add("figures: non-UTF-8 --out",
+            {{s("cd \"$T\" && printf '{\"task\":{\"samples\":2000}}' > e.json && exec \"$BIN\" figures --config e.json --out \"$(printf 'od\\377')\"")},
+             {s("shell")},
+             s("2"),
+             {s("--out: the path is not valid UTF-8")},
+             {},
+             {s("only:e.json")}});
         add("non-UTF-8 --config",
             {{s("cd \"$T\" && printf '{\"task\":{\"samples\":2000}}' > \"$(printf 'c\\377.json')\" && exec \"$BIN\" solve --config \"$(printf 'c\\377.json')\"")},
              {s("shell")},
