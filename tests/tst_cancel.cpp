@@ -144,24 +144,43 @@ private Q_SLOTS:
     void choleskyAndLanczos() {
         const Mat L = randomSymmetric(featureDim(16), 2, true);
         QVERIFY(Eigen::LLT<Mat>(L).info() == Eigen::Success);
-        // Time the phases once, uncancelled, to aim the cancels.
-        const auto t0 = Clock::now();
-        const Eigen::LLT<Mat> llt(L);
-        const double tChol = msBetween(t0, Clock::now());
-        const auto t1 = Clock::now();
-        const Certificate c = certify(L, CertifyOptions{}, "lanczos");
-        const double tAll = msBetween(t1, Clock::now());
-        QCOMPARE(QString::fromStdString(c.method), QStringLiteral("lanczos"));
-        std::printf("  (D=2176: Cholesky %.0f ms, Cholesky + Lanczos %.0f ms)\n", tChol, tAll);
+        RunContext oneThread;
+        oneThread.threads = 1; // as measure() runs the work
         std::vector<CancelSample> chol, lan;
-        for (double f : {0.2, 0.6})
-            chol.push_back(measure(
-                [&](const RunContext& ctx) { certify(L, CertifyOptions{}, "lanczos", ctx); },
-                static_cast<int>(f * tChol)));
-        for (double f : {0.3, 0.7})
-            lan.push_back(measure(
-                [&](const RunContext& ctx) { certify(L, CertifyOptions{}, "lanczos", ctx); },
-                static_cast<int>(tChol + f * std::max(1.0, tAll - tChol))));
+        // The Lanczos phase is short (~300 ms after ~350 ms of Cholesky on the reference
+        // machine): on a machine that other work slows unevenly, a cancel aimed from one timing
+        // can arrive after the work ended. Each round times the phases afresh, uncancelled, and
+        // aims from that; up to three rounds until a cancel lands in each phase.
+        for (int round = 0; round < 3; ++round) {
+            const auto t0 = Clock::now();
+            const Eigen::LLT<Mat> llt(L);
+            const double tChol = msBetween(t0, Clock::now());
+            const auto t1 = Clock::now();
+            const Certificate c = certify(L, CertifyOptions{}, "lanczos", oneThread);
+            const double tAll = msBetween(t1, Clock::now());
+            QCOMPARE(QString::fromStdString(c.method), QStringLiteral("lanczos"));
+            std::printf("  (D=2176, round %d: Cholesky %.0f ms, Cholesky + Lanczos %.0f ms)\n",
+                        round + 1, tChol, tAll);
+            const auto landed = [](const std::vector<CancelSample>& v) {
+                return std::any_of(v.begin(), v.end(),
+                                   [](const CancelSample& x) { return x.cancelled; });
+            };
+            if (!landed(chol))
+                for (double f : {0.2, 0.6})
+                    chol.push_back(measure(
+                        [&](const RunContext& ctx) {
+                            certify(L, CertifyOptions{}, "lanczos", ctx);
+                        },
+                        static_cast<int>(f * tChol)));
+            if (!landed(lan))
+                for (double f : {0.3, 0.7})
+                    lan.push_back(measure(
+                        [&](const RunContext& ctx) {
+                            certify(L, CertifyOptions{}, "lanczos", ctx);
+                        },
+                        static_cast<int>(tChol + f * std::max(1.0, tAll - tChol))));
+            if (landed(chol) && landed(lan)) break;
+        }
         record("Cholesky (D=2176)", chol);
         record("Lanczos iterations (D=2176)", lan);
         for (const CancelSample& x : chol) QVERIFY(!x.cancelled || x.latencyMs < kGenerousBoundMs);
