@@ -4,7 +4,12 @@
 #include "core/algebra/certificate.h"
 #include "core/algebra/features.h"
 #include "core/algebra/solver.h"
-#include "core/identifiability/identifiability.h"
+#include "core/identifiability/certificatesamples.h"
+#include "core/identifiability/minheads.h"
+#include "core/identifiability/noise.h"
+#include "core/identifiability/nullrelations.h"
+#include "core/identifiability/probes.h"
+#include "core/identifiability/representatives.h"
 #include "core/tasks/tasks.h"
 #include "sanitizer.h"
 #include <QElapsedTimer>

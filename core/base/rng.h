@@ -20,6 +20,12 @@ enum class Stream : std::uint64_t {
     Execution = 5,
     TrainInit = 6,
     TrainShuffle = 7,
+    // The identifiability explorer's own draws (values are ASCII tags, kept from when they were
+    // literals at their call sites, so that every saved result reproduces bit for bit).
+    GenericRank = 0x6E6E,      ///< genericMinHeads: random factors of a generic W ("nn")
+    MinHeadsStart = 0x4D48,    ///< minHeads: random kernel elements added to starts ("MH")
+    MinHeadsContinue = 0x4D43, ///< minHeads: random factor starts below an exact fit ("MC")
+    ProbeStart = 0x5052,       ///< the H-head probe's random starts ("PR")
 };
 
 inline std::uint64_t splitmix64(std::uint64_t& x) {

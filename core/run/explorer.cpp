@@ -1,5 +1,7 @@
 #include "core/run/explorer.h"
 #include "core/algebra/features.h"
+#include "core/identifiability/reportjson.h"
+#include "core/identifiability/representatives.h"
 #include "core/run/metrics.h"
 #include <QJsonArray>
 #include <algorithm>
@@ -111,11 +113,8 @@ QJsonObject toJson(const IdentifiabilityReport& report) {
         QJsonArray probes;
         for (const ProbeReport& p : report.probes) {
             QJsonObject j = toJson(p.probe);
-            auto number = [](double v) {
-                return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
-            };
-            j.insert(QStringLiteral("ood_rel_mse"), number(p.oodRelMse));
-            j.insert(QStringLiteral("ood_rel_to_fit"), number(p.oodRelToFit));
+            j.insert(QStringLiteral("ood_rel_mse"), jsonNumber(p.oodRelMse));
+            j.insert(QStringLiteral("ood_rel_to_fit"), jsonNumber(p.oodRelToFit));
             probes.append(j);
         }
         o.insert(QStringLiteral("probes"), probes);

@@ -1,8 +1,8 @@
 #pragma once
 // The identifiability explorer of a poly run (issue 11): how many heads the function needs,
 // what the data leave free, how many samples the certificate needs, and how much noise blurs
-// what was identified. Each answer comes from core/identifiability/identifiability.h; this file
-// decides what to compute for a run and collects it for result.json, the CLI and the GUI.
+// what was identified. Each answer comes from core/identifiability/ (one file per question); this
+// file decides what to compute for a run and collects it for result.json, the CLI and the GUI.
 #include "core/run/result.h"
 #include "core/tasks/tasks.h"
 #include <QJsonObject>
@@ -21,7 +21,7 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
                                              const ExperimentResult& r, const RunContext& ctx = {});
 
 /// {"min_heads": ..., "certificate_samples": ..., "null_relations": ..., "probes": [...],
-///  "noise": ...}: the blocks' own JSON (core/identifiability/identifiability.h).
+///  "noise": ...}: the blocks' own JSON (core/identifiability/).
 QJsonObject toJson(const IdentifiabilityReport& report);
 
 // ---- Moving along a null direction (issue 11 §2)

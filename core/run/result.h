@@ -4,7 +4,11 @@
 #include "core/algebra/certificate.h"
 #include "core/algebra/model.h"
 #include "core/experiment/config.h"
-#include "core/identifiability/identifiability.h"
+#include "core/identifiability/certificatesamples.h"
+#include "core/identifiability/minheads.h"
+#include "core/identifiability/noise.h"
+#include "core/identifiability/nullrelations.h"
+#include "core/identifiability/probes.h"
 #include "core/tasks/tasks.h"
 #include <limits>
 #include <optional>
