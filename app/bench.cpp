@@ -4,6 +4,7 @@
 #include "app/options.h"
 #include "core/algebra/certificate.h"
 #include "core/algebra/features.h"
+#include "core/algebra/solver.h"
 #include "core/base/parallel.h"
 #include "core/base/philox.h"
 #include "core/base/process.h"

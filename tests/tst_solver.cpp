@@ -1,6 +1,7 @@
 // The certificate and the exact solver (MATH.md §3, §4) on closed forms and on the tasks.
 #include "core/algebra/certificate.h"
 #include "core/algebra/features.h"
+#include "core/algebra/solver.h"
 #include "core/run/runner.h"
 #include "smallconfigs.h"
 #include <QTest>

@@ -9,7 +9,7 @@
 namespace mhla::python {
 
 /// How often the calling thread runs Python's signal handlers while core works: a cancel
-/// lands within this plus core's own polling grain (~10 ms, core/algebra/certificate.h).
+/// lands within this plus core's own polling grain (~10 ms, core/base/abandonable.h).
 constexpr std::chrono::milliseconds kSignalPollInterval{5};
 
 /// Runs work(token) on a new thread and waits for it with the GIL released, running Python's

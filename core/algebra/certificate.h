@@ -2,18 +2,12 @@
 // The identifiability certificate (MATH.md §3): lambda_min and lambda_max of the second moment
 // Lambda, and the one place that decides how they are computed (dense eigenvalues or
 // Cholesky + Lanczos). The solve of P Lambda = C is in core/algebra/solver.h.
+#include "core/base/abandonable.h"
 #include "core/base/types.h"
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
-#include <chrono>
-#include <condition_variable>
-#include <exception>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
-#include <thread>
-#include <type_traits>
 
 namespace mhla {
 
@@ -83,7 +77,7 @@ struct CertifyByproducts {
 };
 
 /// Ascending eigenvalues and the eigenvectors (columns) of Lambda from its reduction; Lambda
-/// is not needed again. Abandonable (see runAbandonable()).
+/// is not needed again. Abandonable (see runAbandonable() in core/base/abandonable.h).
 struct EigenPairs {
     Vec values;
     Mat vectors;
@@ -92,7 +86,8 @@ EigenPairs eigenPairs(const std::shared_ptr<const DenseReduction>& reduction,
                       const RunContext& ctx = {});
 
 /// Certificate of Lambda. method: "auto", "dense" or "lanczos" (see chooseCertifyPath()).
-/// Cancellable within ~10 ms at any point (see runAbandonable()); throws Cancelled.
+/// Cancellable within ~10 ms at any point (see runAbandonable() in core/base/abandonable.h); throws
+/// Cancelled.
 Certificate certify(const std::shared_ptr<const Mat>& lambda, const CertifyOptions& opt,
                     const std::string& method, const RunContext& ctx,
                     CertifyByproducts* byproducts = nullptr);
@@ -104,72 +99,4 @@ Certificate certify(const Mat& lambda, const CertifyOptions& opt,
 /// Cancellable like certify().
 double smallestEigenvalue(const Mat& lambda, const RunContext& ctx = {});
 
-/// A shared_ptr that does not own m: for handing a caller's matrix to code that runs inline
-/// (ctx without a cancel token), where no copy is needed.
-inline std::shared_ptr<const Mat> borrowMatrix(const Mat& m) {
-    return std::shared_ptr<const Mat>(&m, [](const Mat*) {});
-}
-/// The matrix as shared input of runAbandonable(): borrowed when nothing can cancel (the work
-/// runs inline), else copied so that abandoned work never reads freed memory.
-inline std::shared_ptr<const Mat> shareMatrix(const Mat& m, const RunContext& ctx) {
-    return ctx.cancel ? std::make_shared<const Mat>(m) : borrowMatrix(m);
-}
-
-/// Runs work() so that it can be abandoned: Eigen's dense decompositions (eigen, Cholesky,
-/// SVD) cannot poll a token, so when ctx has a cancel token the work runs on a thread of its
-/// own while the caller polls the token every 10 ms; on cancellation the caller detaches the
-/// thread and throws Cancelled at once. The abandoned computation finishes in the background
-/// (using one core and its own inputs, which work must own: capture shared_ptrs or copies,
-/// never references to the caller's stack) and its result is dropped. Without a token, or if
-/// no thread can be started, work() runs inline. Exceptions of work() are rethrown.
-template <typename F>
-auto runAbandonable(const RunContext& ctx, F work) -> std::invoke_result_t<F&> {
-    using R = std::invoke_result_t<F&>;
-    if (!ctx.cancel) return work();
-    ctx.checkCancel();
-    struct State {
-        std::mutex m;
-        std::condition_variable cv;
-        bool done = false;
-        std::optional<R> result;
-        std::exception_ptr error;
-    };
-    auto st = std::make_shared<State>();
-    auto body = [st, w = std::move(work)]() mutable {
-        std::optional<R> r;
-        std::exception_ptr e;
-        try {
-            r.emplace(w());
-        } catch (...) {
-            e = std::current_exception();
-        }
-        std::lock_guard<std::mutex> lock(st->m);
-        st->result = std::move(r);
-        st->error = e;
-        st->done = true;
-        st->cv.notify_all();
-    };
-    std::thread t;
-    try {
-        t = std::thread(body);
-    } catch (const std::system_error&) {
-        body(); // the OS refused a thread: run inline (not abandonable, but correct)
-    }
-    std::unique_lock<std::mutex> lock(st->m);
-    while (!st->cv.wait_for(lock, std::chrono::milliseconds(10), [&] { return st->done; })) {
-        if (ctx.cancel->isCancelled()) {
-            lock.unlock();
-            t.detach();
-            throw Cancelled();
-        }
-    }
-    lock.unlock();
-    if (t.joinable()) t.join();
-    if (st->error) std::rethrow_exception(st->error);
-    return std::move(*st->result);
-}
-
 } // namespace mhla
-
-// The solver used to be declared here; it lives in core/algebra/solver.h now.
-#include "core/algebra/solver.h"

@@ -1,5 +1,5 @@
 #include "core/algebra/model.h"
-#include "core/algebra/certificate.h"
+#include "core/base/abandonable.h"
 #include "core/base/vectors.h"
 #include <algorithm>
 #include <cmath>

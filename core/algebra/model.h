@@ -62,7 +62,7 @@ struct HeadDecomposition {
 /// Heads from the SVD of unfold(P). maxHeads = 0 keeps every head of the numerical rank.
 /// Each head's sign is fixed so that the largest-magnitude entry of its V is positive, which
 /// makes heads of two models comparable entry by entry.
-/// The SVD is cancellable through ctx (see runAbandonable() in core/algebra/certificate.h).
+/// The SVD is cancellable through ctx (see runAbandonable() in core/base/abandonable.h).
 HeadDecomposition headsFromP(const Mat& P, int d, int maxHeads = 0, double rankTol = 1e-8,
                              const RunContext& ctx = {});
 

@@ -2,6 +2,7 @@
 // The polynomial-time algorithm's data pass (MATH.md §4): stream the training samples in
 // blocks into Lambda and C, record lambda_min at checkpoints, then certify and solve.
 #include "core/algebra/certificate.h"
+#include "core/algebra/solver.h"
 #include "core/base/types.h"
 #include "core/experiment/config.h"
 #include "core/tasks/samplerows.h"
