@@ -30,6 +30,7 @@
 #include <QWheelEvent>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 using namespace mhla::ui;
@@ -378,7 +379,7 @@ private Q_SLOTS:
         QVERIFY2(smoothStep < 0.25 * rawStep, qPrintable(QString::number(smoothStep)));
         QCOMPARE(plot.legendEntries().size(), 2); // the raw curve is not a legend entry
         // The CSV keeps the raw values.
-        QVERIFY(plot.csv().contains(QStringLiteral("\"noisy\",2,1.5")));
+        QVERIFY(plot.csv().contains(QStringLiteral("\nnoisy,2,1.5\n")));
         plot.setSmoothing(0);
         QCOMPARE(chartOf(plot)->series().size(), 2);
     }
@@ -584,6 +585,34 @@ private Q_SLOTS:
         panel.showRun(nullptr); // nothing selected: everything ticked
         panel.showRuns({&a, &c});
         QCOMPARE(shown(panel), (QStringList{a.name, c.name}));
+    }
+    // Issue 22: the data beside a figure or a heatmap come from core's one CSV writer (CsvTable),
+    // as every results file does: 17 significant digits, empty cells for NaN, names quoted only
+    // when they must be, heatmap rows and columns 0-based as in heads.csv. Before, the plot wrote
+    // "nan" and quoted every name, the heatmap wrote 12 digits and counted from 1.
+    void csvIsWrittenByCoresOneWriter() {
+        PlotWidget plot(QStringLiteral("csv"));
+        PlotSeries s = line(QStringLiteral("a, \"b\""), 0, 3);
+        s.points[1] = QPointF(1.0 / 3.0, std::numeric_limits<double>::quiet_NaN());
+        plot.setSeries({s, PlotSeries::hline(QStringLiteral("exact"), 0.1, Qt::gray)});
+        const QStringList lines = plot.csv().split(u'\n');
+        QCOMPARE(lines.value(0), QStringLiteral("series,x,y"));
+        QCOMPARE(lines.value(2), QStringLiteral("\"a, \"\"b\"\"\",0.33333333333333331,"));
+        QCOMPARE(lines.value(4), QStringLiteral("exact,,0.10000000000000001"));
+        QCOMPARE(lines.value(5), QString()); // one line per row, then the final newline
+        QCOMPARE(lines.size(), 6);
+
+        HeatmapWidget w(QStringLiteral("heads"));
+        mhla::Mat m(2, 3);
+        m << 1.0 / 3.0, 0, 0, 0, 0, -2.5;
+        w.setPanels({HeatmapPanel{QStringLiteral("V1"), m, QStringLiteral("row"),
+                                  QStringLiteral("col"), QString()}},
+                    1);
+        const QStringList cells = w.csv().split(u'\n');
+        QCOMPARE(cells.value(0), QStringLiteral("panel,row,col,value"));
+        QCOMPARE(cells.value(1), QStringLiteral("V1,0,0,0.33333333333333331"));
+        QCOMPARE(cells.value(6), QStringLiteral("V1,1,2,-2.5"));
+        QCOMPARE(cells.size(), 8);
     }
     // Issue 9: heatmap titles were clipped on both sides (Explorer tab at 1366x768). Titles
     // that do not fit are elided, and the tooltip has them in full.

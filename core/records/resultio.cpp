@@ -192,30 +192,6 @@ QJsonObject seedSummaryJson(const std::vector<ExperimentResult>& runs) {
     return out;
 }
 
-QString CsvTable::number(double v) {
-    return std::isfinite(v) ? QString::number(v, 'g', 17) : QString();
-}
-
-QString CsvTable::text(const QString& s) {
-    if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) &&
-        !s.contains(QLatin1Char('\n')) && !s.contains(QLatin1Char('\r')))
-        return s;
-    QString e = s;
-    e.replace(q("\""), q("\"\""));
-    return QLatin1Char('"') + e + QLatin1Char('"');
-}
-
-void CsvTable::addRow(QStringList cells) {
-    Q_ASSERT(cells.size() == m_columns.size());
-    m_rows.push_back(std::move(cells));
-}
-
-QByteArray CsvTable::bytes() const {
-    QString s = m_columns.join(QLatin1Char(',')) + QLatin1Char('\n');
-    for (const QStringList& row : m_rows) s += row.join(QLatin1Char(',')) + QLatin1Char('\n');
-    return s.toUtf8();
-}
-
 CsvTable seedsTable(const std::vector<ExperimentResult>& runs) {
     QStringList cols{q("task_seed"), q("task_rng"), q("solver_seed"), q("certified")};
     for (const Scalar& m : scalarMetrics()) cols << q(m.name);

@@ -4,6 +4,7 @@
 // significant digits (they read back to the same double), empty cells for undefined values,
 // text quoted when it needs to be, and data only (never a drawn position such as a log-axis
 // floor in place of a value).
+#include "core/records/csvtable.h"
 #include "core/run/result.h"
 #include <QByteArray>
 #include <QJsonObject>
@@ -12,26 +13,6 @@
 #include <vector>
 
 namespace mhla {
-
-/// A CSV table built row by row.
-class CsvTable {
-public:
-    explicit CsvTable(QStringList columns) : m_columns(std::move(columns)) {}
-    /// A number at 17 significant digits (round-trips); NaN and infinities become empty cells.
-    static QString number(double v);
-    static QString integer(long long v) { return QString::number(v); }
-    /// A text cell, quoted (RFC 4180) when it holds a comma, a quote or a line break.
-    static QString text(const QString& s);
-    /// Appends a row; it must have one cell per column.
-    void addRow(QStringList cells);
-    const QStringList& columns() const { return m_columns; }
-    qsizetype rowCount() const { return m_rows.size(); }
-    QByteArray bytes() const;
-
-private:
-    QStringList m_columns;
-    std::vector<QStringList> m_rows;
-};
 
 /// spectrum.csv: index (0-based, ascending eigenvalues), eigenvalue, below_tolerance.
 CsvTable spectrumTable(const ExperimentResult& r);

@@ -1,4 +1,5 @@
 #include "ui/plot/heatmapwidget.h"
+#include "core/records/csvtable.h"
 #include "ui/plot/colormap.h"
 #include <QFontMetricsF>
 #include <QHelpEvent>
@@ -258,19 +259,15 @@ void HeatmapWidget::leaveEvent(QEvent*) {
 }
 
 QString HeatmapWidget::csv() const {
-    QString out = QStringLiteral("panel,row,col,value\n");
-    for (const auto& pn : m_panels) {
-        QString t = pn.title;
-        t.replace(u'"', QStringLiteral("\"\""));
+    // Core's one CSV writer, as heads.csv: 0-based row and column, values at 17 digits.
+    CsvTable t({QStringLiteral("panel"), QStringLiteral("row"), QStringLiteral("col"),
+                QStringLiteral("value")});
+    for (const auto& pn : m_panels)
         for (Index r = 0; r < pn.matrix.rows(); ++r)
             for (Index c = 0; c < pn.matrix.cols(); ++c)
-                out += u'"' + t +
-                       QStringLiteral("\",%1,%2,%3\n")
-                           .arg(r + 1)
-                           .arg(c + 1)
-                           .arg(QString::number(pn.matrix(r, c), 'g', 12));
-    }
-    return out;
+                t.addRow({CsvTable::text(pn.title), CsvTable::integer(r), CsvTable::integer(c),
+                          CsvTable::number(pn.matrix(r, c))});
+    return QString::fromUtf8(t.bytes());
 }
 
 QString HeatmapWidget::exportTo(const QString& path, ExportFormat format, const QSize& pixelSize,

@@ -1,5 +1,6 @@
 #include "ui/plot/plotwidget.h"
 #include "core/base/plural.h"
+#include "core/records/csvtable.h"
 #include "ui/plot/axisdialog.h"
 #include "ui/plot/elidedlabel.h"
 #include "ui/plot/plotlegend.h"
@@ -392,8 +393,6 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
     chart->legend()->setVisible(false);
     return handles;
 }
-
-QString num(double v) { return exact(v); }
 
 } // namespace
 
@@ -1180,24 +1179,23 @@ QSize PaperFigure::pixelSize(int dpi) const {
 }
 
 QString PlotWidget::csv() const {
-    QString out = QStringLiteral("series,x,y\n");
-    auto quote = [](QString s) {
-        s.replace(u'"', QStringLiteral("\"\""));
-        return u'"' + s + u'"';
-    };
+    // Core's one CSV writer: 17 digits, empty cells for NaN, names quoted only when needed.
+    CsvTable t({QStringLiteral("series"), QStringLiteral("x"), QStringLiteral("y")});
     for (const auto& s : m_state.series) {
         if (s.style == PlotSeries::Style::HLine) {
             if (!s.points.isEmpty())
-                out += quote(s.name) + QStringLiteral(",,") + num(s.points.first().y()) + u'\n';
+                t.addRow(
+                    {CsvTable::text(s.name), QString(), CsvTable::number(s.points.first().y())});
             continue;
         }
         const QString upper =
             s.style == PlotSeries::Style::Band ? QStringLiteral(" (upper)") : QString();
         for (const auto& p : s.points)
-            out += quote(s.name + upper) + u',' + num(p.x()) + u',' + num(p.y()) + u'\n';
+            t.addRow(
+                {CsvTable::text(s.name + upper), CsvTable::number(p.x()), CsvTable::number(p.y())});
         for (const auto& p : s.lower)
-            out += quote(s.name + QStringLiteral(" (lower)")) + u',' + num(p.x()) + u',' +
-                   num(p.y()) + u'\n';
+            t.addRow({CsvTable::text(s.name + QStringLiteral(" (lower)")), CsvTable::number(p.x()),
+                      CsvTable::number(p.y())});
     }
     return out;
 }
