@@ -343,6 +343,36 @@ private Q_SLOTS:
     }
 
     // Opening a paper file in the app: its base goes into the form, Run starts the same runs
+    // Issue 22: the window plans its runs with core's planSweep, as `mhla-lab sweep` does. A
+    // sweep point that an edit makes invalid is named and Run is refused; the panel used to
+    // drop such points silently and run the rest (here softmax, whose heads are at most d = 3:
+    // the preset's 4- and 8-head points).
+    void aBadSweepPointIsNamedNotDropped() {
+        ExperimentPanel panel;
+        int heads = -1;
+        for (int i = 0; i < builtinPresets().size(); ++i)
+            if (builtinPresets()[i].sweepKey == s("solver.heads")) heads = i;
+        QVERIFY(heads >= 0);
+        panel.loadPreset(heads);
+        QVERIFY(panel.isValid());
+        QCOMPARE(panel.jobs().size(), 4);
+        auto* kind = panel.findChild<QComboBox*>(s("field_solver.kind"));
+        QVERIFY(kind);
+        const int softmax = kind->findText(s("softmax"), Qt::MatchContains);
+        QVERIFY(softmax >= 0);
+        kind->setCurrentIndex(softmax);
+        QVERIFY(!panel.isValid());
+        const QString why = panel.generalError();
+        QVERIFY2(why.contains(s("sweep point 2 (solver.heads=4)")), qPrintable(why));
+        QCOMPARE(panel.planProblem(), why);
+        QVERIFY(panel.jobs().isEmpty());
+        // Without the sweep the form's own experiment (1 head) runs.
+        panel.findChild<QCheckBox*>(s("sweepCheck"))->setChecked(false);
+        QVERIFY2(panel.isValid(), qPrintable(panel.generalError()));
+        QCOMPARE(panel.jobs().size(), 1);
+        QVERIFY(panel.jobs().first().config.solver.kind == SolverKind::Softmax);
+    }
+
     // as `mhla-lab sweep` (same configs, same order), the seeds box takes the file's seeds.
     void openingASweepFileRunsItsGrid() {
         const QString config = writeFile(m_dir, s("open.json"), kSweepFile);

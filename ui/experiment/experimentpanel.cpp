@@ -275,7 +275,8 @@ void ExperimentPanel::buildForm() {
     connect(m_run, &QPushButton::clicked, this, &ExperimentPanel::runRequested);
     connect(m_stop, &QPushButton::clicked, this, &ExperimentPanel::stopRequested);
     connect(m_reset, &QPushButton::clicked, this, &ExperimentPanel::resetRequested);
-    connect(m_sweepCheck, &QCheckBox::toggled, this, &ExperimentPanel::edited);
+    // The sweep changes the planned runs, which revalidate() checks (and it emits edited()).
+    connect(m_sweepCheck, &QCheckBox::toggled, this, &ExperimentPanel::revalidate);
 }
 
 QJsonValue ExperimentPanel::fieldValue(const Field& f) const {
@@ -412,20 +413,50 @@ void ExperimentPanel::setFileSweep(const SweepSpec& spec) {
     m_seedsSpin->setValue(spec.seeds);
 }
 
-QList<ExperimentPanel::NamedConfig> ExperimentPanel::baseJobs() const {
-    QList<NamedConfig> out;
-    const QJsonObject base = experimentJson();
+const SweepSpec* ExperimentPanel::activeSweep() const {
+    const auto& presets = builtinPresets();
+    const SweepSpec* sweep = m_preset >= 0 && m_preset < presets.size()
+                                 ? &presets[m_preset].sweep
+                                 : (m_fileSweep.axes.empty() ? nullptr : &m_fileSweep);
+    return sweep && !m_sweepCheck->isHidden() && m_sweepCheck->isChecked() ? sweep : nullptr;
+}
+
+SweepPlan ExperimentPanel::plan() const {
+    // Core's one job planner, as `mhla-lab sweep` plans: every point (none without a sweep)
+    // times the seeds box, each run validated and admitted; a bad point is a ConfigError that
+    // names it (the GUI used to skip it silently).
+    SweepSpec spec; // no axes: the experiment alone
+    if (const SweepSpec* sweep = activeSweep()) spec = *sweep;
+    spec.seeds = m_seedsSpin->value();
+    return planSweep(experimentJson(), spec);
+}
+
+QString ExperimentPanel::planProblem() const {
+    try {
+        (void)plan();
+        return {};
+    } catch (const ConfigError& e) {
+        return QString::fromUtf8(e.what());
+    }
+}
+
+QList<ExperimentPanel::NamedConfig> ExperimentPanel::jobs() const {
+    SweepPlan p;
+    try {
+        p = plan();
+    } catch (const ConfigError&) {
+        return {}; // revalidate() shows why, and Run is disabled
+    }
     // "solver kind · task kind" of an experiment object (each run's own, when they are swept).
     const auto kindsName = [](const QJsonObject& o) {
         return getDotted(o, QStringLiteral("solver.kind")).toString() + QStringLiteral(" · ") +
                getDotted(o, QStringLiteral("task.kind")).toString();
     };
-    QString baseName = kindsName(base);
+    QString baseName = kindsName(p.base);
     const auto& presets = builtinPresets();
     const bool fromPreset = m_preset >= 0 && m_preset < presets.size();
     if (fromPreset) {
-        const Preset& p = presets[m_preset];
-        baseName = p.shortName;
+        baseName = presets[m_preset].shortName;
         // The name says what was edited ("#10 Random MHLA d=4" for a d = 14 run misled).
         const QStringList changed = changedFromPreset();
         if (!changed.isEmpty())
@@ -434,61 +465,24 @@ QList<ExperimentPanel::NamedConfig> ExperimentPanel::baseJobs() const {
                     ? changed.mid(0, 3).join(QStringLiteral(", ")) + QStringLiteral(", …")
                     : changed.join(QStringLiteral(", ")));
     }
-    const SweepSpec* sweep = m_preset >= 0 && m_preset < presets.size()
-                                 ? &presets[m_preset].sweep
-                                 : (m_fileSweep.axes.empty() ? nullptr : &m_fileSweep);
-    if (sweep && !m_sweepCheck->isHidden() && m_sweepCheck->isChecked()) {
-        // Core's sweep points (product or zip of the axes), applied with setDotted.
-        std::vector<SweepPoint> points;
-        try {
-            points = sweepPoints(*sweep);
-        } catch (const ConfigError&) {
-            points.clear(); // an invalid preset sweep runs the base experiment alone
-        }
-        for (const SweepPoint& pt : points) {
-            QJsonObject o = base;
-            QStringList parts;
-            for (const auto& [key, v] : pt.values) {
-                setDotted(o, key, v);
-                // Without a preset the name starts with the run's own kinds (not the form's):
-                // a swept solver.kind or task.kind is said there.
-                if (!fromPreset &&
-                    (key == QStringLiteral("solver.kind") || key == QStringLiteral("task.kind")))
-                    continue;
-                parts << QStringLiteral("%1=%2").arg(key.section(u'.', 1), valueText(v));
-            }
-            const QString name = fromPreset ? baseName : kindsName(o);
-            try {
-                const ExperimentConfig cfg = experimentFromJson(o);
-                validate(cfg);
-                admit(cfg);
-                out << NamedConfig{parts.isEmpty() ? name
-                                                   : QStringLiteral("%1 · %2").arg(
-                                                         name, parts.join(QStringLiteral(", "))),
-                                   cfg};
-            } catch (const ConfigError&) {
-                // An invalid sweep value is skipped; the base experiment was validated.
-            }
-        }
-        if (!out.isEmpty()) return out;
-    }
-    out << NamedConfig{baseName, config()};
-    return out;
-}
-
-QList<ExperimentPanel::NamedConfig> ExperimentPanel::jobs() const {
-    const QList<NamedConfig> base = baseJobs();
-    const int seeds = m_seedsSpin->value();
-    if (seeds <= 1) return base;
     QList<NamedConfig> out;
-    for (const NamedConfig& job : base) {
-        try {
-            for (const ExperimentConfig& c : seedVariants(job.config, seeds))
-                out << NamedConfig{QStringLiteral("%1 · seed %2").arg(job.name).arg(c.task.seed),
-                                   c};
-        } catch (const ConfigError&) {
-            out << job; // seeds too close to 2^53 to repeat: run the experiment once
+    for (const SweepRun& run : p.runs) {
+        const SweepPoint& pt = p.points[static_cast<size_t>(run.point)];
+        QJsonObject o = p.base;
+        QStringList parts;
+        for (const auto& [key, v] : pt.values) {
+            setDotted(o, key, v);
+            // Without a preset the name starts with the run's own kinds (not the form's): a
+            // swept solver.kind or task.kind is said there.
+            if (!fromPreset &&
+                (key == QStringLiteral("solver.kind") || key == QStringLiteral("task.kind")))
+                continue;
+            parts << QStringLiteral("%1=%2").arg(key.section(u'.', 1), valueText(v));
         }
+        QString name = fromPreset ? baseName : kindsName(o);
+        if (!parts.isEmpty()) name += QStringLiteral(" · ") + parts.join(QStringLiteral(", "));
+        if (p.spec.seeds > 1) name += QStringLiteral(" · seed %1").arg(run.config.task.seed);
+        out << NamedConfig{name, run.config};
     }
     return out;
 }
@@ -546,6 +540,9 @@ void ExperimentPanel::revalidate() {
             general << issue.message;
         }
     }
+    if (issues.empty() && general.isEmpty() && activeSweep())
+        if (const QString why = planProblem(); !why.isEmpty())
+            general << why; // e.g. "sweep point 3 (task.d=70): …"
     m_general = general.join(u'\n');
     m_valid = m_errors.isEmpty() && m_general.isEmpty();
     m_generalLabel->setText(m_general);

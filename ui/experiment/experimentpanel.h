@@ -47,8 +47,12 @@ public:
     QString generalError() const { return m_general; }
     /// The validated config. Precondition: isValid().
     ExperimentConfig config() const;
-    /// The runs Run starts: one, or one per value of the preset's sweep when "run as sweep" is on.
+    /// The runs Run starts, planned by core's planSweep as `mhla-lab sweep` plans them: one per
+    /// point of the active sweep (or the experiment alone) times the seeds box. Empty when a run
+    /// would be invalid (isValid() is then false and generalError() says which).
     QList<NamedConfig> jobs() const;
+    /// Why jobs() is empty (core's message naming the point or the seeds), or empty.
+    QString planProblem() const;
 
     /// Loads built-in preset i (index into builtinPresets()).
     void loadPreset(int index);
@@ -111,7 +115,10 @@ public:
 private:
     QJsonValue fieldValue(const Field& f) const;
     void setFieldValue(Field& f, const QJsonValue& v);
-    QList<NamedConfig> baseJobs() const;
+    /// The sweep Run runs: the preset's or the opened file's, while its check box is on.
+    const SweepSpec* activeSweep() const;
+    /// The runs of jobs() as core plans them (planSweep): throws ConfigError naming a bad point.
+    SweepPlan plan() const;
     void markField(Field& f, const QString& message);
     Field* fieldForKey(const QString& key);
     static QString messageForField(const Field& f, const QString& message);

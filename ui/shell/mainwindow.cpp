@@ -337,10 +337,18 @@ bool MainWindow::startRuns() {
                 field->setFocus();
         return false;
     }
+    const auto planned = m_panel->jobs();
+    if (planned.isEmpty()) { // e.g. the seeds box runs a seed past 2^53: core's message says so
+        const QString why = tr("Cannot run: %1").arg(m_panel->planProblem());
+        statusBar()->showMessage(why, 8000);
+        m_phase->setText(why);
+        m_saysCannotRun = true;
+        return false;
+    }
     m_saysCannotRun = false;
     QList<RunController::Job> jobs;
     const int batch = m_runs->newBatch();
-    for (const auto& nc : m_panel->jobs()) {
+    for (const auto& nc : planned) {
         RunRecord& r = m_runs->add(nc.name, nc.config);
         r.batch = batch;
         jobs << RunController::Job{r.id, nc.config};
