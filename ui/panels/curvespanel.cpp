@@ -1,4 +1,5 @@
 #include "ui/panels/curvespanel.h"
+#include "core/sweep/sweep.h"
 #include "ui/panels/explanations.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/plot/theme.h"
@@ -47,33 +48,34 @@ QString seedGroupKey(const ExperimentConfig& cfg) {
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
 }
 
-/// Mean line and min–max band of one history field over runs, at the epochs every run logged.
-std::pair<PlotSeries, PlotSeries> meanAndBand(const QList<const RunRecord*>& group,
-                                              double HistoryPoint::*field, const QString& name,
-                                              const QColor& c, PlotSeries::Style style) {
+/// Median line and min–max band of one history field over runs, at the epochs every run logged:
+/// the statistic the sweep figures draw for a "minmax" band (core/sweep/sweepfigure.h), so that
+/// one band name means one thing in the app.
+std::pair<PlotSeries, PlotSeries> medianAndBand(const QList<const RunRecord*>& group,
+                                                double HistoryPoint::*field, const QString& name,
+                                                const QColor& c, PlotSeries::Style style) {
     std::map<int, std::vector<double>> byEpoch;
     for (const RunRecord* r : group)
         for (const auto& p : r->history())
             if (std::isfinite(p.*field)) byEpoch[p.epoch].push_back(p.*field);
-    PlotSeries mean, band;
-    mean.name = name + QObject::tr(" mean");
-    mean.color = c;
-    mean.style = style;
-    mean.width = 2.5;
-    mean.smoothable = true;
+    PlotSeries median, band;
+    median.name = name + QObject::tr(" median");
+    median.color = c;
+    median.style = style;
+    median.width = 2.5;
+    median.smoothable = true;
     band.name = name + QObject::tr(" min–max");
     band.color = c;
     band.style = PlotSeries::Style::Band;
     band.inLegend = false;
-    for (const auto& [epoch, v] : byEpoch) {
+    for (auto& [epoch, v] : byEpoch) {
         if (v.size() != static_cast<size_t>(group.size())) continue; // not logged by every run
-        double sum = 0;
-        for (double x : v) sum += x;
-        mean.points << QPointF(epoch, sum / static_cast<double>(v.size()));
-        band.points << QPointF(epoch, *std::max_element(v.begin(), v.end()));
-        band.lower << QPointF(epoch, *std::min_element(v.begin(), v.end()));
+        std::sort(v.begin(), v.end());
+        median.points << QPointF(epoch, sortedQuantile(v, 0.5));
+        band.points << QPointF(epoch, v.back());
+        band.lower << QPointF(epoch, v.front());
     }
-    return {mean, band};
+    return {median, band};
 }
 } // namespace
 
@@ -81,11 +83,11 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("curvesPanel"));
     auto* lay = new QVBoxLayout(this);
     lay->addWidget(explain::makeHelpBox(explain::curves(), this));
-    m_bandCheck = new QCheckBox(tr("Mean and min–max band over seeds"), this);
+    m_bandCheck = new QCheckBox(tr("Median and min–max band over seeds"), this);
     m_bandCheck->setObjectName(QStringLiteral("seedBandCheck"));
     m_bandCheck->setToolTip(
         tr("Runs that differ only in their seeds (task.seed and solver.seed) are drawn as one "
-           "mean curve with a shaded band from the smallest to the largest "
+           "median curve with a shaded band from the smallest to the largest "
            "value at each epoch. Queue such runs with Seeds > 1 in the experiment panel."));
     m_bandCheck->setChecked(true);
     connect(m_bandCheck, &QCheckBox::toggled, this, &CurvesPanel::displayChanged);
@@ -250,16 +252,16 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& allRuns) {
             base += tr(" (%n seeds)", nullptr, static_cast<int>(g.size()));
             const QColor c = g.first()->color;
             const auto [trainMean, trainBand] =
-                meanAndBand(g, &HistoryPoint::trainMse, base, c, PlotSeries::Style::Line);
-            const auto [valMean, valBand] = meanAndBand(g, &HistoryPoint::valMse, base + tr(" val"),
-                                                        c, PlotSeries::Style::Dashed);
-            const auto [oodMean, oodBand] = meanAndBand(
+                medianAndBand(g, &HistoryPoint::trainMse, base, c, PlotSeries::Style::Line);
+            const auto [valMean, valBand] = medianAndBand(
+                g, &HistoryPoint::valMse, base + tr(" val"), c, PlotSeries::Style::Dashed);
+            const auto [oodMean, oodBand] = medianAndBand(
                 g, &HistoryPoint::oodRelMse, base + tr(" OOD rel"), c, PlotSeries::Style::Dotted);
             const auto [distMean, distBand] =
-                meanAndBand(g, &HistoryPoint::distancePRel, base, c, PlotSeries::Style::Line);
+                medianAndBand(g, &HistoryPoint::distancePRel, base, c, PlotSeries::Style::Line);
             const auto [exMean, exBand] =
-                meanAndBand(g, &HistoryPoint::distanceExactRel, base + tr(" to exact"), c,
-                            PlotSeries::Style::Dashed);
+                medianAndBand(g, &HistoryPoint::distanceExactRel, base + tr(" to exact"), c,
+                              PlotSeries::Style::Dashed);
             PlotSeries tm = trainMean, dm = distMean, vm = valMean, om = oodMean, em = exMean;
             vm.inLegend = om.inLegend = em.inLegend = false;
             // The band and the other means hide and show with the group's legend entry.
