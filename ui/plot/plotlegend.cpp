@@ -1,9 +1,13 @@
 #include "ui/plot/plotlegend.h"
 #include <QCoreApplication>
 #include <QFontMetricsF>
+#include <QHelpEvent>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QToolTip>
 #include <algorithm>
+#include <cmath>
 
 namespace mhla::ui {
 
@@ -132,6 +136,114 @@ int legendEntryAt(const LegendLayout& layout, const QPointF& pos) {
     for (int i = 0; i < layout.boxes.size(); ++i)
         if (layout.boxes[i].adjusted(-2, -1, 2, 1).contains(pos)) return i;
     return -1;
+}
+
+// ---- PlotLegendView
+
+PlotLegendView::PlotLegendView(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    setFixedHeight(0);
+}
+
+void PlotLegendView::setEntries(const QList<plotmath::LegendEntry>& entries) {
+    if (entries == m_entries) return; // a live curve grew: the legend stays as it is
+    m_entries = entries;
+    relayout();
+    update();
+}
+
+void PlotLegendView::setMaxHeight(int h) {
+    if (h == m_maxHeight) return;
+    m_maxHeight = h;
+    relayout();
+    update();
+}
+
+void PlotLegendView::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    relayout();
+}
+
+void PlotLegendView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    const QColor text = palette().color(QPalette::WindowText);
+    paintLegend(p, m_entries.mid(0, m_shown), m_layout, font(), kOrigin, text);
+    if (!m_moreRect.isEmpty()) {
+        p.setPen(palette().color(QPalette::Link));
+        p.setFont(font());
+        p.drawText(m_moreRect.translated(kOrigin), Qt::AlignVCenter | Qt::AlignLeft, moreText());
+    }
+}
+
+void PlotLegendView::mouseMoveEvent(QMouseEvent* e) {
+    const bool hot =
+        entryAt(e->position()) >= 0 || m_moreRect.translated(kOrigin).contains(e->position());
+    setCursor(hot ? Qt::PointingHandCursor : Qt::ArrowCursor);
+}
+
+void PlotLegendView::mousePressEvent(QMouseEvent* e) {
+    if (e->button() != Qt::LeftButton) return;
+    if (m_moreRect.translated(kOrigin).contains(e->position())) {
+        m_expanded = !m_expanded;
+        relayout();
+        update();
+        return;
+    }
+    const int i = entryAt(e->position());
+    if (i >= 0 && onToggle) onToggle(m_entries[i].group);
+}
+
+bool PlotLegendView::event(QEvent* e) {
+    if (e->type() == QEvent::ToolTip) {
+        const auto* he = static_cast<QHelpEvent*>(e);
+        if (m_moreRect.translated(kOrigin).contains(he->pos()) && !m_expanded) {
+            QStringList rest;
+            for (int i = m_shown; i < m_entries.size(); ++i) rest << m_entries[i].name;
+            QToolTip::showText(he->globalPos(), rest.join(u'\n'), this);
+            return true;
+        }
+        const int i = entryAt(he->pos());
+        if (i < 0) {
+            QToolTip::hideText();
+            return true;
+        }
+        const auto& en = m_entries[i];
+        QString tip = en.name;
+        if (en.offScale) tip += tr("\nOff scale: no point of it lies inside the axes shown.");
+        tip += en.hidden ? tr("\nHidden: click to show it.") : tr("\nClick to hide it.");
+        QToolTip::showText(he->globalPos(), tip, this);
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+QString PlotLegendView::moreText() const {
+    return m_expanded ? tr("▴ fewer")
+                      : tr("▾ %n more (click to show all)", nullptr,
+                           static_cast<int>(m_entries.size()) - m_shown);
+}
+
+void PlotLegendView::relayout() {
+    const double width = std::max(60, this->width() - 12);
+    m_layout = layoutLegend(m_entries, font(), width);
+    m_shown = static_cast<int>(m_entries.size());
+    m_moreRect = {};
+    const double rowH = QFontMetricsF(font()).height() + 2;
+    if (m_maxHeight > 0 && m_layout.height + 4 > m_maxHeight) {
+        if (!m_expanded) {
+            // Whole rows that fit above one "+N more" row (at least one row of entries).
+            const double limit = std::max(rowH, m_maxHeight - 4 - rowH);
+            int k = 0;
+            while (k < m_layout.boxes.size() && m_layout.boxes[k].bottom() <= limit + 0.5) ++k;
+            m_shown = std::max(1, k);
+            m_layout = layoutLegend(m_entries.mid(0, m_shown), font(), width);
+        }
+        m_moreRect = QRectF(0, m_layout.height, width, rowH);
+    }
+    const double total = m_layout.height + m_moreRect.height();
+    const int h = m_entries.isEmpty() ? 0 : static_cast<int>(std::ceil(total)) + 4;
+    if (height() != h) setFixedHeight(h);
 }
 
 } // namespace mhla::ui

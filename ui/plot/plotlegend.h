@@ -8,6 +8,8 @@
 #include <QFont>
 #include <QList>
 #include <QRectF>
+#include <QWidget>
+#include <functional>
 
 class QPainter;
 
@@ -28,5 +30,38 @@ void paintLegend(QPainter& p, const QList<plotmath::LegendEntry>& entries,
                  const QColor& textColor);
 /// The index of the entry at `pos` (legend coordinates), or -1.
 int legendEntryAt(const LegendLayout& layout, const QPointF& pos);
+
+/// The clickable legend under a plot (PlotWidget's): the layout and paint routine above in a
+/// widget; a click on an entry calls onToggle with its group, the tooltip says what a click does.
+class PlotLegendView : public QWidget {
+public:
+    explicit PlotLegendView(QWidget* parent);
+    std::function<void(const QString&)> onToggle;
+    void setEntries(const QList<plotmath::LegendEntry>& entries);
+    const QList<plotmath::LegendEntry>& entries() const { return m_entries; }
+    /// At most this height (the chart keeps the rest); the entries that do not fit are
+    /// summed up in a "+N more" line that shows them all when clicked.
+    void setMaxHeight(int h);
+    int shownEntries() const { return m_shown; }
+
+protected:
+    void resizeEvent(QResizeEvent* e) override;
+    void paintEvent(QPaintEvent*) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    bool event(QEvent* e) override;
+
+private:
+    static constexpr QPointF kOrigin{6, 2};
+    QString moreText() const;
+    int entryAt(const QPointF& pos) const { return legendEntryAt(m_layout, pos - kOrigin); }
+    void relayout();
+    QList<plotmath::LegendEntry> m_entries;
+    LegendLayout m_layout;
+    int m_maxHeight = 0;
+    int m_shown = 0;
+    bool m_expanded = false;
+    QRectF m_moreRect;
+};
 
 } // namespace mhla::ui

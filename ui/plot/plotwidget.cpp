@@ -396,125 +396,6 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, 
 
 } // namespace
 
-/// The clickable legend under a plot (layout and painting in ui/plotlegend).
-class PlotLegendView : public QWidget {
-public:
-    explicit PlotLegendView(QWidget* parent) : QWidget(parent) {
-        setMouseTracking(true);
-        setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
-        setFixedHeight(0);
-    }
-    std::function<void(const QString&)> onToggle;
-    void setEntries(const QList<plotmath::LegendEntry>& entries) {
-        if (entries == m_entries) return; // a live curve grew: the legend stays as it is
-        m_entries = entries;
-        relayout();
-        update();
-    }
-    const QList<plotmath::LegendEntry>& entries() const { return m_entries; }
-    /// At most this height (the chart keeps the rest); the entries that do not fit are
-    /// summed up in a "+N more" line that shows them all when clicked.
-    void setMaxHeight(int h) {
-        if (h == m_maxHeight) return;
-        m_maxHeight = h;
-        relayout();
-        update();
-    }
-    int shownEntries() const { return m_shown; }
-
-protected:
-    void resizeEvent(QResizeEvent* e) override {
-        QWidget::resizeEvent(e);
-        relayout();
-    }
-    void paintEvent(QPaintEvent*) override {
-        QPainter p(this);
-        const QColor text = palette().color(QPalette::WindowText);
-        paintLegend(p, m_entries.mid(0, m_shown), m_layout, font(), kOrigin, text);
-        if (!m_moreRect.isEmpty()) {
-            p.setPen(palette().color(QPalette::Link));
-            p.setFont(font());
-            p.drawText(m_moreRect.translated(kOrigin), Qt::AlignVCenter | Qt::AlignLeft,
-                       moreText());
-        }
-    }
-    void mouseMoveEvent(QMouseEvent* e) override {
-        const bool hot =
-            entryAt(e->position()) >= 0 || m_moreRect.translated(kOrigin).contains(e->position());
-        setCursor(hot ? Qt::PointingHandCursor : Qt::ArrowCursor);
-    }
-    void mousePressEvent(QMouseEvent* e) override {
-        if (e->button() != Qt::LeftButton) return;
-        if (m_moreRect.translated(kOrigin).contains(e->position())) {
-            m_expanded = !m_expanded;
-            relayout();
-            update();
-            return;
-        }
-        const int i = entryAt(e->position());
-        if (i >= 0 && onToggle) onToggle(m_entries[i].group);
-    }
-    bool event(QEvent* e) override {
-        if (e->type() == QEvent::ToolTip) {
-            const auto* he = static_cast<QHelpEvent*>(e);
-            if (m_moreRect.translated(kOrigin).contains(he->pos()) && !m_expanded) {
-                QStringList rest;
-                for (int i = m_shown; i < m_entries.size(); ++i) rest << m_entries[i].name;
-                QToolTip::showText(he->globalPos(), rest.join(u'\n'), this);
-                return true;
-            }
-            const int i = entryAt(he->pos());
-            if (i < 0) {
-                QToolTip::hideText();
-                return true;
-            }
-            const auto& en = m_entries[i];
-            QString tip = en.name;
-            if (en.offScale) tip += tr("\nOff scale: no point of it lies inside the axes shown.");
-            tip += en.hidden ? tr("\nHidden: click to show it.") : tr("\nClick to hide it.");
-            QToolTip::showText(he->globalPos(), tip, this);
-            return true;
-        }
-        return QWidget::event(e);
-    }
-
-private:
-    static constexpr QPointF kOrigin{6, 2};
-    QString moreText() const {
-        return m_expanded ? tr("▴ fewer")
-                          : tr("▾ %n more (click to show all)", nullptr,
-                               static_cast<int>(m_entries.size()) - m_shown);
-    }
-    int entryAt(const QPointF& pos) const { return legendEntryAt(m_layout, pos - kOrigin); }
-    void relayout() {
-        const double width = std::max(60, this->width() - 12);
-        m_layout = layoutLegend(m_entries, font(), width);
-        m_shown = static_cast<int>(m_entries.size());
-        m_moreRect = {};
-        const double rowH = QFontMetricsF(font()).height() + 2;
-        if (m_maxHeight > 0 && m_layout.height + 4 > m_maxHeight) {
-            if (!m_expanded) {
-                // Whole rows that fit above one "+N more" row (at least one row of entries).
-                const double limit = std::max(rowH, m_maxHeight - 4 - rowH);
-                int k = 0;
-                while (k < m_layout.boxes.size() && m_layout.boxes[k].bottom() <= limit + 0.5) ++k;
-                m_shown = std::max(1, k);
-                m_layout = layoutLegend(m_entries.mid(0, m_shown), font(), width);
-            }
-            m_moreRect = QRectF(0, m_layout.height, width, rowH);
-        }
-        const double total = m_layout.height + m_moreRect.height();
-        const int h = m_entries.isEmpty() ? 0 : static_cast<int>(std::ceil(total)) + 4;
-        if (height() != h) setFixedHeight(h);
-    }
-    QList<plotmath::LegendEntry> m_entries;
-    LegendLayout m_layout;
-    int m_maxHeight = 0;
-    int m_shown = 0;
-    bool m_expanded = false;
-    QRectF m_moreRect;
-};
-
 PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     : QWidget(parent), m_name(figureName) {
     setObjectName(figureName + QStringLiteral("Plot"));
@@ -1197,7 +1078,7 @@ QString PlotWidget::csv() const {
             t.addRow({CsvTable::text(s.name + QStringLiteral(" (lower)")), CsvTable::number(p.x()),
                       CsvTable::number(p.y())});
     }
-    return out;
+    return QString::fromUtf8(t.bytes());
 }
 
 bool PlotWidget::hasData() const {
