@@ -8,6 +8,7 @@
 #include "core/run/runner.h"
 #include "core/sweep/sweep.h"
 #include "core/tasks/tasks.h"
+#include "testutil.h"
 #include <QFile>
 #include <QJsonDocument>
 #include <QTemporaryDir>
@@ -17,7 +18,7 @@
 using namespace mhla;
 
 namespace {
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 ExperimentConfig parse(const QByteArray& json) { return experimentFromJsonText(json); }
 
 /// A kernel value of /proc/self/status in bytes ("VmHWM", "VmRSS"), or -1.
@@ -92,7 +93,7 @@ private Q_SLOTS:
         // runExperiment admits too (the last guard), before allocating anything.
         bool refused = false;
         try {
-            runExperiment(cfg);
+            (void)runExperiment(cfg);
         } catch (const ConfigError& e) {
             refused = QString::fromUtf8(e.what()).contains(s("GiB")) && e.key() == key;
         }
@@ -109,7 +110,7 @@ private Q_SLOTS:
         SweepSpec spec;
         spec.axes.push_back(SweepAxis{s("task.pairs"), {QJsonValue(2), QJsonValue(32)}});
         try {
-            planSweep(QJsonObject{}, spec);
+            (void)planSweep(QJsonObject{}, spec);
             QFAIL("a sweep with a point this machine cannot hold was planned");
         } catch (const ConfigError& e) {
             const QString m = QString::fromUtf8(e.what());

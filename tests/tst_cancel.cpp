@@ -301,7 +301,8 @@ private Q_SLOTS:
         const ExperimentConfig cfg = experimentFromJsonText(json.toUtf8());
         std::vector<CancelSample> s;
         for (int delay : delays) {
-            s.push_back(measure([&](const RunContext& ctx) { runExperiment(cfg, ctx); }, delay));
+            s.push_back(
+                measure([&](const RunContext& ctx) { (void)runExperiment(cfg, ctx); }, delay));
             std::printf("  %s: cancel at %d ms in phase '%s': %s %.1f ms\n", qPrintable(label),
                         delay, s.back().phase.c_str(),
                         s.back().cancelled ? "stopped after" : "finished first,",

@@ -5,13 +5,14 @@
 #include "core/run/runner.h"
 #include "core/tasks/causal.h"
 #include "smallconfigs.h"
+#include "testutil.h"
 #include <QTest>
 #include <cmath>
 
 using namespace mhla;
 
 namespace {
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 
 ExperimentConfig config(const QJsonObject& task, const QJsonObject& solver = {},
                         const QJsonObject& eval = {}) {

@@ -1,5 +1,6 @@
 // The command-line tool, end to end: `mhla-lab solve` output, files and exit codes.
 #include "core/experiment/config.h"
+#include "testutil.h"
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -13,21 +14,9 @@
 #include <vector>
 
 namespace {
-QString s(const char* t) { return QString::fromUtf8(t); }
-struct Outcome {
-    int code;
-    QByteArray out, err;
-};
-Outcome run(const QStringList& args) {
-    QProcess p;
-    p.start(s(MHLA_BINARY), args);
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        return {-1, {}, "timeout"};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
-            p.readAllStandardError()};
-}
+using mhla::test::Outcome;
+using mhla::test::s;
+Outcome run(const QStringList& args) { return mhla::test::runBinary(args); }
 QJsonObject json(const QByteArray& text) { return QJsonDocument::fromJson(text).object(); }
 } // namespace
 

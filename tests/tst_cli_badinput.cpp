@@ -4,6 +4,7 @@
 // must and must not contain, and checks of the folder afterwards. Nothing is marked as an
 // expected failure: a failing row is a bug in the command line.
 #include "sanitizer.h"
+#include "testutil.h"
 #include <QDir>
 #include <QDirIterator>
 #include <QElapsedTimer>
@@ -23,7 +24,7 @@ namespace {
 // The "within" bounds say "fails fast, before running the experiment"; under AddressSanitizer
 // every process start and allocation is several times slower, so the bound scales with it.
 using mhla::test::kSlowdown;
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 
 /// Setup steps, run in the row's folder T, each "verb:argument":
 ///   file:NAME=TEXT     a file with this content (\n allowed)

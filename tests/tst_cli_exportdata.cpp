@@ -1,6 +1,8 @@
 // `mhla-lab export-data` (issue 24): a synthetic task's samples as prompts.npy / targets.npy and
 // dataset.json; `solve --config DIR/dataset.json` certifies and fits the same data, bit for bit
 // against the synthetic run, for each task kind. Refusals name the key or option and exit 2.
+#include "core/base/npy.h"
+#include "testutil.h"
 #include <QDir>
 #include <QFile>
 #include <QHash>
@@ -12,21 +14,9 @@
 #include <QTest>
 
 namespace {
-QString s(const char* t) { return QString::fromUtf8(t); }
-struct Outcome {
-    int code;
-    QByteArray out, err;
-};
-Outcome run(const QStringList& args) {
-    QProcess p;
-    p.start(s(MHLA_BINARY), args);
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        return {-1, {}, "timeout"};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
-            p.readAllStandardError()};
-}
+using mhla::test::Outcome;
+using mhla::test::s;
+Outcome run(const QStringList& args) { return mhla::test::runBinary(args); }
 QJsonObject json(const QByteArray& text) { return QJsonDocument::fromJson(text).object(); }
 QStringList sets(const QStringList& kv) {
     QStringList out;

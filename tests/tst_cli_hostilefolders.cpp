@@ -6,6 +6,7 @@
 // with RLIMIT_AS = 4 GiB; its peak RSS comes from getrusage(RUSAGE_CHILDREN), the largest over
 // the children waited for so far, so a row is over 1 GiB exactly when the maximum passes it then.
 #include "sanitizer.h"
+#include "testutil.h"
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -28,7 +29,7 @@ constexpr long kMaxRssKiB = 1L << 20;   // 1 GiB
 constexpr qint64 kMaxMs = 10000;        // 10 s
 constexpr qint64 kMaxFolderBytes = 1 << 20;
 
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 
 QByteArray readAll(const QString& path) {
     QFile f(path);

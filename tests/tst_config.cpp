@@ -1,12 +1,13 @@
 // The experiment file: strict parsing, defaults, overrides and clear errors.
 #include "core/experiment/config.h"
+#include "testutil.h"
 #include <QJsonDocument>
 #include <QTest>
 
 using namespace mhla;
 
 namespace {
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 QString errorOf(const QByteArray& json, const QStringList& overrides = {}) {
     try {
         QJsonObject obj;
@@ -14,13 +15,13 @@ QString errorOf(const QByteArray& json, const QStringList& overrides = {}) {
             QJsonParseError pe;
             const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
             if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
-                experimentFromJsonText(json); // throws the parse error
+                (void)experimentFromJsonText(json); // throws the parse error
                 return {};
             }
             obj = doc.object();
         }
         for (const QString& o : overrides) applyOverride(obj, o);
-        experimentFromJson(obj);
+        (void)experimentFromJson(obj);
     } catch (const ConfigError& e) {
         return QString::fromUtf8(e.what());
     }

@@ -9,6 +9,7 @@
 #include "core/run/runner.h"
 #include "core/tasks/datasettask.h"
 #include "npzwriter.h"
+#include "testutil.h"
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -19,7 +20,7 @@
 using namespace mhla;
 
 namespace {
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 
 /// The training samples of cfg's task as prompts.npy (N x n x d) and targets.npy (N x d_out).
 void exportSamples(const ExperimentConfig& cfg, const QString& dir) {

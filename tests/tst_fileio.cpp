@@ -1,6 +1,7 @@
 // core/fileio: reads accept only bounded regular files; writes are atomic, never follow a
 // symbolic link, and a failed write (a full disk) leaves the old file and no temporary file.
 #include "core/base/fileio.h"
+#include "testutil.h"
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -13,7 +14,7 @@
 using namespace mhla;
 
 namespace {
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 QByteArray readAll(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<unreadable>");

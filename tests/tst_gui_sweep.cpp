@@ -5,6 +5,7 @@
 #include "core/run/runner.h"
 #include "core/sweep/sweep.h"
 #include "guitestutil.h"
+#include "testutil.h"
 #include "ui/experiment/experimentfile.h"
 #include "ui/experiment/experimentpanel.h"
 #include "ui/experiment/presets.h"
@@ -31,7 +32,7 @@ using namespace mhla::ui::test;
 
 namespace {
 
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 
 QByteArray readAll(const QString& path) {
     QFile f(path);
@@ -342,7 +343,6 @@ private Q_SLOTS:
         }
     }
 
-    // Opening a paper file in the app: its base goes into the form, Run starts the same runs
     // Issue 22: the window plans its runs with core's planSweep, as `mhla-lab sweep` does. A
     // sweep point that an edit makes invalid is named and Run is refused; the panel used to
     // drop such points silently and run the rest (here softmax, whose heads are at most d = 3:
@@ -373,6 +373,7 @@ private Q_SLOTS:
         QVERIFY(panel.jobs().first().config.solver.kind == SolverKind::Softmax);
     }
 
+    // Opening a paper file in the app: its base goes into the form, Run starts the same runs
     // as `mhla-lab sweep` (same configs, same order), the seeds box takes the file's seeds.
     void openingASweepFileRunsItsGrid() {
         const QString config = writeFile(m_dir, s("open.json"), kSweepFile);

@@ -12,6 +12,7 @@
 #include "core/identifiability/representatives.h"
 #include "core/tasks/tasks.h"
 #include "sanitizer.h"
+#include "testutil.h"
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QTest>
@@ -21,7 +22,7 @@ using namespace mhla;
 
 namespace {
 
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 
 /// Folded coefficients of a random H-head teacher (entries N(0, 1/d), as the random_mhla task).
 Mat randomTeacherP(int d, int dOut, int H, std::uint64_t seed) {

@@ -4,6 +4,7 @@
 #include "core/base/npy.h"
 #include "core/base/types.h"
 #include "npzwriter.h"
+#include "testutil.h"
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -14,7 +15,7 @@
 using namespace mhla;
 
 namespace {
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 
 /// A .npy file written by hand: magic, version, header length (2 or 4 bytes), dict padded with
 /// spaces and '\n' to a multiple of 64, then the raw data.

@@ -10,6 +10,7 @@
 #include "core/run/runner.h"
 #include "core/tasks/samplerows.h"
 #include "core/tasks/tasks.h"
+#include "testutil.h"
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -24,7 +25,7 @@
 using namespace mhla;
 
 namespace {
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 
 std::uint64_t fnv(std::uint64_t h, std::uint64_t v) {
     for (int i = 0; i < 8; ++i) {

@@ -5,6 +5,7 @@
 #include "core/base/process.h"
 #include "core/base/types.h"
 #include "core/records/resultread.h"
+#include "testutil.h"
 #include <QDir>
 #include <QDirIterator>
 #include <QElapsedTimer>
@@ -25,7 +26,7 @@ using namespace mhla;
 
 namespace {
 
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 
 QByteArray readAll(const QString& path) {
     QFile f(path);

@@ -4,6 +4,7 @@
 // runs.csv and summary.csv, and both are identical, bit for bit, to an unsharded local run.
 // Needs root; skipped with a message otherwise or when the daemons are not installed, unless
 // MHLA_REQUIRE_SLURM=1 (CI's root A, where .ci/run installs them): then it fails.
+#include "testutil.h"
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -23,7 +24,7 @@
 
 namespace {
 
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 
 QByteArray readAll(const QString& path) {
     QFile f(path);

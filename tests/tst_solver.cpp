@@ -4,6 +4,7 @@
 #include "core/algebra/solver.h"
 #include "core/run/runner.h"
 #include "smallconfigs.h"
+#include "testutil.h"
 #include <QTest>
 
 using namespace mhla;
@@ -13,7 +14,7 @@ ExperimentConfig config(const QJsonObject& task, const QJsonObject& solver = {},
                         const QJsonObject& eval = {}) {
     return test::configFromSections(task, solver, eval);
 }
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 
 /// A PSD matrix with a known spectrum: Q diag(ev) Q^T.
 Mat withSpectrum(const Vec& ev, std::uint64_t seed) {
@@ -305,7 +306,7 @@ private Q_SLOTS:
         ctx.cancel = &token;
         bool cancelled = false;
         try {
-            runExperiment(ExperimentConfig{}, ctx);
+            (void)runExperiment(ExperimentConfig{}, ctx);
         } catch (const Cancelled&) {
             cancelled = true;
         }

@@ -9,6 +9,7 @@
 #include "core/run/runner.h"
 #include "core/sweep/sweep.h"
 #include "core/tasks/tasks.h"
+#include "testutil.h"
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -22,7 +23,7 @@ using namespace mhla;
 
 namespace {
 
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 
 struct Proc {
     int code;
@@ -192,7 +193,7 @@ private Q_SLOTS:
         SweepFile f = parseSweep(json(R"({"task": {"kind": "associative_memory", "samples": 100},
                                           "sweep": {"grid": {"task.pairs": [2, 40]}, "seeds": 3}})"));
         try {
-            planSweep(f.base, f.spec);
+            (void)planSweep(f.base, f.spec);
             QFAIL("accepted pairs 40");
         } catch (const ConfigError& e) {
             QVERIFY2(QString::fromUtf8(e.what()).startsWith(s("sweep point 1 (task.pairs=40): ")),
@@ -201,7 +202,7 @@ private Q_SLOTS:
         }
         // A key the task does not read is refused at the point, too.
         f = parseSweep(json(R"({"sweep": {"grid": {"task.d": [2, 3]}}})"));
-        QVERIFY_THROWS_EXCEPTION(ConfigError, planSweep(f.base, f.spec));
+        QVERIFY_THROWS_EXCEPTION(ConfigError, (void)planSweep(f.base, f.spec));
         // Runs: index = point * seeds + k; seeds as seedVariants; folders named by index, slug,
         // seed.
         f = parseSweep(json(kSmallSweep));

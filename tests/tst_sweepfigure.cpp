@@ -8,6 +8,7 @@
 #include "core/sweep/sweepfigure.h"
 #include "core/sweep/sweeprun.h"
 #include "core/sweep/sweepverdict.h"
+#include "testutil.h"
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -19,7 +20,7 @@ using namespace mhla;
 
 namespace {
 
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 QJsonObject json(const char* text) { return QJsonDocument::fromJson(QByteArray(text)).object(); }
 QJsonValue jsonValue(const char* text) {
     return QJsonDocument::fromJson(QByteArray("{\"v\": ") + text + "}").object().value(s("v"));
@@ -77,7 +78,7 @@ private Q_SLOTS:
         const SweepFile f = parseSweep(o);
         QVERIFY(!f.base.contains(s("figures")));
         QVERIFY(f.figures.isArray());
-        planSweep(f.base, f.spec); // the base is a valid experiment
+        (void)planSweep(f.base, f.spec); // the base is a valid experiment
     }
 
     void defaultsFollowTheGrid() {

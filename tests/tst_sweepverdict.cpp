@@ -6,6 +6,7 @@
 #include "core/experiment/config.h"
 #include "core/sweep/sweep.h"
 #include "core/sweep/sweepverdict.h"
+#include "testutil.h"
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTest>
@@ -16,7 +17,7 @@ using namespace mhla;
 
 namespace {
 
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 QJsonObject json(const char* text) { return QJsonDocument::fromJson(QByteArray(text)).object(); }
 QJsonValue jsonValue(const char* text) {
     return QJsonDocument::fromJson(QByteArray("{\"v\": ") + text + "}").object().value(s("v"));

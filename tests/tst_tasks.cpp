@@ -2,6 +2,7 @@
 #include "core/algebra/features.h"
 #include "core/run/runner.h"
 #include "core/tasks/tasks.h"
+#include "testutil.h"
 #include <QTest>
 #include <algorithm>
 #include <bit>
@@ -12,7 +13,7 @@
 using namespace mhla;
 
 namespace {
-QString s(const char* t) { return QString::fromUtf8(t); }
+using mhla::test::s;
 TaskConfig taskConfig(const QJsonObject& task) {
     return experimentFromJson(QJsonObject{{s("task"), task}}).task;
 }
