@@ -485,7 +485,7 @@ int runGui(int argc, char** argv) {
                 const bool ok = w.grab().save(screenshot);
                 printMessage(QString::asprintf("%s %s", ok ? "wrote" : "could not write",
                                                qUtf8Printable(screenshot)));
-                QApplication::exit(ok ? 0 : 1);
+                QApplication::exit(ok ? Success : InternalError);
             });
         };
         if (run && comparePreset > 0 && w.controller()->isBusy())

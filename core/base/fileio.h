@@ -14,8 +14,8 @@ constexpr qint64 kMaxReadBytes = 64LL * 1024 * 1024;
 
 /// Reads a regular file of at most maxBytes. On failure returns false and sets *error to a
 /// message naming the file and the reason (not a regular file, too large, OS error).
-bool readRegularFile(const QString& path, QByteArray* data, QString* error,
-                     qint64 maxBytes = kMaxReadBytes);
+[[nodiscard]] bool readRegularFile(const QString& path, QByteArray* data, QString* error,
+                                   qint64 maxBytes = kMaxReadBytes);
 
 /// Writes data to path atomically: a new temporary file in the same folder (created with
 /// O_EXCL | O_NOFOLLOW), every write checked, fsync, then rename over path. A symbolic link at

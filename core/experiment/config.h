@@ -233,10 +233,10 @@ struct ExperimentConfig {
 /// Parses and validates an experiment object. Throws ConfigError. A dataset task's shape comes
 /// from its files' headers (readDatasetShape), or from `knownShape` when given (a finished
 /// result, readable without its data files).
-ExperimentConfig experimentFromJson(const QJsonObject& obj,
-                                    const DatasetShape* knownShape = nullptr);
+[[nodiscard]] ExperimentConfig experimentFromJson(const QJsonObject& obj,
+                                                  const DatasetShape* knownShape = nullptr);
 /// Parses JSON text (errors for malformed JSON carry the offset). Throws ConfigError.
-ExperimentConfig experimentFromJsonText(const QByteArray& text);
+[[nodiscard]] ExperimentConfig experimentFromJsonText(const QByteArray& text);
 /// Parses JSON text into an experiment object without interpreting the keys: malformed JSON,
 /// a non-object and repeated keys are errors. Throws ConfigError.
 QJsonObject experimentObjectFromJsonText(const QByteArray& text);

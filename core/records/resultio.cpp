@@ -248,15 +248,6 @@ CsvTable historyTable(const ExperimentResult& r) {
     return t;
 }
 
-QString seedsCsv(const std::vector<ExperimentResult>& runs) {
-    return QString::fromUtf8(seedsTable(runs).bytes());
-}
-QString spectrumCsv(const ExperimentResult& r) {
-    return QString::fromUtf8(spectrumTable(r).bytes());
-}
-QString headsCsv(const ExperimentResult& r) { return QString::fromUtf8(headsTable(r).bytes()); }
-QString historyCsv(const ExperimentResult& r) { return QString::fromUtf8(historyTable(r).bytes()); }
-
 QStringList resultFileNames() {
     return {q("result.json"), q("experiment.json"),  q("spectrum.csv"),
             q("heads.csv"),   q("lambda_trace.csv"), q("history.csv")};

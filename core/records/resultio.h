@@ -34,7 +34,7 @@ CsvTable seedsTable(const std::vector<ExperimentResult>& runs);
 constexpr int kResultFormatVersion = 2;
 
 /// The result as the JSON object printed by `mhla-lab solve` (config embedded).
-QJsonObject resultToJson(const ExperimentResult& r);
+[[nodiscard]] QJsonObject resultToJson(const ExperimentResult& r);
 
 /// Runs of one experiment over several seeds: the task seed and the solver seed of run k are
 /// the configured ones plus k. Throws ConfigError if a seed would leave [0, 2^53].
@@ -49,12 +49,6 @@ MeanStd meanAndStd(const std::vector<double>& v);
 /// Mean, sample standard deviation, min and max over runs of every scalar metric (and the
 /// fraction of certified runs), for mean ± band summaries.
 QJsonObject seedSummaryJson(const std::vector<ExperimentResult>& runs);
-
-/// CSV text of the tables above (kept for callers that want a string).
-QString seedsCsv(const std::vector<ExperimentResult>& runs);
-QString spectrumCsv(const ExperimentResult& r);
-QString headsCsv(const ExperimentResult& r);
-QString historyCsv(const ExperimentResult& r);
 
 /// The names of the data files resultFiles() writes, in its order: result.json,
 /// experiment.json, spectrum.csv, heads.csv, lambda_trace.csv, history.csv (the last for

@@ -22,7 +22,7 @@ struct ResultFolder {
 
 /// Reads the results folder dir. On failure returns nothing and sets *error to a message that
 /// names the file, the line (CSV) or the key (JSON), what is wrong and what is allowed.
-std::optional<ResultFolder> readResultFolder(const QString& dir, QString* error);
+[[nodiscard]] std::optional<ResultFolder> readResultFolder(const QString& dir, QString* error);
 
 /// True when dir holds a result.json (it looks like a results folder, whether or not it reads).
 bool isResultFolder(const QString& dir);

@@ -12,6 +12,7 @@
 namespace mhla {
 
 /// Runs an experiment. Throws ConfigError for invalid input, Cancelled when cancelled.
-ExperimentResult runExperiment(const ExperimentConfig& cfg, const RunContext& ctx = {});
+[[nodiscard]] ExperimentResult runExperiment(const ExperimentConfig& cfg,
+                                             const RunContext& ctx = {});
 
 } // namespace mhla

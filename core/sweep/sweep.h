@@ -129,8 +129,8 @@ struct SweepPlan {
 /// validates every run. A point invalid for the task is a ConfigError naming the point. The
 /// run count is checked first, before any point is built or validated: more than 1e6 runs, or
 /// more than `maxRuns` (> 0), is a ConfigError with key "--yes" (for maxRuns) or "sweep.grid".
-SweepPlan planSweep(const QJsonObject& base, const SweepSpec& spec,
-                    const QStringList& overrides = {}, long long maxRuns = 0);
+[[nodiscard]] SweepPlan planSweep(const QJsonObject& base, const SweepSpec& spec,
+                                  const QStringList& overrides = {}, long long maxRuns = 0);
 
 /// Column names of runs.csv after the run, point and swept-key columns.
 QStringList sweepMetricColumns();

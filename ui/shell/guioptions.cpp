@@ -182,7 +182,7 @@ QString parseGuiOptions(const QStringList& args, GuiOptions* out) {
             !e.isEmpty())
             return e;
     if (p.isSet(seeds))
-        if (QString e = parseInt(QStringLiteral("seeds"), p.value(seeds), 1, 50, &o.seeds);
+        if (QString e = parseInt(QStringLiteral("seeds"), p.value(seeds), 1, kMaxSeeds, &o.seeds);
             !e.isEmpty())
             return e;
     if (p.isSet(size))

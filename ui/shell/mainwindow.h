@@ -56,7 +56,6 @@ public:
     CertificatePanel* certificatePanel() const { return m_certificate; }
     CurvesPanel* curvesPanel() const { return m_curves; }
     HeadsPanel* headsPanel() const { return m_heads; }
-    AutomatonPanel* automatonPanel() const { return m_automaton; }
 
     /// Loads built-in preset i.
     void loadPreset(int index);
