@@ -12,12 +12,35 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <limits>
+#include <utility>
+#include <vector>
 
 namespace {
 using mhla::test::Outcome;
 using mhla::test::s;
 Outcome run(const QStringList& args) { return mhla::test::runBinary(args); }
 QJsonObject json(const QByteArray& text) { return QJsonDocument::fromJson(text).object(); }
+
+/// A .npy file written by hand (version 1.0): magic, header length, the dict padded with spaces
+/// and '\n' to a multiple of 64, then `data`: headers no NumPy writes (bad dtype, wrong claims).
+QByteArray npyByHand(const char* descr, const char* shape, const QByteArray& data) {
+    QByteArray dict =
+        QByteArray("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    while ((10 + dict.size() + 1) % 64 != 0) dict += ' ';
+    dict += '\n';
+    QByteArray out("\x93NUMPY\x01\x00", 8);
+    out.append(static_cast<char>(dict.size() & 0xff));
+    out.append(static_cast<char>(dict.size() >> 8));
+    return out + dict + data;
+}
+/// A float64 .npy of `shape` from NumPy's own layout (mhla::npyBytes), every value `v`.
+QByteArray npyFilled(const std::vector<long long>& shape, double v) {
+    long long n = 1;
+    for (long long x : shape) n *= x;
+    const std::vector<double> values(static_cast<size_t>(n), v);
+    return mhla::npyBytes(shape, values.data());
+}
 QStringList sets(const QStringList& kv) {
     QStringList out;
     for (const QString& a : kv) out << s("--set") << a;
@@ -162,6 +185,62 @@ private Q_SLOTS:
         QCOMPARE(heads.code, 2);
         QVERIFY2(heads.err.contains("solver.heads") && heads.err.contains("without task.targets"),
                  heads.err.constData());
+    }
+
+    // Bad data files on the command line (issue 24's list: wrong shape, dtype, truncated, NaN,
+    // N < 1, prompts and targets that disagree, a header claiming 10 GB): each run exits 2 with a
+    // message that names the key and the file, and writes no result.
+    void badDataFilesExitTwoNamingTheFile_data() {
+        QTest::addColumn<QByteArray>("prompts");
+        QTest::addColumn<QByteArray>("targets");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("expected");
+        const QByteArray goodPrompts = npyFilled({6, 3, 2}, 0.25);
+        const QByteArray goodTargets = npyFilled({6, 2}, 0.5);
+        QTest::addRow("wrong shape (2-d prompts)")
+            << npyFilled({6, 4}, 0.25) << goodTargets << s("task.prompts")
+            << s("expected 3 dimensions N x n x d");
+        QTest::addRow("dtype int64")
+            << npyByHand("<i8", "(6, 3, 2)", QByteArray(6 * 3 * 2 * 8, '\0')) << goodTargets
+            << s("task.prompts") << s("dtype '<i8' is not supported");
+        QTest::addRow("truncated")
+            << npyByHand("<f8", "(6, 3, 2)", QByteArray(100, '\0')) << goodTargets
+            << s("task.prompts") << s("truncated: the header claims shape (6, 3, 2)");
+        std::vector<double> withNan(6 * 2, 0.5);
+        withNan[7] = std::numeric_limits<double>::quiet_NaN(); // C index 7 = [3, 1]
+        QTest::addRow("NaN in the targets")
+            << goodPrompts << mhla::npyBytes({6, 2}, withNan.data()) << s("task.targets")
+            << s("value nan at [3, 1]; every value must be finite");
+        QTest::addRow("N = 0") << npyFilled({0, 3, 2}, 0.25) << npyFilled({0, 2}, 0.5)
+                               << s("task.prompts") << s("has N = 0 samples; expected N >= 1");
+        QTest::addRow("targets of another N")
+            << goodPrompts << npyFilled({5, 2}, 0.5) << s("task.targets")
+            << s("has 5 rows, but the prompts");
+        QTest::addRow("10 GB header claim")
+            << npyByHand("<f8", "(1250000000, 1, 1)", QByteArray(48, '\0')) << goodTargets
+            << s("task.prompts") << s("1e+10 bytes of data, but the file holds 48 bytes");
+    }
+    void badDataFilesExitTwoNamingTheFile() {
+        QFETCH(QByteArray, prompts);
+        QFETCH(QByteArray, targets);
+        QFETCH(QString, key);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const QString p = dir.filePath(s("Z.npy")), t = dir.filePath(s("y.npy"));
+        for (const auto& [path, bytes] : {std::pair{p, prompts}, std::pair{t, targets}}) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size());
+        }
+        const QString out = dir.filePath(s("out"));
+        const Outcome r = run(QStringList{s("solve"), s("--out"), out} +
+                              sets({s("task.kind=dataset"), s("task.prompts=") + p,
+                                    s("task.targets=") + t, s("eval.identifiability=none")}));
+        QCOMPARE(r.code, 2);
+        const QString err = QString::fromUtf8(r.err);
+        QVERIFY2(err.contains(key + s(": ")), r.err.constData());
+        QVERIFY2(err.contains(key == s("task.prompts") ? p : t), r.err.constData()); // the file
+        QVERIFY2(err.contains(expected), r.err.constData());
+        QVERIFY(!QFile::exists(out + s("/result.json")));
     }
 
     // A held-out set that does not fit the training data is refused (exit 2) with the key, the

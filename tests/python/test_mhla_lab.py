@@ -283,6 +283,50 @@ class Fit(unittest.TestCase):
         self.assertNotIn("distance_p", r)
         self.assertEqual(r["config"]["task"]["prompts"], "<in memory: (3000, 4, 3)>")
 
+    def test_numpy_teachers_data_through_the_cli_and_fit(self):
+        # Issue 24's acceptance test: prompts and targets written by NumPy (not by MHLA Lab) from
+        # a random 2-head MHLA teacher of NumPy's own (MATH.md §7 scales). `mhla-lab solve` on
+        # the files certifies them, lambda_min agrees with NumPy's eigvalsh of psi^T psi / N to
+        # 1e-8 relative, and the fit (its heads from heads.csv folded by NumPy) is the teacher's
+        # P to 1e-8 relative; fit(Z, y) on the arrays gives the CLI's numbers bit for bit.
+        rng = np.random.default_rng(11)
+        d, n, N, H, d_out = 3, 6, 800, 2, 3
+        V = rng.standard_normal((H, d_out, d)) / np.sqrt(d)
+        Q = rng.standard_normal((H, d, d)) / np.sqrt(d)
+        Z = rng.standard_normal((N, n, d)) / np.sqrt(n)
+        y = numpy_mhla(V, Q, Z)
+        P_true = numpy_fold(V, Q)
+        psi = numpy_psi(Z)
+        numpy_lambda_min = np.linalg.eigvalsh(psi.T @ psi / N)[0]
+        self.assertGreater(numpy_lambda_min, 0)
+        with tempfile.TemporaryDirectory() as folder:
+            zp, yp = os.path.join(folder, "Z.npy"), os.path.join(folder, "y.npy")
+            np.save(zp, Z)
+            np.save(yp, y)
+            out = os.path.join(folder, "out")
+            proc = subprocess.run(
+                [BINARY, "solve", "--set", "task.kind=dataset", "--set", "task.prompts=" + zp,
+                 "--set", "task.targets=" + yp, "--out", out], capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            with open(os.path.join(out, "result.json")) as f:
+                cli = json.load(f)
+            with open(os.path.join(out, "heads.csv")) as f:
+                rows = [r for r in csv.DictReader(f) if r["model"] == "learned"]
+        self.assertTrue(cli["certified"])
+        rel = abs(cli["lambda_min"] - numpy_lambda_min) / numpy_lambda_min
+        self.assertLess(rel, 1e-8, (cli["lambda_min"], numpy_lambda_min))
+        count = 1 + max(int(r["head"]) for r in rows)
+        Vc, Qc = np.zeros((count, d_out, d)), np.zeros((count, d, d))
+        for r in rows:
+            (Vc if r["matrix"] == "V" else Qc)[int(r["head"]), int(r["row"]),
+                                                int(r["col"])] = float(r["value"])
+        P_cli = numpy_fold(Vc, Qc)
+        self.assertLess(np.linalg.norm(P_cli - P_true) / np.linalg.norm(P_true), 1e-8)
+        mem = mhla_lab.fit(Z, y)
+        for key in ("lambda_min", "lambda_max", "null_dim", "certified", "train_mse", "rank"):
+            self.assertEqual(mem[key], cli[key], key)
+        self.assertLess(np.linalg.norm(mem["P"] - P_true) / np.linalg.norm(P_true), 1e-8)
+
     def test_same_bits_as_the_exported_files(self):
         # A synthetic task written by `mhla-lab export-data`, read back with NumPy and fitted
         # in memory, gives the numbers solve() gives on the files, bit for bit.
