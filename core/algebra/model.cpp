@@ -336,7 +336,6 @@ int numericalRank(const Vec& singularValues, double relTol) {
 HeadDecomposition headsFromP(const Mat& P, int d, int maxHeads, double rankTol,
                              const RunContext& ctx) {
     HeadDecomposition out;
-    const Index dOut = P.rows();
     auto W = std::make_shared<const Mat>(unfoldP(P, d));
     const auto svdPtr = runAbandonable(ctx, [W] {
         return std::make_shared<const Eigen::BDCSVD<Mat>>(*W, Eigen::ComputeThinU |
@@ -350,23 +349,26 @@ HeadDecomposition headsFromP(const Mat& P, int d, int maxHeads, double rankTol,
         maxHeads > 0 ? std::min(maxHeads, static_cast<int>(out.singularValues.size())) : out.rank;
     for (int r = 0; r < keep; ++r) {
         const double s = std::sqrt(out.singularValues(r));
-        Vec u = svd.matrixU().col(r) * s;
-        Vec v = svd.matrixV().col(r) * s;
-        Index imax = 0;
-        u.cwiseAbs().maxCoeff(&imax);
-        if (u(imax) < 0) {
-            u = -u;
-            v = -v;
-        }
-        Mat V(dOut, d), Q(d, d);
-        for (Index i = 0; i < dOut; ++i)
-            for (int a = 0; a < d; ++a) V(i, a) = u(i * d + a);
-        for (int b = 0; b < d; ++b)
-            for (int c = 0; c < d; ++c) Q(b, c) = v(b * d + c);
-        out.heads.V.push_back(std::move(V));
-        out.heads.Q.push_back(std::move(Q));
+        appendCanonicalHead(out.heads, svd.matrixU().col(r) * s, svd.matrixV().col(r) * s, d);
     }
     return out;
+}
+
+void appendCanonicalHead(Heads& heads, Vec u, Vec v, int d) {
+    const Index dOut = u.size() / d;
+    Index imax = 0;
+    u.cwiseAbs().maxCoeff(&imax);
+    if (u(imax) < 0) {
+        u = -u;
+        v = -v;
+    }
+    Mat V(dOut, d), Q(d, d);
+    for (Index i = 0; i < dOut; ++i)
+        for (int a = 0; a < d; ++a) V(i, a) = u(i * d + a);
+    for (int b = 0; b < d; ++b)
+        for (int c = 0; c < d; ++c) Q(b, c) = v(b * d + c);
+    heads.V.push_back(std::move(V));
+    heads.Q.push_back(std::move(Q));
 }
 
 } // namespace mhla

@@ -66,4 +66,9 @@ struct HeadDecomposition {
 HeadDecomposition headsFromP(const Mat& P, int d, int maxHeads = 0, double rankTol = 1e-8,
                              const RunContext& ctx = {});
 
+/// Appends the head of one singular pair of a W ((d_out d) x d^2), u and v already scaled by
+/// sqrt(sigma): V = reshape_{d_out x d}(u), Q = reshape_{d x d}(v), the sign fixed so that the
+/// largest-|entry| of V is positive. The one canonical form of headsFromP and canonicalHeadsOfW.
+void appendCanonicalHead(Heads& heads, Vec u, Vec v, int d);
+
 } // namespace mhla
