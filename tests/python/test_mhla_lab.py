@@ -327,6 +327,24 @@ class Fit(unittest.TestCase):
             self.assertEqual(mem[key], cli[key], key)
         self.assertLess(np.linalg.norm(mem["P"] - P_true) / np.linalg.norm(P_true), 1e-8)
 
+    def test_min_norm_fit_is_numpys_least_squares(self):
+        # Issue 24: fit() against NumPy's own least squares on the same arrays. With fewer
+        # prompts than features (N = 12 < D = 18) Lambda is singular, nothing certifies, and the
+        # fit is the minimum-norm solution of psi P^T = y, which np.linalg.lstsq returns too
+        # (SVD of psi, rcond=None); both to 1e-8 of P's size, and the fit reproduces the
+        # targets to round-off.
+        rng = np.random.default_rng(21)
+        Z = rng.standard_normal((12, 4, 3))
+        y = rng.standard_normal((12, 2))
+        r = mhla_lab.fit(Z, y, eval={"identifiability": "none", "lambda_trace": 0})
+        self.assertFalse(r["certified"])
+        self.assertEqual(r["null_dim"], 18 - 12)
+        psi = numpy_psi(Z)
+        P_numpy = np.linalg.lstsq(psi, y, rcond=None)[0].T
+        scale = np.abs(P_numpy).max()
+        self.assertLess(np.abs(r["P"] - P_numpy).max(), 1e-8 * scale)
+        self.assertLess(np.abs(mhla_lab.predict(r["P"], Z) - y).max(), 1e-9 * np.abs(y).max())
+
     def test_same_bits_as_the_exported_files(self):
         # A synthetic task written by `mhla-lab export-data`, read back with NumPy and fitted
         # in memory, gives the numbers solve() gives on the files, bit for bit.
