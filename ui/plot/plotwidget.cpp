@@ -1,7 +1,7 @@
 #include "ui/plot/plotwidget.h"
 #include "core/base/plural.h"
 #include "core/records/csvtable.h"
-#include "ui/plot/axisdialog.h"
+#include "ui/plot/chartbuild.h"
 #include "ui/plot/elidedlabel.h"
 #include "ui/plot/plotlegend.h"
 #include "ui/plot/theme.h"
@@ -39,362 +39,16 @@ namespace mhla::ui {
 
 namespace {
 
-/// The on-screen chart title's point size, and the width of the chart beside its title (the
-/// chart's margins and its layout's, left and right).
-constexpr double kScreenTitlePt = 11;
+/// The width of the chart beside its title (the chart's margins and its layout's, left and
+/// right).
 constexpr int kChartSideMargins = 40;
-/// The point size of Qt Charts' tick labels on screen (its themes' default).
-constexpr double kTickLabelPt = 9;
-
-/// Bars at whole x only (singular values by index r): the x axis is ticked at whole numbers.
-bool barsAtWholeX(const PlotState& st) {
-    bool bars = false;
-    for (const auto& s : st.series)
-        if (s.style == PlotSeries::Style::Bars) {
-            bars = true;
-            for (const auto& p : s.points)
-                if (p.x() != std::round(p.x())) return false;
-        }
-    return bars;
-}
-
-/// ticksThatFit() for a chart `widthPx` wide whose tick labels are `pt` points.
-int xTicksThatFit(double widthPx, double pt) {
-    QFont f = QApplication::font();
-    f.setPointSizeF(pt);
-    return plotmath::ticksThatFit(widthPx,
-                                  QFontMetricsF(f).horizontalAdvance(QStringLiteral("0000")));
-}
-
-using namespace plotmath;
-
-/// Every axis label in full: never "…" (Qt elides labels that do not fit by default).
-void keepLabelsWhole(QAbstractAxis* a) { a->setTruncateLabels(false); }
-
-/// Where a value goes on an axis. A log axis is a linear axis over log10(value) with labels at
-/// the ticks of logTicks(): Qt's QLogValueAxis draws no labels and no title for ranges
-/// narrower than 1e-12 (an exact fit's losses of 1e-30 had a bare y axis).
-double toAxis(double v, bool log) { return log ? std::log10(v) : v; }
-double fromAxis(double a, bool log) { return log ? std::pow(10.0, a) : a; }
-
-void setLogTicks(QCategoryAxis* a, double lo, double hi, bool horizontal) {
-    const QStringList old = a->categoriesLabels();
-    for (const QString& l : old) a->remove(l);
-    a->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-    const double e0 = std::log10(lo), e1 = std::log10(hi);
-    a->setStartValue(e0 - 1); // the first tick may sit at the lower end
-    a->setRange(e0, e1);
-    for (const LogTick& t : logTicks(lo, hi, horizontal)) a->append(t.label, t.exponent);
-}
-
-/// A category axis (states 0..n-1): one tick per category inside [lo, hi] at its integer value,
-/// labelled with its name; nothing between them (no "0.5", no negative values).
-void setCategoryTicks(QCategoryAxis* a, double lo, double hi, const QStringList& names) {
-    const QStringList old = a->categoriesLabels();
-    for (const QString& l : old) a->remove(l);
-    a->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-    a->setStartValue(lo - 1);
-    a->setRange(lo, hi);
-    for (qsizetype k = 0; k < names.size(); ++k)
-        if (static_cast<double>(k) >= lo && static_cast<double>(k) <= hi)
-            a->append(names[k], static_cast<double>(k));
-}
-
-QCategoryAxis* makeLogAxis(double lo, double hi, bool horizontal) {
-    auto* a = new QCategoryAxis;
-    setLogTicks(a, lo, hi, horizontal);
-    keepLabelsWhole(a);
-    return a;
-}
-
-/// Ticks of a linear axis at nice round positions. Fixed ticks over a range widened to the
-/// nicest step (never Qt's dynamic ticks, whose label loop does not end when the interval does
-/// not advance the value); manual ranges are shown as they are.
-/// `maxTicks`: the most labels that fit beside each other (ticksThatFit(); 11: no limit);
-/// `wholeSteps`: an axis of indices, ticked at whole numbers.
-void setLinearTicks(QValueAxis* a, double lo, double hi, bool manual, int maxTicks = 11,
-                    bool wholeSteps = false) {
-    int count = 2;
-    double step = hi - lo;
-    if (!manual) {
-        step = niceFixedRange(lo, hi, &count, maxTicks, wholeSteps);
-    } else {
-        // A zoomed or typed range is shown as it is, with ticks at round numbers inside it
-        // (dynamic ticks, only with a step that clearly advances the value).
-        const Ticks t = niceTicks(lo, hi, std::min(7, maxTicks), wholeSteps);
-        if (t.count >= 2 && t.step > 1e-9 * std::max(std::abs(lo), std::abs(hi))) {
-            a->setTickType(QValueAxis::TicksDynamic);
-            a->setRange(lo, hi);
-            a->setTickAnchor(t.first);
-            a->setTickInterval(t.step);
-            a->setLabelFormat(tickFormat(lo, hi, t.step));
-            keepLabelsWhole(a);
-            return;
-        }
-        count = std::min(6, maxTicks);
-        step = (hi - lo) / (count - 1);
-    }
-    a->setTickType(QValueAxis::TicksFixed);
-    a->setRange(lo, hi);
-    a->setTickCount(std::clamp(count, 2, 11));
-    a->setLabelFormat(tickFormat(lo, hi, step));
-    keepLabelsWhole(a);
-}
-
-/// The drawable points of a series in axis coordinates (log axes: log10 of the value).
-QList<QPointF> filtered(const PlotSeries& s, const PlotState& st, const Ranges& r) {
-    QList<QPointF> out;
-    if (s.style == PlotSeries::Style::HLine) {
-        if (!s.points.isEmpty() && usable(QPointF(1, s.points.first().y()), false, st.logY)) {
-            const double y = toAxis(shownY(s.points.first().y(), st.logY), st.logY);
-            out << QPointF(toAxis(r.x0, st.logX), y) << QPointF(toAxis(r.x1, st.logX), y);
-        }
-        return out;
-    }
-    out.reserve(s.points.size());
-    for (const auto& p : s.points)
-        if (usable(p, st.logX, st.logY))
-            out << QPointF(toAxis(p.x(), st.logX), toAxis(shownY(p.y(), st.logY), st.logY));
-    return out;
-}
-
-/// Brings a chart series to `pts`: untouched when it already shows them (another run's curve
-/// while one run trains), the new tail appended when it shows their beginning (a live curve
-/// growing by a few points), replaced in one call otherwise. Qt Charts redraws a series on each
-/// change, so a series that did not change costs nothing.
-void setGrown(QXYSeries* series, const QList<QPointF>& pts) {
-    const QList<QPointF> now = series->points();
-    const qsizetype k = now.size();
-    const bool prefix = k <= pts.size() && std::equal(now.begin(), now.end(), pts.begin());
-    if (prefix && k == pts.size()) return;
-    // Each appended point is one redraw of the series (Qt 6.4 has no batch append signal):
-    // beyond a few points one replace() is cheaper.
-    constexpr qsizetype kMaxAppend = 4;
-    if (prefix && k > 0 && pts.size() - k <= kMaxAppend) {
-        for (qsizetype i = k; i < pts.size(); ++i) series->append(pts[i]);
-        return;
-    }
-    series->replace(pts);
-}
-
-/// Bars as a step outline over the baseline: (x-w, base), (x-w, y), (x+w, y), (x+w, base).
-void barOutline(const QList<QPointF>& pts, double base, QList<QPointF>& upper,
-                QList<QPointF>& lower) {
-    upper.clear();
-    lower.clear();
-    const double w = 0.38;
-    for (const auto& p : pts) {
-        upper << QPointF(p.x() - w, base) << QPointF(p.x() - w, p.y()) << QPointF(p.x() + w, p.y())
-              << QPointF(p.x() + w, base);
-    }
-    if (!upper.isEmpty())
-        lower << QPointF(upper.first().x(), base) << QPointF(upper.last().x(), base);
-}
-
-QStringList signatureOf(const PlotState& st) {
-    QStringList sig;
-    sig << QStringLiteral("logx=%1 logy=%2").arg(st.logX).arg(st.logY);
-    for (const auto& s : displayedSeries(st))
-        sig << s.name + u'|' + QString::number(static_cast<int>(s.style)) + u'|' + s.color.name() +
-                   u'|' + QString::number(s.width) + u'|' + QString::number(s.inLegend);
-    return sig;
-}
-
-bool isDarkPalette(const QPalette& pal) { return pal.color(QPalette::Window).lightness() < 128; }
-
-/// The lower edge of a band as a series of its own (so that it is filtered like any other).
-PlotSeries bandLower(const PlotSeries& band) {
-    PlotSeries lo = band;
-    lo.style = PlotSeries::Style::Line;
-    lo.points = band.lower;
-    return lo;
-}
-
-/// Fills an empty chart with the series and axes of `st`; returns one handle per series.
-/// `paper`: the figure for a paper (no title, its font and line sizes). `screenScale`: on
-/// screen, the tick labels, axis titles, lines and markers this many times their usual size.
-/// `widthPx`: the chart's width, for how many x tick labels fit (0: not known).
-QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, bool dark, bool forExport,
-                                 Ranges* shown = nullptr, const PaperStyle* paper = nullptr,
-                                 double screenScale = 1.0, double widthPx = 0) {
-    const double sizeScale = paper || forExport ? 1.0 : screenScale;
-    const int xTicks = xTicksThatFit(widthPx, paper ? paper->fontPt : kTickLabelPt * sizeScale);
-    const bool wholeX = barsAtWholeX(st);
-    chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
-    chart->setBackgroundRoundness(0);
-    // Room on the right for the last x tick label (the x axis ends at the data).
-    chart->setMargins(paper ? QMargins(0, 2, 10, 0) : QMargins(4, 4, 14, 4));
-    chart->setAnimationOptions(QChart::NoAnimation);
-    QFont tf = chart->titleFont();
-    tf.setBold(true);
-    tf.setPointSizeF(forExport ? 12 : kScreenTitlePt * sizeScale);
-    chart->setTitleFont(tf);
-    // On screen the title is in the plot's tool row; a paper's caption says what it shows.
-    chart->setTitle(forExport && !paper ? st.title : QString());
-    chart->legend()->setAlignment(Qt::AlignBottom);
-    chart->legend()->setShowToolTips(true);
-
-    const Ranges r0 = computeRanges(st);
-    QAbstractAxis* ax;
-    QAbstractAxis* ay;
-    auto linear = [&st](double lo, double hi, bool ticksInside = false, int maxTicks = 11,
-                        bool whole = false) {
-        auto* a = new QValueAxis;
-        setLinearTicks(a, lo, hi, st.manualRange.has_value() || ticksInside, maxTicks, whole);
-        return a;
-    };
-    if (st.logX) {
-        ax = makeLogAxis(r0.x0, r0.x1, true);
-    } else if (!st.xCategories.isEmpty()) {
-        auto* ca = new QCategoryAxis;
-        setCategoryTicks(ca, r0.x0, r0.x1, st.xCategories);
-        keepLabelsWhole(ca);
-        ax = ca;
-    } else {
-        ax = linear(r0.x0, r0.x1, r0.xTicksInside, xTicks, wholeX);
-    }
-    if (st.logY) {
-        ay = makeLogAxis(r0.y0, r0.y1, false);
-    } else if (!st.yCategories.isEmpty()) {
-        auto* ca = new QCategoryAxis;
-        setCategoryTicks(ca, r0.y0, r0.y1, st.yCategories);
-        keepLabelsWhole(ca);
-        ay = ca;
-    } else {
-        ay = linear(r0.y0, r0.y1);
-    }
-    // The axes may have rounded the range to nice numbers: reference lines span what is shown.
-    Ranges r = r0;
-    if (!st.logX)
-        if (auto* va = qobject_cast<QValueAxis*>(ax)) {
-            r.x0 = va->min();
-            r.x1 = va->max();
-        }
-    if (!st.logY)
-        if (auto* va = qobject_cast<QValueAxis*>(ay)) {
-            r.y0 = va->min();
-            r.y1 = va->max();
-        }
-    // Axis titles are rich text: key names are escaped, typeset names get subscripts.
-    ax->setTitleText(axisTitleHtml(st.xTitle, st.xTitleText));
-    ay->setTitleText(axisTitleHtml(st.yTitle, st.yTitleText));
-    if (paper) {
-        for (QAbstractAxis* a : {ax, ay}) {
-            QFont f = a->labelsFont();
-            f.setPointSizeF(paper->fontPt);
-            a->setLabelsFont(f);
-            f.setBold(false);
-            a->setTitleFont(f);
-            a->setLabelsColor(Qt::black);
-            a->setTitleBrush(Qt::black);
-        }
-    }
-    chart->addAxis(ax, Qt::AlignBottom);
-    chart->addAxis(ay, Qt::AlignLeft);
-    if (sizeScale != 1.0) // after addAxis: the theme has set its fonts, which are scaled
-        for (QAbstractAxis* a : {ax, ay}) {
-            QFont f = a->labelsFont();
-            f.setPointSizeF(f.pointSizeF() * sizeScale);
-            a->setLabelsFont(f);
-            f = a->titleFont();
-            f.setPointSizeF(f.pointSizeF() * sizeScale);
-            a->setTitleFont(f);
-        }
-
-    if (shown) *shown = r;
-    QList<QAbstractSeries*> handles;
-    for (const auto& s : displayedSeries(st)) {
-        const QList<QPointF> pts = filtered(s, st, r);
-        QAbstractSeries* h = nullptr;
-        // Black (the teacher's dots) would vanish on the dark background.
-        const QColor color = dark && s.color.lightness() < 50 ? colors::kOnDark : s.color;
-        const double lineScale = paper ? paper->lineScale : sizeScale;
-        const double markerScale = paper ? 0.7 : sizeScale;
-        QPen pen(color, s.width * lineScale);
-        switch (s.style) {
-        case PlotSeries::Style::Line:
-        case PlotSeries::Style::Dashed:
-        case PlotSeries::Style::Dotted:
-        case PlotSeries::Style::HLine:
-        case PlotSeries::Style::LineMarkers: {
-            auto* ls = new QLineSeries;
-            if (s.style == PlotSeries::Style::Dashed || s.style == PlotSeries::Style::HLine)
-                pen.setStyle(Qt::DashLine);
-            if (s.style == PlotSeries::Style::Dotted) pen.setStyle(Qt::DotLine);
-            ls->setPen(pen);
-            ls->setPointsVisible(s.style == PlotSeries::Style::LineMarkers);
-            ls->replace(pts);
-            h = ls;
-            break;
-        }
-        case PlotSeries::Style::Markers:
-        case PlotSeries::Style::Triangles: {
-            auto* sc = new QScatterSeries;
-            sc->setMarkerShape(s.style == PlotSeries::Style::Triangles
-                                   ? QScatterSeries::MarkerShapeTriangle
-                                   : QScatterSeries::MarkerShapeCircle);
-            sc->setMarkerSize((s.style == PlotSeries::Style::Triangles ? 11 : 7) * markerScale);
-            sc->setColor(color);
-            sc->setBorderColor(color.darker(130));
-            sc->replace(pts);
-            h = sc;
-            break;
-        }
-        case PlotSeries::Style::Floor: {
-            auto* sc = new QScatterSeries;
-            sc->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
-            sc->setMarkerSize(10 * markerScale);
-            sc->setColor(dark ? QColor(Qt::black) : QColor(Qt::white));
-            sc->setBorderColor(color);
-            QPen border(color, 1.5 * lineScale);
-            sc->setPen(border);
-            sc->replace(pts);
-            h = sc;
-            break;
-        }
-        case PlotSeries::Style::Band: {
-            auto* up = new QLineSeries;
-            auto* lo = new QLineSeries;
-            up->replace(pts);
-            lo->replace(filtered(bandLower(s), st, r));
-            auto* area = new QAreaSeries(up, lo);
-            up->setParent(area);
-            lo->setParent(area);
-            QColor fill = color;
-            fill.setAlpha(55);
-            area->setColor(fill);
-            area->setBorderColor(fill);
-            h = area;
-            break;
-        }
-        case PlotSeries::Style::Bars: {
-            auto* up = new QLineSeries;
-            auto* lo = new QLineSeries;
-            QList<QPointF> u, l;
-            barOutline(pts, toAxis(r.y0, st.logY), u, l);
-            up->replace(u);
-            lo->replace(l);
-            auto* area = new QAreaSeries(up, lo);
-            up->setParent(area);
-            lo->setParent(area);
-            area->setColor(color);
-            area->setBorderColor(color.darker(140));
-            h = area;
-            break;
-        }
-        }
-        h->setName(s.name);
-        chart->addSeries(h);
-        h->attachAxis(ax);
-        h->attachAxis(ay);
-        handles << h;
-    }
-    // Our own legend (ui/plotlegend) is drawn under the chart: it wraps instead of cutting names.
-    chart->legend()->setVisible(false);
-    return handles;
-}
 
 } // namespace
+
+using namespace plotmath;
+using chartbuild::kScreenTitlePt;
+using chartbuild::kTickLabelPt;
+using chartbuild::xTicksThatFit;
 
 PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     : QWidget(parent), m_name(figureName) {
@@ -462,30 +116,8 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     lay->addWidget(m_legend);
     m_rubberBand = new QRubberBand(QRubberBand::Rectangle, m_view->viewport());
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(
-        m_view, &QWidget::customContextMenuRequested, this, [this, exportButton](const QPoint& at) {
-            QMenu menu(this);
-            auto report = [this](const QString& err) {
-                setHoverText(err.isEmpty() ? tr("Copied to the clipboard") : err);
-            };
-            menu.addAction(tr("Copy figure"), this, [this, report] {
-                report(copyFigureToClipboard(*this, m_view->size() * 2, 192));
-            });
-            menu.addAction(tr("Copy for a paper (one column)"), this, [this, report] {
-                const PaperFigure pf(*this, PaperStyle::oneColumn());
-                report(copyFigureToClipboard(pf, pf.pixelSize(300), 300));
-            });
-            menu.addAction(tr("Copy for a paper (two columns)"), this, [this, report] {
-                const PaperFigure pf(*this, PaperStyle::twoColumns());
-                report(copyFigureToClipboard(pf, pf.pixelSize(300), 300));
-            });
-            menu.addSeparator();
-            menu.addAction(tr("Fit to the data"), this, [this] { setManualRange(std::nullopt); });
-            menu.addAction(tr("Set the axis ranges…"), this, &PlotWidget::editAxes);
-            menu.addAction(tr("Export… (also for a paper)"), exportButton, &QToolButton::click);
-            for (QAction* a : menu.actions()) a->setEnabled(a->isSeparator() || hasData());
-            menu.exec(m_view->viewport()->mapToGlobal(at));
-        });
+    connect(m_view, &QWidget::customContextMenuRequested, this,
+            [this, exportButton](const QPoint& at) { showContextMenu(at, exportButton); });
     m_view->setToolTip(viewHelp());
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { fitAxisTitles(); });
     m_noteLabel = new QLabel(this);
@@ -500,6 +132,30 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     connect(m_autoButton, &QToolButton::clicked, this, [this] { setManualRange(std::nullopt); });
     connect(exportButton, &QToolButton::clicked, this, &PlotWidget::exportRequested);
     rebuild();
+}
+
+void PlotWidget::showContextMenu(const QPoint& at, QToolButton* exportButton) {
+    QMenu menu(this);
+    auto report = [this](const QString& err) {
+        setHoverText(err.isEmpty() ? tr("Copied to the clipboard") : err);
+    };
+    menu.addAction(tr("Copy figure"), this, [this, report] {
+        report(copyFigureToClipboard(*this, m_view->size() * 2, 192));
+    });
+    menu.addAction(tr("Copy for a paper (one column)"), this, [this, report] {
+        const PaperFigure pf(*this, PaperStyle::oneColumn());
+        report(copyFigureToClipboard(pf, pf.pixelSize(300), 300));
+    });
+    menu.addAction(tr("Copy for a paper (two columns)"), this, [this, report] {
+        const PaperFigure pf(*this, PaperStyle::twoColumns());
+        report(copyFigureToClipboard(pf, pf.pixelSize(300), 300));
+    });
+    menu.addSeparator();
+    menu.addAction(tr("Fit to the data"), this, [this] { setManualRange(std::nullopt); });
+    menu.addAction(tr("Set the axis ranges…"), this, &PlotWidget::editAxes);
+    menu.addAction(tr("Export… (also for a paper)"), exportButton, &QToolButton::click);
+    for (QAction* a : menu.actions()) a->setEnabled(a->isSeparator() || hasData());
+    menu.exec(m_view->viewport()->mapToGlobal(at));
 }
 
 PlotWidget::~PlotWidget() = default;
@@ -571,7 +227,7 @@ void PlotWidget::setYCategories(const QStringList& names) {
 
 void PlotWidget::setSeries(const QList<PlotSeries>& series) {
     m_state.series = series;
-    if (signatureOf(m_state) == m_signature) refreshData();
+    if (chartbuild::signatureOf(m_state) == m_signature) refreshData();
     else rebuild();
 }
 
@@ -666,78 +322,24 @@ void PlotWidget::rebuild() {
         delete a;
     }
     m_xTicks = xTicksThatFit(m_view->width(), kTickLabelPt * m_screenScale);
-    m_handles = populate(m_chart, m_state, isDarkPalette(palette()), false, &m_shown, nullptr,
-                         m_screenScale, m_view->width());
+    chartbuild::ChartLook look;
+    look.dark = chartbuild::isDarkPalette(palette());
+    look.screenScale = m_screenScale;
+    look.widthPx = m_view->width();
+    m_handles = chartbuild::populate(m_chart, m_state, look, &m_shown);
     if (const auto axes = m_chart->axes(); !axes.isEmpty())
         m_axisTitleFont = axes.first()->titleFont();
     fitAxisTitles();
     placeTitle();
-    m_signature = signatureOf(m_state);
+    m_signature = chartbuild::signatureOf(m_state);
     updateNote();
     updateLegend();
 }
 
 void PlotWidget::refreshData() {
-    const QList<PlotSeries> shownSeries = displayedSeries(m_state);
-    if (m_handles.size() != shownSeries.size()) {
+    if (!chartbuild::refresh(m_chart, m_handles, m_state, m_xTicks, &m_shown)) {
         rebuild();
         return;
-    }
-    Ranges r = computeRanges(m_state);
-    const auto hx = m_chart->axes(Qt::Horizontal);
-    const auto vy = m_chart->axes(Qt::Vertical);
-    auto setAxis = [this, &r](QAbstractAxis* a, double lo, double hi) {
-        const bool horizontal = a->orientation() == Qt::Horizontal;
-        if (auto* ca = qobject_cast<QCategoryAxis*>(a)) { // a log axis or categories
-            if (horizontal && !m_state.logX && !m_state.xCategories.isEmpty())
-                setCategoryTicks(ca, lo, hi, m_state.xCategories);
-            else setLogTicks(ca, lo, hi, horizontal);
-        } else if (auto* va = qobject_cast<QValueAxis*>(a)) {
-            setLinearTicks(va, lo, hi,
-                           m_state.manualRange.has_value() || (horizontal && r.xTicksInside),
-                           horizontal ? m_xTicks : 11, horizontal && barsAtWholeX(m_state));
-        }
-        return true;
-    };
-    auto setYAxis = [&](QAbstractAxis* a, double lo, double hi) {
-        if (m_state.logY || m_state.yCategories.isEmpty()) return setAxis(a, lo, hi);
-        auto* ca = qobject_cast<QCategoryAxis*>(a);
-        if (!ca) return false;
-        setCategoryTicks(ca, lo, hi, m_state.yCategories);
-        return true;
-    };
-    if ((!hx.isEmpty() && !setAxis(hx.first(), r.x0, r.x1)) ||
-        (!vy.isEmpty() && !setYAxis(vy.first(), r.y0, r.y1))) {
-        rebuild();
-        return;
-    }
-    if (!hx.isEmpty() && !m_state.logX)
-        if (auto* va = qobject_cast<QValueAxis*>(hx.first())) {
-            r.x0 = va->min();
-            r.x1 = va->max();
-        }
-    if (!vy.isEmpty() && !m_state.logY)
-        if (auto* va = qobject_cast<QValueAxis*>(vy.first())) {
-            r.y0 = va->min();
-            r.y1 = va->max();
-        }
-    m_shown = r;
-    for (int i = 0; i < m_handles.size(); ++i) {
-        const auto& s = shownSeries[i];
-        const QList<QPointF> pts = filtered(s, m_state, r);
-        if (s.style == PlotSeries::Style::Bars) {
-            auto* area = static_cast<QAreaSeries*>(m_handles[i]);
-            QList<QPointF> u, l;
-            barOutline(pts, toAxis(r.y0, m_state.logY), u, l);
-            area->upperSeries()->replace(u);
-            area->lowerSeries()->replace(l);
-        } else if (s.style == PlotSeries::Style::Band) {
-            auto* area = static_cast<QAreaSeries*>(m_handles[i]);
-            area->upperSeries()->replace(pts);
-            area->lowerSeries()->replace(filtered(bandLower(s), m_state, r));
-        } else {
-            setGrown(static_cast<QXYSeries*>(m_handles[i]), pts);
-        }
     }
     updateNote();
     updateLegend();
@@ -761,165 +363,6 @@ void PlotWidget::setSeriesHidden(const QString& name, bool hidden) {
     if (hidden) m_state.hidden.insert(name);
     else m_state.hidden.remove(name);
     rebuild();
-}
-
-QRectF PlotWidget::plotAreaInViewport() const {
-    const QRectF area = m_chart->plotArea();
-    return m_view->mapFromScene(m_chart->mapToScene(area)).boundingRect();
-}
-
-QPointF PlotWidget::fractionAt(const QPointF& pos) const {
-    const QRectF a = plotAreaInViewport();
-    if (a.width() <= 0 || a.height() <= 0) return {0.5, 0.5};
-    return {(pos.x() - a.left()) / a.width(), (a.bottom() - pos.y()) / a.height()};
-}
-
-void PlotWidget::zoomAt(const QPointF& f, double factor) {
-    if (!hasData()) return;
-    double x0 = m_shown.x0, x1 = m_shown.x1, y0 = m_shown.y0, y1 = m_shown.y1;
-    const double ax = valueAtFraction(f.x(), x0, x1, m_state.logX),
-                 ay = valueAtFraction(f.y(), y0, y1, m_state.logY);
-    const bool okX = zoomRange(x0, x1, ax, factor, m_state.logX);
-    const bool okY = zoomRange(y0, y1, ay, factor, m_state.logY);
-    if (!okX && !okY) return;
-    setManualRange(QRectF(QPointF(x0, y0), QPointF(x1, y1)));
-}
-
-void PlotWidget::editAxes() {
-    AxisDialog dlg(m_state.title, currentRange(), m_state.logX, m_state.logY, this);
-    if (dlg.exec() == QDialog::Accepted) setManualRange(dlg.range());
-}
-
-bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_view->viewport() && hasData()) {
-        switch (event->type()) {
-        case QEvent::Wheel: {
-            const auto* we = static_cast<QWheelEvent*>(event);
-            if (!plotAreaInViewport().contains(we->position())) break;
-            const double steps = we->angleDelta().y() / 120.0;
-            if (steps == 0) break;
-            zoomAt(fractionAt(we->position()), std::pow(0.8, steps));
-            return true;
-        }
-        case QEvent::MouseButtonDblClick:
-            if (static_cast<QMouseEvent*>(event)->button() == Qt::LeftButton) {
-                setManualRange(std::nullopt);
-                return true;
-            }
-            break;
-        case QEvent::MouseButtonPress: {
-            const auto* me = static_cast<QMouseEvent*>(event);
-            if (!plotAreaInViewport().contains(me->position())) break;
-            const bool pan =
-                me->button() == Qt::MiddleButton ||
-                (me->button() == Qt::LeftButton && me->modifiers().testFlag(Qt::ShiftModifier));
-            if (!pan && me->button() != Qt::LeftButton) break;
-            m_drag = pan ? Drag::Pan : Drag::Zoom;
-            m_pressPos = me->position().toPoint();
-            m_pressRanges = m_shown;
-            if (m_drag == Drag::Zoom) m_rubberBand->setGeometry(QRect(m_pressPos, QSize()));
-            else m_view->viewport()->setCursor(Qt::ClosedHandCursor);
-            return true;
-        }
-        case QEvent::MouseMove: {
-            if (m_drag == Drag::None) break;
-            const auto* me = static_cast<QMouseEvent*>(event);
-            if (m_drag == Drag::Zoom) {
-                m_rubberBand->setGeometry(QRect(m_pressPos, me->position().toPoint()).normalized());
-                m_rubberBand->show();
-            } else {
-                const QPointF a = fractionAt(m_pressPos), b = fractionAt(me->position());
-                const Ranges& r = m_pressRanges;
-                double x0 = r.x0, x1 = r.x1, y0 = r.y0, y1 = r.y1;
-                panRange(x0, x1, valueAtFraction(a.x(), r.x0, r.x1, m_state.logX),
-                         valueAtFraction(b.x(), r.x0, r.x1, m_state.logX), m_state.logX);
-                panRange(y0, y1, valueAtFraction(a.y(), r.y0, r.y1, m_state.logY),
-                         valueAtFraction(b.y(), r.y0, r.y1, m_state.logY), m_state.logY);
-                setManualRange(QRectF(QPointF(x0, y0), QPointF(x1, y1)));
-            }
-            return true;
-        }
-        case QEvent::MouseButtonRelease: {
-            if (m_drag == Drag::None) break;
-            const auto* me = static_cast<QMouseEvent*>(event);
-            const Drag was = m_drag;
-            m_drag = Drag::None;
-            m_view->viewport()->unsetCursor();
-            m_rubberBand->hide();
-            if (was == Drag::Zoom) {
-                const QRect box = QRect(m_pressPos, me->position().toPoint()).normalized();
-                if (box.width() < 6 || box.height() < 6) return true; // a click, not a box
-                const QPointF a = fractionAt(box.bottomLeft()), b = fractionAt(box.topRight());
-                const Ranges& r = m_shown;
-                const double x0 = valueAtFraction(std::clamp(a.x(), 0.0, 1.0), r.x0, r.x1,
-                                                  m_state.logX),
-                             x1 = valueAtFraction(std::clamp(b.x(), 0.0, 1.0), r.x0, r.x1,
-                                                  m_state.logX),
-                             y0 = valueAtFraction(std::clamp(a.y(), 0.0, 1.0), r.y0, r.y1,
-                                                  m_state.logY),
-                             y1 = valueAtFraction(std::clamp(b.y(), 0.0, 1.0), r.y0, r.y1,
-                                                  m_state.logY);
-                if (x1 > x0 && y1 > y0) setManualRange(QRectF(QPointF(x0, y0), QPointF(x1, y1)));
-            }
-            return true;
-        }
-        default: break;
-        }
-    }
-    if (watched == m_view->viewport() && event->type() == QEvent::MouseMove &&
-        !m_handles.isEmpty()) {
-        const auto* me = static_cast<QMouseEvent*>(event);
-        const QPointF chartPos =
-            m_chart->mapFromScene(m_view->mapToScene(me->position().toPoint()));
-        if (!m_chart->plotArea().contains(chartPos)) {
-            setHoverText({});
-            return false;
-        }
-        const QPointF va = m_chart->mapToValue(chartPos, m_handles.first());
-        const QPointF v(fromAxis(va.x(), m_state.logX), fromAxis(va.y(), m_state.logY));
-        QString text = QStringLiteral("x = %1, y = %2")
-                           .arg(QString::number(v.x(), 'g', 4), QString::number(v.y(), 'g', 4));
-        double best = 400; // px^2
-        QString nearest;
-        const Ranges r = m_shown;
-        const QList<PlotSeries> shownSeries = displayedSeries(m_state);
-        for (int i = 0; i < shownSeries.size() && i < m_handles.size(); ++i) {
-            const auto& s = shownSeries[i];
-            if (s.style == PlotSeries::Style::HLine) {
-                if (s.points.isEmpty()) continue;
-                if (!usable(QPointF(1, s.points.first().y()), false, m_state.logY)) continue;
-                const QPointF p = m_chart->mapToPosition(
-                    QPointF(va.x(),
-                            toAxis(shownY(s.points.first().y(), m_state.logY), m_state.logY)),
-                    m_handles[i]);
-                const double d2 = std::pow(p.y() - chartPos.y(), 2);
-                if (d2 < best) {
-                    best = d2;
-                    nearest = QStringLiteral("%1: %2").arg(
-                        s.name, QString::number(s.points.first().y(), 'g', 6));
-                }
-                continue;
-            }
-            for (const auto& q : filtered(s, m_state, r)) {
-                const QPointF p = m_chart->mapToPosition(q, m_handles[i]);
-                const double d2 =
-                    std::pow(p.x() - chartPos.x(), 2) + std::pow(p.y() - chartPos.y(), 2);
-                if (d2 < best) {
-                    best = d2;
-                    nearest = QStringLiteral("%1: (%2, %3)")
-                                  .arg(s.name.isEmpty() ? tr("point") : s.name,
-                                       QString::number(fromAxis(q.x(), m_state.logX), 'g', 6),
-                                       QString::number(fromAxis(q.y(), m_state.logY), 'g', 6));
-                }
-            }
-        }
-        if (!nearest.isEmpty()) text += QStringLiteral("   ·   ") + nearest;
-        setHoverText(text);
-        if (!nearest.isEmpty()) QToolTip::showText(me->globalPosition().toPoint(), nearest, m_view);
-    } else if (watched == m_view->viewport() && event->type() == QEvent::Leave) {
-        setHoverText({});
-    }
-    return QWidget::eventFilter(watched, event);
 }
 
 void PlotWidget::fitAxisTitles() {
@@ -1011,7 +454,11 @@ void PlotWidget::paintStyled(QPainter& painter, const QRectF& rect, const PaperS
     auto* chart = new QChart;
     scene.addItem(chart);
     Ranges shown;
-    populate(chart, m_state, false, true, &shown, paper, 1.0, rect.width());
+    chartbuild::ChartLook look;
+    look.forExport = true;
+    look.paper = paper;
+    look.widthPx = rect.width();
+    chartbuild::populate(chart, m_state, look, &shown);
     if (!paper && !m_state.title.isEmpty()) {
         // A small figure's title in a smaller font before it is shortened (as on screen).
         const FittedTitle fit = fitTitle(m_state.title, TitleText::Literal, chart->titleFont(),

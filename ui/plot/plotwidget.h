@@ -13,6 +13,7 @@
 #include <optional>
 
 class QLabel;
+class QMouseEvent;
 class QRubberBand;
 class QToolButton;
 
@@ -126,6 +127,15 @@ private:
     static QString viewHelp();
     /// The plot area in viewport pixels.
     QRectF plotAreaInViewport() const;
+    /// The plot's right-click menu at `at` (viewport coordinates): copy, fit, ranges, export.
+    void showContextMenu(const QPoint& at, QToolButton* exportButton);
+    /// The mouse on the chart (plotinteraction.cpp). zoomOrPan(): wheel zoom, box zoom, pan and
+    /// double-click to fit; true when it used the event. showValuesUnder(): the values under
+    /// the pointer in the tool row, the nearest point (within 20 px) also in a tooltip.
+    bool zoomOrPan(QEvent* event);
+    void zoomToBox(const QRect& box);
+    void showValuesUnder(const QMouseEvent* me);
+    [[nodiscard]] QString nearestPointText(const QPointF& chartPos, double axisX) const;
     /// A viewport position as fractions of the plot area (0, 0 = bottom left).
     QPointF fractionAt(const QPointF& viewportPos) const;
 
