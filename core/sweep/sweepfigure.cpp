@@ -1,10 +1,13 @@
+// A sweep's finished runs reduced to the series and CSV of one figure (band, scatter,
+// curves), values a log axis cannot show placed on its floor, and the note that counts them.
+// The figure specs are parsed in sweepfigurespec.cpp; metric terms live in sweepterm.cpp.
 #include "core/sweep/sweepfigure.h"
 #include "core/base/displayfloor.h"
 #include "core/experiment/config.h"
 #include "core/records/resultio.h"
 #include "core/sweep/sweepinternal.h"
+#include "core/sweep/sweepterm.h"
 #include <QJsonArray>
-#include <QRegularExpression>
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -13,157 +16,9 @@
 
 namespace mhla {
 
+using namespace sweepdetail;
+
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-using sweepdetail::fail;
-
-const QStringList& historyFields() {
-    static const QStringList f{q("train_mse"),  q("val_mse"),        q("ood_rel_mse"),
-                               q("distance_p"), q("distance_p_rel"), q("distance_exact_rel")};
-    return f;
-}
-
-QStringList numericMetrics() {
-    QStringList m = sweepMetricColumns();
-    m.removeAll(q("stop_reason"));
-    return m;
-}
-
-int axisIndex(const SweepPlan& plan, const QString& key) {
-    for (size_t i = 0; i < plan.spec.axes.size(); ++i)
-        if (plan.spec.axes[i].key == key) return static_cast<int>(i);
-    return -1;
-}
-
-bool axisNumeric(const SweepAxis& a) {
-    for (const QJsonValue& v : a.values)
-        if (!v.isDouble()) return false;
-    return true;
-}
-
-QString shortKey(const QString& key) { return key.section(QLatin1Char('.'), -1); }
-
-QString valueText(const QJsonValue& v) {
-    if (v.isDouble()) return numberText(v.toDouble());
-    if (v.isBool()) return v.toBool() ? q("true") : q("false");
-    return v.toString();
-}
-
-/// A metric term: "M", "log10(M)", "-log10(M)" or "[-]log10(M + EPS)".
-struct Term {
-    Term(QString b = {}, int t = 0) : base(std::move(b)), transform(t) {}
-    QString base;
-    int transform = 0; ///< 0 none, 1 log10, -1 -log10
-    double offset = 0; ///< EPS of log10(M + EPS); 0: none
-    QString offsetText;
-    bool valid = true; ///< false: an EPS that is not a positive finite number
-};
-
-Term parseTerm(const QString& text) {
-    static const QRegularExpression re(
-        q("^\\s*(-?)log10\\(\\s*([^()\\s+]+)\\s*(?:\\+\\s*([^()\\s]+)\\s*)?\\)\\s*$"));
-    if (const auto m = re.match(text); m.hasMatch()) {
-        Term t{m.captured(2), m.captured(1).isEmpty() ? 1 : -1};
-        if (m.hasCaptured(3) && !m.captured(3).isEmpty()) {
-            bool ok = false;
-            t.offset = m.captured(3).toDouble(&ok);
-            t.offsetText = m.captured(3);
-            t.valid = ok && std::isfinite(t.offset) && t.offset > 0;
-        }
-        return t;
-    }
-    return {text.trimmed(), 0};
-}
-
-/// The axis label of a runs.csv metric or a swept key: the symbol a reader knows (λ_min, the
-/// key table's label of a swept key); "_" before a subscript, as the plot typesets it.
-QString metricLabel(const QString& m) {
-    static const std::map<QString, QString> labels{
-        {q("lambda_min"), q("λ_min")},
-        {q("lambda_max"), q("λ_max")},
-        {q("null_dim"), q("null dim of Λ")},
-        {q("certified"), q("certified (1) or not (0)")},
-        {q("train_mse"), q("train MSE")},
-        {q("val_mse"), q("val MSE")},
-        {q("ood_rel_mse"), q("OOD relative MSE")},
-        {q("distance_p"), q("‖P − P*‖_F")},
-        {q("distance_p_rel"), q("‖P − P*‖_F / ‖P*‖_F")},
-        {q("distance_exact_rel"), q("‖P − P_exact‖_F / ‖P_exact‖_F")},
-        {q("teacher_norm"), q("‖P*‖_F")},
-        {q("execution.step_accuracy"), q("step accuracy")},
-        {q("execution.word_accuracy"), q("word accuracy")},
-    };
-    if (const auto it = labels.find(m); it != labels.end()) return it->second;
-    for (const char* group : {"exact", "null_witness"}) {
-        const QString prefix = q(group) + q(".");
-        if (m.startsWith(prefix)) {
-            const QString inner = m.mid(prefix.size());
-            const auto it = labels.find(inner);
-            return (std::string_view(group) == "exact" ? q("exact solver: ")
-                                                       : q("null witness: ")) +
-                   (it != labels.end() ? it->second : inner);
-        }
-    }
-    if (const KeyInfo* k = findExperimentKey(m)) return k->label;
-    return m;
-}
-
-QString termTitle(const Term& t) {
-    const QString base = metricLabel(t.base);
-    const QString inner = t.offset > 0 ? base + q(" + ") + t.offsetText : base;
-    if (t.transform == 0) return base;
-    const QString sign = t.transform == 1 ? QString() : q("-");
-    return t.offset > 0 ? sign + q("log10(") + inner + q(")") : sign + q("log10 ") + inner;
-}
-
-/// A metric term of a run: a swept key's value (strings: their position) or a runs.csv metric.
-double termValue(const Term& t, const SweepPlan& plan, const SweepRun& run,
-                 const QJsonObject& result) {
-    double v = kNaN;
-    if (const int a = axisIndex(plan, t.base); a >= 0) {
-        const QJsonValue val = plan.points[static_cast<size_t>(run.point)].values[a].second;
-        if (val.isDouble()) v = val.toDouble();
-        else {
-            const QJsonArray& all = plan.spec.axes[static_cast<size_t>(a)].values;
-            for (qsizetype i = 0; i < all.size(); ++i)
-                if (all[i] == val) v = static_cast<double>(i); // positions 0, 1, ...
-        }
-    } else {
-        const QJsonValue val = sweepMetric(result, t.base);
-        if (val.isBool()) v = val.toBool() ? 1.0 : 0.0;
-        else if (val.isDouble()) v = val.toDouble();
-    }
-    if (t.transform != 0 && t.offset > 0 && std::isfinite(v)) v = std::max(v, 0.0) + t.offset;
-    if (t.transform != 0) v = v > 0 ? t.transform * std::log10(v) : kNaN;
-    return v;
-}
-
-void checkTerm(const QString& text, const SweepPlan& plan, const QString& where) {
-    const Term t = parseTerm(text);
-    if (!t.valid)
-        fail(where + q(": \"") + text +
-                 q("\": the EPS of log10(M + EPS) must be a positive number (e.g. 1e-10)"),
-             where);
-    if (axisIndex(plan, t.base) >= 0 || numericMetrics().contains(t.base)) return;
-    QStringList swept;
-    for (const SweepAxis& a : plan.spec.axes) swept << a.key;
-    fail(where + q(": \"") + text +
-             q("\" is not a metric or swept key; allowed: a numeric runs.csv column (") +
-             numericMetrics().join(q(", ")) + q("), a swept key (") + swept.join(q(", ")) +
-             q("), optionally as log10(M), -log10(M) or -log10(M + EPS)"),
-         where);
-}
-
-void checkSweptKey(const QString& key, const SweepPlan& plan, const QString& where) {
-    if (axisIndex(plan, key) >= 0) return;
-    QStringList swept;
-    for (const SweepAxis& a : plan.spec.axes) swept << a.key;
-    fail(where + q(": \"") + key + q("\" is not a swept key; allowed: ") +
-             (swept.isEmpty() ? q("none (the sweep has no grid)") : swept.join(q(", "))),
-         where);
-}
 
 /// Column names of the centre and the edges.
 QStringList bandColumns(SweepFigureSpec::BandKind b) {
@@ -185,19 +40,6 @@ QString bandText(SweepFigureSpec::BandKind b) {
     case SweepFigureSpec::BandKind::None: return q("median over seeds.");
     }
     return {};
-}
-
-QString defaultMetric(const SweepPlan& plan) {
-    bool trainer = false;
-    for (const SweepRun& r : plan.runs)
-        trainer = trainer || r.config.solver.kind != SolverKind::Poly;
-    return trainer ? q("val_mse") : q("lambda_min");
-}
-
-bool anyTrainer(const SweepPlan& plan) {
-    for (const SweepRun& r : plan.runs)
-        if (r.config.solver.kind != SolverKind::Poly) return true;
-    return false;
 }
 
 /// Automatic log axis: every value positive and spanning a factor of 8 or more.
@@ -341,6 +183,288 @@ void flatten(const QJsonObject& o, const QString& prefix, std::map<QString, QJso
     }
 }
 
+/// What a reduction records per run beside the series (drawn at all, drawn at a value <= 0,
+/// not certified), and for the note whether the runs report "certified" and, for a band, the
+/// runs <= 0 by x (as the CSV writes x).
+struct RunMarks {
+    RunMarks(const std::vector<QJsonObject>& r, size_t runs)
+        : results(r), used(runs, false), nonPositive(runs, false), notCertified(runs, false) {}
+    const std::vector<QJsonObject>& results;
+    std::vector<bool> used, nonPositive, notCertified;
+    bool reportsCertified = false;
+    std::map<QString, int> floorByX;
+    /// Run i's result, nullptr when it has not finished.
+    const QJsonObject* resultOf(size_t i) const {
+        return i < results.size() && !results[i].isEmpty() ? &results[i] : nullptr;
+    }
+};
+
+/// A band figure's groups (the values of the other swept keys, in the order of first
+/// appearance): per group its runs' values by x and its runs that are not certified by x.
+struct BandGroups {
+    QStringList names;
+    std::vector<std::map<double, std::vector<double>>> values;
+    std::vector<std::map<double, int>> notCertified;
+};
+
+BandGroups collectBandGroups(const SweepFigureSpec& spec, const SweepPlan& plan, int xa,
+                             const Term& yt, RunMarks& m) {
+    BandGroups g;
+    for (size_t i = 0; i < plan.runs.size(); ++i) {
+        const SweepRun& run = plan.runs[i];
+        const SweepPoint& p = plan.points[static_cast<size_t>(run.point)];
+        QStringList parts;
+        for (size_t a = 0; a < p.values.size(); ++a)
+            if (static_cast<int>(a) != xa)
+                parts << shortKey(p.values[a].first) + q("=") + valueText(p.values[a].second);
+        const QString name = parts.isEmpty() ? spec.y : parts.join(q(", "));
+        qsizetype gi = g.names.indexOf(name);
+        if (gi < 0) {
+            g.names << name;
+            g.values.emplace_back();
+            g.notCertified.emplace_back();
+            gi = g.names.size() - 1;
+        }
+        const double x = termValue({spec.x, 0}, plan, run, QJsonObject());
+        auto& bucket = g.values[static_cast<size_t>(gi)][x];
+        const QJsonObject* r = m.resultOf(i);
+        if (!r) continue;
+        const double y = termValue(yt, plan, run, *r);
+        if (!std::isfinite(y)) continue;
+        bucket.push_back(y);
+        m.used[i] = true;
+        m.nonPositive[i] = y <= 0;
+        if (const auto c = certifiedOf(*r)) {
+            m.reportsCertified = true;
+            if (!*c) ++g.notCertified[static_cast<size_t>(gi)][x], m.notCertified[i] = true;
+        }
+    }
+    return g;
+}
+
+/// Triangles on a group's centre line where some of its seeds are not certified.
+void addNotCertifiedTriangles(const SweepPlotSeries& centre, const std::map<double, int>& byX,
+                              const QString& name, int colour, std::vector<SweepPlotSeries>* out) {
+    SweepPlotSeries tri;
+    tri.name = name;
+    tri.style = SweepPlotSeries::Style::Triangles;
+    tri.colour = colour;
+    for (size_t k = 0; k < centre.x.size(); ++k)
+        if (const auto it = byX.find(centre.x[k]); it != byX.end() && it->second > 0)
+            tri.x.push_back(centre.x[k]), tri.y.push_back(centre.y[k]);
+    if (!tri.x.empty()) out->push_back(tri);
+}
+
+void reduceBand(const SweepFigureSpec& spec, const SweepPlan& plan, RunMarks& m,
+                SweepFigureData& d) {
+    const QStringList bc = bandColumns(spec.band);
+    const int xa = axisIndex(plan, spec.x);
+    const SweepAxis& xAxis = plan.spec.axes[static_cast<size_t>(xa)];
+    const bool categorical = !axisNumeric(xAxis);
+    const Term yt = parseTerm(spec.y);
+    const BandGroups groups = collectBandGroups(spec, plan, xa, yt, m);
+    CsvTable t({q("series"), spec.x, spec.y + q("_") + bc[0], spec.y + q("_") + bc[1],
+                spec.y + q("_") + bc[2], q("runs")});
+    auto xCell = [&](double x) {
+        if (!categorical) return numberText(x); // as the swept value is written
+        return CsvTable::text(valueText(xAxis.values[static_cast<qsizetype>(x)]));
+    };
+    for (size_t g = 0; g < groups.values.size(); ++g) {
+        const QString& gName = groups.names[static_cast<qsizetype>(g)];
+        const size_t before = d.series.size();
+        addBandSeries(gName, static_cast<int>(g), groups.values[g], spec.band, xCell, &d.series, &t,
+                      categorical);
+        if (d.series.size() == before) continue;
+        addNotCertifiedTriangles(d.series.back(), groups.notCertified[g],
+                                 (groups.values.size() == 1 ? QString() : gName + q(" · ")) +
+                                     q("not certified (some seeds)"),
+                                 static_cast<int>(g), &d.series);
+    }
+    if (!spec.overlay.isEmpty()) {
+        // The overlay metric of every run against the same x, pooled over the groups (the
+        // exact solver on the same data: one reference line in black), its median per x.
+        const Term ot = parseTerm(spec.overlay);
+        std::map<double, std::vector<double>> byX;
+        for (size_t i = 0; i < plan.runs.size(); ++i) {
+            const QJsonObject* r = m.resultOf(i);
+            if (!r) continue;
+            const double oy = termValue(ot, plan, plan.runs[i], *r);
+            if (!std::isfinite(oy)) continue;
+            byX[termValue({spec.x, 0}, plan, plan.runs[i], QJsonObject())].push_back(oy);
+            m.used[i] = true;
+            m.nonPositive[i] = m.nonPositive[i] || oy <= 0;
+        }
+        addBandSeries(termTitle(ot) + q(" (all runs)"), -1, byX, SweepFigureSpec::BandKind::None,
+                      xCell, &d.series, &t, categorical);
+    }
+    for (size_t i = 0; i < plan.runs.size(); ++i)
+        if (m.nonPositive[i])
+            ++m.floorByX[xCell(termValue({spec.x, 0}, plan, plan.runs[i], QJsonObject()))];
+    d.csv = t.bytes();
+    d.xTitle = metricLabel(spec.x);
+    if (categorical)
+        for (const QJsonValue& v : xAxis.values) d.xCategories << valueText(v);
+    d.yTitle = termTitle(yt);
+    d.note = bandText(spec.band);
+    d.title = termTitle(yt) + q(" against ") + metricLabel(spec.x);
+}
+
+/// A scatter figure's series: one per value of the colour key (or one), and beside each the
+/// same value's runs that are not certified.
+void scatterSeries(const SweepFigureSpec& spec, const SweepPlan& plan, int ca, const Term& yt,
+                   std::vector<SweepPlotSeries>* byColour, std::vector<SweepPlotSeries>* notCert) {
+    if (ca >= 0) {
+        for (const QJsonValue& v : plan.spec.axes[static_cast<size_t>(ca)].values) {
+            SweepPlotSeries s;
+            s.name = shortKey(spec.colour) + q("=") + valueText(v);
+            byColour->push_back(s);
+        }
+    } else {
+        SweepPlotSeries s;
+        s.name = termTitle(yt);
+        byColour->push_back(s);
+    }
+    notCert->resize(byColour->size());
+    for (size_t k = 0; k < byColour->size(); ++k) {
+        (*notCert)[k].name = (*byColour)[k].name + q(" · not certified");
+        (*byColour)[k].style = SweepPlotSeries::Style::Markers;
+        (*notCert)[k].style = SweepPlotSeries::Style::Triangles;
+        (*byColour)[k].colour = (*notCert)[k].colour = static_cast<int>(k);
+    }
+}
+
+/// The position of a run's value of swept key `ca` among the key's values (0 when unswept).
+size_t colourIndex(const SweepPlan& plan, int ca, const SweepRun& run) {
+    if (ca < 0) return 0;
+    const QJsonValue cv =
+        plan.points[static_cast<size_t>(run.point)].values[static_cast<size_t>(ca)].second;
+    const QJsonArray& all = plan.spec.axes[static_cast<size_t>(ca)].values;
+    size_t c = 0;
+    for (qsizetype k = 0; k < all.size(); ++k)
+        if (all[k] == cv) c = static_cast<size_t>(k);
+    return c;
+}
+
+void reduceScatter(const SweepFigureSpec& spec, const SweepPlan& plan, RunMarks& m,
+                   SweepFigureData& d) {
+    const Term xt = parseTerm(spec.x), yt = parseTerm(spec.y);
+    const int ca = spec.colour.isEmpty() ? -1 : axisIndex(plan, spec.colour);
+    std::vector<SweepPlotSeries> byColour, notCert;
+    scatterSeries(spec, plan, ca, yt, &byColour, &notCert);
+    SweepPlotSeries overlay;
+    const Term ot = parseTerm(spec.overlay);
+    overlay.name = termTitle(ot);
+    CsvTable t({q("series"), q("run"), q("point"), q("task_seed"), spec.x, spec.y});
+    for (size_t i = 0; i < plan.runs.size(); ++i) {
+        const QJsonObject* r = m.resultOf(i);
+        if (!r) continue;
+        const SweepRun& run = plan.runs[i];
+        const double x = termValue(xt, plan, run, *r);
+        const double y = termValue(yt, plan, run, *r);
+        const size_t c = colourIndex(plan, ca, run);
+        auto row = [&](const QString& series, double yy) {
+            t.addRow({CsvTable::text(series), CsvTable::integer(run.index),
+                      CsvTable::integer(run.point), CsvTable::integer(run.config.task.seed),
+                      CsvTable::number(x), CsvTable::number(yy)});
+        };
+        const std::optional<bool> cert = certifiedOf(*r);
+        m.reportsCertified = m.reportsCertified || cert.has_value();
+        if (std::isfinite(x) && std::isfinite(y)) {
+            SweepPlotSeries& dst = cert.value_or(true) ? byColour[c] : notCert[c];
+            dst.x.push_back(x);
+            dst.y.push_back(y);
+            m.used[i] = true;
+            m.nonPositive[i] = y <= 0;
+            m.notCertified[i] = !cert.value_or(true);
+            row(byColour[c].name, y);
+        }
+        if (spec.overlay.isEmpty()) continue;
+        const double oy = termValue(ot, plan, run, *r);
+        if (!std::isfinite(x) || !std::isfinite(oy)) continue;
+        overlay.x.push_back(x);
+        overlay.y.push_back(oy);
+        m.used[i] = true;
+        m.nonPositive[i] = m.nonPositive[i] || oy <= 0;
+        row(spec.overlay, oy); // the CSV names the metric; the legend its label
+    }
+    for (const std::vector<SweepPlotSeries>* group : {&byColour, &notCert})
+        for (const SweepPlotSeries& s : *group)
+            if (!s.x.empty()) d.series.push_back(s);
+    if (!overlay.x.empty()) {
+        overlay.style = SweepPlotSeries::Style::Markers;
+        overlay.colour = -1; // drawn in black: the reference (e.g. the exact solver)
+        d.series.push_back(overlay);
+    }
+    d.csv = t.bytes();
+    d.xTitle = termTitle(xt);
+    d.yTitle = termTitle(yt);
+    d.note = q("One marker per run") +
+             (spec.overlay.isEmpty() ? QString()
+                                     : q("; ") + spec.overlay + q(" drawn against the same x")) +
+             q(".");
+    d.title = termTitle(yt) + q(" against ") + termTitle(xt);
+}
+
+/// The learning curves of one grid point's runs by x. A run that stopped early
+/// (solver.target_loss) keeps its last value at later x, so the band does not collapse onto
+/// the runs still training. Sets `anyHistory` when a run has a history at all.
+std::map<double, std::vector<double>> pointCurves(const SweepFigureSpec& spec,
+                                                  const SweepPlan& plan, const SweepPoint& p,
+                                                  RunMarks& m, bool* anyHistory) {
+    std::vector<std::map<double, double>> curves;
+    std::map<double, std::vector<double>> byX;
+    for (size_t i = 0; i < plan.runs.size(); ++i) {
+        if (plan.runs[i].point != p.index) continue;
+        const QJsonObject* r = m.resultOf(i);
+        if (!r) continue;
+        const QJsonArray h = r->value(q("history")).toArray();
+        *anyHistory = *anyHistory || !h.isEmpty();
+        std::map<double, double> c;
+        for (const QJsonValue& hv : h) {
+            const QJsonObject ho = hv.toObject();
+            const QJsonValue yv = ho.value(spec.y);
+            if (!yv.isDouble() || !std::isfinite(yv.toDouble())) continue;
+            c[ho.value(spec.x).toDouble()] = yv.toDouble();
+            byX[ho.value(spec.x).toDouble()];
+            m.used[i] = true;
+            m.nonPositive[i] = m.nonPositive[i] || yv.toDouble() <= 0;
+        }
+        if (!c.empty()) curves.push_back(std::move(c));
+    }
+    for (auto& [x, values] : byX)
+        for (const auto& c : curves) {
+            auto it = c.upper_bound(x);
+            if (it != c.begin()) values.push_back(std::prev(it)->second);
+        }
+    return byX;
+}
+
+void reduceCurves(const SweepFigureSpec& spec, const SweepPlan& plan, RunMarks& m,
+                  SweepFigureData& d) {
+    const QStringList bc = bandColumns(spec.band);
+    bool anyHistory = false;
+    CsvTable t({q("series"), spec.x, spec.y + q("_") + bc[0], spec.y + q("_") + bc[1],
+                spec.y + q("_") + bc[2], q("runs")});
+    for (const SweepPoint& p : plan.points) {
+        const auto byX = pointCurves(spec, plan, p, m, &anyHistory);
+        const QString name = p.values.empty() ? spec.y : p.label();
+        addBandSeries(
+            name, p.index, byX, spec.band, [](double x) { return CsvTable::number(x); }, &d.series,
+            &t, false);
+    }
+    if (!anyHistory && std::any_of(m.results.begin(), m.results.end(),
+                                   [](const QJsonObject& o) { return !o.isEmpty(); }))
+        fail(q("figure \"") + spec.name +
+                 q("\": learning curves need trainer runs; these runs have no history"),
+             q("figures"));
+    d.csv = t.bytes();
+    d.xTitle = spec.x;
+    d.yTitle = metricLabel(spec.y);
+    d.note = bandText(spec.band) +
+             q(" A run that stopped early (target loss) counts with its last value.");
+    d.title = spec.y + q(" during training");
+}
+
 } // namespace
 
 SweepPlan sweepPlanFromConfigs(const std::vector<ExperimentConfig>& configs) {
@@ -390,16 +514,6 @@ SweepPlan sweepPlanFromConfigs(const std::vector<ExperimentConfig>& configs) {
     }
     return plan;
 }
-
-double sweepTermValue(const QString& term, const SweepPlan& plan, const SweepRun& run,
-                      const QJsonObject& result) {
-    return termValue(parseTerm(term), plan, run, result);
-}
-
-void checkSweepTerm(const QString& term, const SweepPlan& plan, const QString& where) {
-    checkTerm(term, plan, where);
-}
-
 BandStats bandStats(std::vector<double> v, SweepFigureSpec::BandKind kind) {
     v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }),
             v.end());
@@ -428,406 +542,20 @@ BandStats bandStats(std::vector<double> v, SweepFigureSpec::BandKind kind) {
     return s;
 }
 
-std::vector<SweepFigureSpec> defaultSweepFigures(const SweepPlan& plan) {
-    std::vector<SweepFigureSpec> out;
-    if (!plan.spec.axes.empty()) {
-        SweepFigureSpec band;
-        band.kind = SweepFigureSpec::Kind::Band;
-        band.y = defaultMetric(plan);
-        band.x = plan.spec.axes.front().key;
-        for (const SweepAxis& a : plan.spec.axes)
-            if (axisNumeric(a)) {
-                band.x = a.key;
-                break;
-            }
-        band.name = q("sweep_band_") + band.y;
-        out.push_back(band);
-    }
-    if (anyTrainer(plan)) {
-        SweepFigureSpec curves;
-        curves.kind = SweepFigureSpec::Kind::Curves;
-        curves.x = q("epoch");
-        curves.y = q("val_mse");
-        curves.name = q("sweep_curves_val_mse");
-        out.push_back(curves);
-    }
-    return out;
-}
-
-std::vector<SweepFigureSpec> parseSweepFigures(const QJsonValue& figures, const SweepPlan& plan) {
-    if (figures.isUndefined() || figures.isNull()) return defaultSweepFigures(plan);
-    if (!figures.isArray())
-        fail(q("figures: expected an array of figure objects [{\"kind\": \"band\", ...}]"),
-             q("figures"));
-    const QJsonArray arr = figures.toArray();
-    if (arr.isEmpty() || arr.size() > 32)
-        fail(q("figures: expected 1 to 32 figures"), q("figures"));
-    std::vector<SweepFigureSpec> out;
-    QStringList names;
-    for (qsizetype i = 0; i < arr.size(); ++i) {
-        const QString at = q("figures[") + QString::number(i) + q("]");
-        if (!arr[i].isObject())
-            fail(at + q(": expected an object {\"kind\": ..., \"y\": ...}"), at);
-        const QJsonObject o = arr[i].toObject();
-        SweepFigureSpec f;
-        const QString kind = o.value(q("kind")).toString();
-        if (kind == q("band")) f.kind = SweepFigureSpec::Kind::Band;
-        else if (kind == q("scatter")) f.kind = SweepFigureSpec::Kind::Scatter;
-        else if (kind == q("curves")) f.kind = SweepFigureSpec::Kind::Curves;
-        else
-            fail(at + q(".kind: ") +
-                     (o.contains(q("kind")) ? q("\"") + o.value(q("kind")).toVariant().toString() +
-                                                  q("\" is not allowed")
-                                            : q("required")) +
-                     q("; allowed: \"band\", \"scatter\", \"curves\""),
-                 at + q(".kind"));
-        QStringList allowed{q("kind"), q("name"),  q("title"), q("x"),
-                            q("y"),    q("log_x"), q("log_y")};
-        if (f.kind != SweepFigureSpec::Kind::Scatter) allowed << q("band");
-        else allowed << q("colour");
-        if (f.kind != SweepFigureSpec::Kind::Curves) allowed << q("overlay");
-        for (auto it = o.begin(); it != o.end(); ++it)
-            if (!allowed.contains(it.key()))
-                fail(at + q(".") + it.key() + q(": unknown member for a ") + kind +
-                         q(" figure; allowed: ") + allowed.join(q(", ")),
-                     at + q(".") + it.key());
-        auto text = [&](const char* member, QString* dst) {
-            if (!o.contains(q(member))) return;
-            if (!o.value(q(member)).isString() || o.value(q(member)).toString().isEmpty())
-                fail(at + q(".") + q(member) + q(": expected a non-empty string"),
-                     at + q(".") + q(member));
-            *dst = o.value(q(member)).toString();
-        };
-        auto flag = [&](const char* member, std::optional<bool>* dst) {
-            if (!o.contains(q(member))) return;
-            if (!o.value(q(member)).isBool())
-                fail(at + q(".") + q(member) + q(": expected true or false"),
-                     at + q(".") + q(member));
-            *dst = o.value(q(member)).toBool();
-        };
-        text("name", &f.name);
-        text("title", &f.title);
-        text("x", &f.x);
-        text("y", &f.y);
-        text("colour", &f.colour);
-        text("overlay", &f.overlay);
-        flag("log_x", &f.logX);
-        flag("log_y", &f.logY);
-        if (o.contains(q("band"))) {
-            const QString b = o.value(q("band")).toString();
-            if (b == q("quantile")) f.band = SweepFigureSpec::BandKind::Quantile;
-            else if (b == q("std")) f.band = SweepFigureSpec::BandKind::Std;
-            else if (b == q("minmax")) f.band = SweepFigureSpec::BandKind::MinMax;
-            else if (b == q("none")) f.band = SweepFigureSpec::BandKind::None;
-            else
-                fail(
-                    at + q(".band: \"") + o.value(q("band")).toVariant().toString() +
-                        q("\" is not allowed; allowed: \"quantile\", \"std\", \"minmax\", \"none\""),
-                    at + q(".band"));
-        }
-        switch (f.kind) {
-        case SweepFigureSpec::Kind::Band:
-            if (f.y.isEmpty()) f.y = defaultMetric(plan);
-            if (f.x.isEmpty()) {
-                if (plan.spec.axes.empty())
-                    fail(at + q(": a band figure needs a swept key for x; the sweep has no grid"),
-                         at + q(".x"));
-                f.x = plan.spec.axes.front().key;
-            }
-            checkSweptKey(f.x, plan, at + q(".x"));
-            checkTerm(f.y, plan, at + q(".y"));
-            if (!f.overlay.isEmpty()) checkTerm(f.overlay, plan, at + q(".overlay"));
-            break;
-        case SweepFigureSpec::Kind::Scatter:
-            if (f.x.isEmpty() || f.y.isEmpty())
-                fail(at + q(": a scatter figure needs \"x\" and \"y\" (metrics)"),
-                     at + (f.x.isEmpty() ? q(".x") : q(".y")));
-            checkTerm(f.x, plan, at + q(".x"));
-            checkTerm(f.y, plan, at + q(".y"));
-            if (!f.colour.isEmpty()) checkSweptKey(f.colour, plan, at + q(".colour"));
-            if (!f.overlay.isEmpty()) checkTerm(f.overlay, plan, at + q(".overlay"));
-            break;
-        case SweepFigureSpec::Kind::Curves:
-            if (f.x.isEmpty()) f.x = q("epoch");
-            if (f.y.isEmpty()) f.y = q("val_mse");
-            if (f.x != q("epoch") && f.x != q("step"))
-                fail(at + q(".x: \"") + f.x + q("\" is not allowed; allowed: \"epoch\", \"step\""),
-                     at + q(".x"));
-            if (!historyFields().contains(f.y))
-                fail(at + q(".y: \"") + f.y + q("\" is not allowed; allowed: ") +
-                         historyFields().join(q(", ")),
-                     at + q(".y"));
-            if (!anyTrainer(plan))
-                fail(at + q(": curves need trainer runs (solver.kind mhla, multilayer or "
-                            "softmax); this sweep runs only the exact solver"),
-                     at + q(".kind"));
-            break;
-        }
-        if (f.name.isEmpty()) {
-            f.name = q("sweep_") + kind + q("_") + parseTerm(f.y).base;
-            f.name.replace(QRegularExpression(q("[^A-Za-z0-9_-]")), q("_"));
-        }
-        static const QRegularExpression nameRe(q("^[A-Za-z0-9_-]{1,64}$"));
-        if (!nameRe.match(f.name).hasMatch())
-            fail(at + q(".name: \"") + f.name +
-                     q("\" is not allowed; allowed: 1 to 64 letters, digits, _ and -"),
-                 at + q(".name"));
-        if (names.contains(f.name))
-            fail(at + q(".name: \"") + f.name +
-                     q("\" is used by an earlier figure; give each figure its own name"),
-                 at + q(".name"));
-        names << f.name;
-        out.push_back(f);
-    }
-    return out;
-}
-
 SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& plan,
                                   const std::vector<QJsonObject>& results) {
     SweepFigureData d;
     d.name = spec.name;
-    const QStringList bc = bandColumns(spec.band);
-    std::vector<bool> used(plan.runs.size(), false);
-    // Runs with a drawn value <= 0 and runs that are not certified (counted in the note).
-    std::vector<bool> nonPositive(plan.runs.size(), false),
-        notCertifiedRun(plan.runs.size(), false);
-    bool reportsCertified = false;
-    std::map<QString, int> floorByX; // band: runs with a value <= 0 by x (as the CSV writes x)
-    auto resultOf = [&](size_t i) -> const QJsonObject* {
-        return i < results.size() && !results[i].isEmpty() ? &results[i] : nullptr;
-    };
-
-    if (spec.kind == SweepFigureSpec::Kind::Band) {
-        const int xa = axisIndex(plan, spec.x);
-        const SweepAxis& xAxis = plan.spec.axes[static_cast<size_t>(xa)];
-        const bool categorical = !axisNumeric(xAxis);
-        const Term yt = parseTerm(spec.y);
-        // Groups: the values of the other swept keys, in the order of first appearance.
-        QStringList groupNames;
-        std::vector<std::map<double, std::vector<double>>> groups;
-        std::vector<std::map<double, int>> notCertified; // per group: runs not certified by x
-        for (size_t i = 0; i < plan.runs.size(); ++i) {
-            const SweepRun& run = plan.runs[i];
-            const SweepPoint& p = plan.points[static_cast<size_t>(run.point)];
-            QStringList parts;
-            for (size_t a = 0; a < p.values.size(); ++a)
-                if (static_cast<int>(a) != xa)
-                    parts << shortKey(p.values[a].first) + q("=") + valueText(p.values[a].second);
-            const QString g = parts.isEmpty() ? spec.y : parts.join(q(", "));
-            qsizetype gi = groupNames.indexOf(g);
-            if (gi < 0) {
-                groupNames << g;
-                groups.emplace_back();
-                notCertified.emplace_back();
-                gi = groupNames.size() - 1;
-            }
-            const double x = termValue({spec.x, 0}, plan, run, QJsonObject());
-            auto& bucket = groups[static_cast<size_t>(gi)][x];
-            if (const QJsonObject* r = resultOf(i)) {
-                const double y = termValue(yt, plan, run, *r);
-                if (std::isfinite(y)) {
-                    bucket.push_back(y);
-                    used[i] = true;
-                    nonPositive[i] = y <= 0;
-                    if (const auto c = certifiedOf(*r)) {
-                        reportsCertified = true;
-                        if (!*c)
-                            ++notCertified[static_cast<size_t>(gi)][x], notCertifiedRun[i] = true;
-                    }
-                }
-            }
-        }
-        QString xHead = spec.x;
-        CsvTable t({q("series"), xHead, spec.y + q("_") + bc[0], spec.y + q("_") + bc[1],
-                    spec.y + q("_") + bc[2], q("runs")});
-        auto xCell = [&](double x) {
-            if (!categorical) return numberText(x); // as the swept value is written
-            return CsvTable::text(valueText(xAxis.values[static_cast<qsizetype>(x)]));
-        };
-        for (size_t g = 0; g < groups.size(); ++g) {
-            const QString& gName = groupNames[static_cast<qsizetype>(g)];
-            const size_t before = d.series.size();
-            addBandSeries(gName, static_cast<int>(g), groups[g], spec.band, xCell, &d.series, &t,
-                          categorical);
-            if (d.series.size() == before) continue;
-            const SweepPlotSeries centre = d.series.back();
-            SweepPlotSeries tri;
-            tri.name = (groups.size() == 1 ? QString() : gName + q(" · ")) +
-                       q("not certified (some seeds)");
-            tri.style = SweepPlotSeries::Style::Triangles;
-            tri.colour = static_cast<int>(g);
-            for (size_t k = 0; k < centre.x.size(); ++k)
-                if (const auto it = notCertified[g].find(centre.x[k]);
-                    it != notCertified[g].end() && it->second > 0)
-                    tri.x.push_back(centre.x[k]), tri.y.push_back(centre.y[k]);
-            if (!tri.x.empty()) d.series.push_back(tri);
-        }
-        if (!spec.overlay.isEmpty()) {
-            // The overlay metric of every run against the same x, pooled over the groups (the
-            // exact solver on the same data: one reference line in black), its median per x.
-            const Term ot = parseTerm(spec.overlay);
-            std::map<double, std::vector<double>> byX;
-            for (size_t i = 0; i < plan.runs.size(); ++i) {
-                const QJsonObject* r = resultOf(i);
-                if (!r) continue;
-                const double oy = termValue(ot, plan, plan.runs[i], *r);
-                if (!std::isfinite(oy)) continue;
-                byX[termValue({spec.x, 0}, plan, plan.runs[i], QJsonObject())].push_back(oy);
-                used[i] = true;
-                nonPositive[i] = nonPositive[i] || oy <= 0;
-            }
-            addBandSeries(termTitle(ot) + q(" (all runs)"), -1, byX,
-                          SweepFigureSpec::BandKind::None, xCell, &d.series, &t, categorical);
-        }
-        for (size_t i = 0; i < plan.runs.size(); ++i)
-            if (nonPositive[i])
-                ++floorByX[xCell(termValue({spec.x, 0}, plan, plan.runs[i], QJsonObject()))];
-        d.csv = t.bytes();
-        d.xTitle = metricLabel(spec.x);
-        if (categorical)
-            for (const QJsonValue& v : xAxis.values) d.xCategories << valueText(v);
-        d.yTitle = termTitle(yt);
-        d.note = bandText(spec.band);
-        if (d.title.isEmpty()) d.title = termTitle(yt) + q(" against ") + metricLabel(spec.x);
-    } else if (spec.kind == SweepFigureSpec::Kind::Scatter) {
-        const Term xt = parseTerm(spec.x), yt = parseTerm(spec.y);
-        const int ca = spec.colour.isEmpty() ? -1 : axisIndex(plan, spec.colour);
-        std::vector<SweepPlotSeries> byColour;
-        if (ca >= 0) {
-            for (const QJsonValue& v : plan.spec.axes[static_cast<size_t>(ca)].values) {
-                SweepPlotSeries s;
-                s.name = shortKey(spec.colour) + q("=") + valueText(v);
-                byColour.push_back(s);
-            }
-        } else {
-            SweepPlotSeries s;
-            s.name = termTitle(yt);
-            byColour.push_back(s);
-        }
-        std::vector<SweepPlotSeries> notCert(byColour.size());
-        for (size_t k = 0; k < byColour.size(); ++k)
-            notCert[k].name = byColour[k].name + q(" · not certified");
-        SweepPlotSeries overlay;
-        const Term ot = parseTerm(spec.overlay);
-        overlay.name = termTitle(ot);
-        CsvTable t({q("series"), q("run"), q("point"), q("task_seed"), spec.x, spec.y});
-        for (size_t i = 0; i < plan.runs.size(); ++i) {
-            const QJsonObject* r = resultOf(i);
-            if (!r) continue;
-            const SweepRun& run = plan.runs[i];
-            const double x = termValue(xt, plan, run, *r);
-            const double y = termValue(yt, plan, run, *r);
-            size_t c = 0;
-            if (ca >= 0) {
-                const QJsonValue cv = plan.points[static_cast<size_t>(run.point)]
-                                          .values[static_cast<size_t>(ca)]
-                                          .second;
-                const QJsonArray& all = plan.spec.axes[static_cast<size_t>(ca)].values;
-                for (qsizetype k = 0; k < all.size(); ++k)
-                    if (all[k] == cv) c = static_cast<size_t>(k);
-            }
-            auto row = [&](const QString& series, double yy) {
-                t.addRow({CsvTable::text(series), CsvTable::integer(run.index),
-                          CsvTable::integer(run.point), CsvTable::integer(run.config.task.seed),
-                          CsvTable::number(x), CsvTable::number(yy)});
-            };
-            const std::optional<bool> cert = certifiedOf(*r);
-            reportsCertified = reportsCertified || cert.has_value();
-            if (std::isfinite(x) && std::isfinite(y)) {
-                SweepPlotSeries& dst = cert.value_or(true) ? byColour[c] : notCert[c];
-                dst.x.push_back(x);
-                dst.y.push_back(y);
-                used[i] = true;
-                nonPositive[i] = y <= 0;
-                notCertifiedRun[i] = !cert.value_or(true);
-                row(byColour[c].name, y);
-            }
-            if (!spec.overlay.isEmpty()) {
-                const double oy = termValue(ot, plan, run, *r);
-                if (std::isfinite(x) && std::isfinite(oy)) {
-                    overlay.x.push_back(x);
-                    overlay.y.push_back(oy);
-                    used[i] = true;
-                    nonPositive[i] = nonPositive[i] || oy <= 0;
-                    row(spec.overlay, oy); // the CSV names the metric; the legend its label
-                }
-            }
-        }
-        for (size_t k = 0; k < byColour.size(); ++k) {
-            byColour[k].style = SweepPlotSeries::Style::Markers;
-            notCert[k].style = SweepPlotSeries::Style::Triangles;
-            byColour[k].colour = notCert[k].colour = static_cast<int>(k);
-            if (!byColour[k].x.empty()) d.series.push_back(byColour[k]);
-        }
-        for (const SweepPlotSeries& s : notCert)
-            if (!s.x.empty()) d.series.push_back(s);
-        if (!overlay.x.empty()) {
-            overlay.style = SweepPlotSeries::Style::Markers;
-            overlay.colour = -1; // drawn in black: the reference (e.g. the exact solver)
-            d.series.push_back(overlay);
-        }
-        d.csv = t.bytes();
-        d.xTitle = termTitle(xt);
-        d.yTitle = termTitle(yt);
-        d.note =
-            q("One marker per run") +
-            (spec.overlay.isEmpty() ? QString()
-                                    : q("; ") + spec.overlay + q(" drawn against the same x")) +
-            q(".");
-        if (d.title.isEmpty()) d.title = termTitle(yt) + q(" against ") + termTitle(xt);
-    } else {
-        bool anyHistory = false;
-        CsvTable t({q("series"), spec.x, spec.y + q("_") + bc[0], spec.y + q("_") + bc[1],
-                    spec.y + q("_") + bc[2], q("runs")});
-        for (const SweepPoint& p : plan.points) {
-            // Each run's curve; a run that stopped early (solver.target_loss) keeps its last
-            // value at later x, so the band does not collapse onto the runs still training.
-            std::vector<std::map<double, double>> curves;
-            std::map<double, std::vector<double>> byX;
-            for (size_t i = 0; i < plan.runs.size(); ++i) {
-                if (plan.runs[i].point != p.index) continue;
-                const QJsonObject* r = resultOf(i);
-                if (!r) continue;
-                const QJsonArray h = r->value(q("history")).toArray();
-                anyHistory = anyHistory || !h.isEmpty();
-                std::map<double, double> c;
-                for (const QJsonValue& hv : h) {
-                    const QJsonObject ho = hv.toObject();
-                    const QJsonValue yv = ho.value(spec.y);
-                    if (!yv.isDouble() || !std::isfinite(yv.toDouble())) continue;
-                    c[ho.value(spec.x).toDouble()] = yv.toDouble();
-                    byX[ho.value(spec.x).toDouble()];
-                    used[i] = true;
-                    nonPositive[i] = nonPositive[i] || yv.toDouble() <= 0;
-                }
-                if (!c.empty()) curves.push_back(std::move(c));
-            }
-            for (auto& [x, values] : byX)
-                for (const auto& c : curves) {
-                    auto it = c.upper_bound(x);
-                    if (it != c.begin()) values.push_back(std::prev(it)->second);
-                }
-            const QString name = p.values.empty() ? spec.y : p.label();
-            addBandSeries(
-                name, p.index, byX, spec.band, [](double x) { return CsvTable::number(x); },
-                &d.series, &t, false);
-        }
-        if (!anyHistory && std::any_of(results.begin(), results.end(),
-                                       [](const QJsonObject& o) { return !o.isEmpty(); }))
-            fail(q("figure \"") + spec.name +
-                     q("\": learning curves need trainer runs; these runs have no history"),
-                 q("figures"));
-        d.csv = t.bytes();
-        d.xTitle = spec.x;
-        d.yTitle = metricLabel(spec.y);
-        d.note = bandText(spec.band) +
-                 q(" A run that stopped early (target loss) counts with its last value.");
-        if (d.title.isEmpty()) d.title = spec.y + q(" during training");
+    RunMarks m(results, plan.runs.size());
+    switch (spec.kind) {
+    case SweepFigureSpec::Kind::Band: reduceBand(spec, plan, m, d); break;
+    case SweepFigureSpec::Kind::Scatter: reduceScatter(spec, plan, m, d); break;
+    case SweepFigureSpec::Kind::Curves: reduceCurves(spec, plan, m, d); break;
     }
     if (!spec.title.isEmpty()) d.title = spec.title;
-    d.runsUsed = static_cast<int>(std::count(used.begin(), used.end(), true));
+    d.runsUsed = static_cast<int>(std::count(m.used.begin(), m.used.end(), true));
     int finished = 0;
-    for (size_t i = 0; i < plan.runs.size(); ++i) finished += resultOf(i) != nullptr;
+    for (size_t i = 0; i < plan.runs.size(); ++i) finished += m.resultOf(i) != nullptr;
     if (finished > d.runsUsed)
         d.note += QString::asprintf(" %d of %d finished runs have no finite value here and are "
                                     "not drawn.",
@@ -836,9 +564,10 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
     d.logY = spec.logY.value_or(autoLogY(d.series));
     if (d.logY) d.floorY = placeOnLogFloor(&d.series);
     if (d.floorY > 0) {
-        d.runsAtFloor = static_cast<int>(std::count(nonPositive.begin(), nonPositive.end(), true));
+        d.runsAtFloor =
+            static_cast<int>(std::count(m.nonPositive.begin(), m.nonPositive.end(), true));
         QStringList at;
-        for (const auto& [x, n] : floorByX)
+        for (const auto& [x, n] : m.floorByX)
             at << QString::asprintf("%d at %s = ", n, qPrintable(shortKey(spec.x))) + x;
         d.note += QString::asprintf(" %d of %d runs have a value <= 0, which a log axis cannot "
                                     "show: drawn at the floor %s with hollow diamonds",
@@ -846,9 +575,9 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
                   (at.isEmpty() ? QString() : q(" (") + at.join(q(", ")) + q(")")) +
                   q("; the CSV has the values.");
     }
-    if (reportsCertified) {
+    if (m.reportsCertified) {
         d.runsNotCertified =
-            static_cast<int>(std::count(notCertifiedRun.begin(), notCertifiedRun.end(), true));
+            static_cast<int>(std::count(m.notCertified.begin(), m.notCertified.end(), true));
         d.note += QString::asprintf(" %d of %d runs are not certified (triangles).",
                                     d.runsNotCertified, finished);
     }
