@@ -20,6 +20,7 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QTextBrowser;
+class QVBoxLayout;
 
 namespace mhla::ui {
 
@@ -99,7 +100,13 @@ private:
         QCheckBox* check = nullptr;
         QLabel* error = nullptr;
     };
+    /// The widgets, built once from the key table (experimentform.cpp).
     void buildForm();
+    void buildPresetRow(QVBoxLayout* outer);
+    void buildSeedsRow(QVBoxLayout* outer);
+    void buildFields(QVBoxLayout* outer);
+    [[nodiscard]] Field makeField(const KeyInfo& k, QGridLayout* form, QWidget* inner);
+    void buildRunControls(QVBoxLayout* outer);
     void revalidate();
     void updateVisibility();
     void updateDerived();

@@ -35,7 +35,7 @@ public:
     PlotWidget* lossPlot() const { return m_loss; }
     PlotWidget* distancePlot() const { return m_distance; }
     QList<const Figure*> figures() const override;
-    /// Runs that differ only in task.seed / solver.seed are drawn as their mean with a min–max
+    /// Runs that differ only in task.seed / solver.seed are drawn as their median with a min–max
     /// band.
     bool seedBands() const;
     void setSeedBands(bool on);

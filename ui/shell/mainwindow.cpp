@@ -12,7 +12,6 @@
 #include "ui/panels/explanations.h"
 #include "ui/panels/headspanel.h"
 #include "ui/plot/elidedlabel.h"
-#include "ui/plot/fitscrollarea.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/plot/theme.h"
 #include "ui/run/runcontroller.h"
@@ -25,20 +24,17 @@
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QFrame>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
-#include <QScrollArea>
 #include <QStatusBar>
 #include <QStyle>
 #include <QStyleFactory>
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QUrl>
-#include <QVBoxLayout>
 #include <algorithm>
 #include <optional>
 
@@ -57,6 +53,23 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     buildLayout();
     buildActions();
 
+    connectController();
+    connectPanel();
+    connectResultPanels();
+    restoreWindowGeometry();
+    restoreState(m_settings.windowState());
+    setAcceptDrops(true); // an experiment file or results folder dropped on the window opens
+    applyTheme(m_settings.theme());
+    const int preset = m_settings.lastPreset();
+    loadPreset(preset >= 0 && preset < builtinPresets().size() ? preset : 0);
+    updateRecentMenu();
+    updateRunState();
+    setCurrentFile({});
+
+    setUpAutosave();
+}
+
+void MainWindow::connectController() {
     connect(m_controller, &RunController::started, this, [this](int id) {
         if (RunRecord* r = m_runs->find(id)) {
             r->state = RunRecord::State::Running;
@@ -79,6 +92,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_runs, &RunList::currentChanged, this, &MainWindow::refreshCurrent);
     connect(m_runs, &RunList::renameRefused, this,
             [this](const QString& why) { statusBar()->showMessage(why, 8000); });
+}
+
+void MainWindow::connectPanel() {
     connect(m_panel, &ExperimentPanel::runRequested, this, &MainWindow::startRuns);
     connect(m_panel, &ExperimentPanel::stopRequested, this, &MainWindow::stopRuns);
     connect(m_panel, &ExperimentPanel::resetRequested, this, &MainWindow::resetInteractive);
@@ -111,6 +127,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         setCurrentFile({});
         updateCannotRun();
     });
+}
+
+void MainWindow::connectResultPanels() {
     for (ResultPanel* panel : m_resultPanels) {
         panel->setExportHandler([this](const Figure* f) { exportFigureInteractive(f); });
         panel->setRefreshHandler([this] { refreshCurrent(); });
@@ -128,7 +147,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                 return true;
             });
     }
+}
 
+void MainWindow::restoreWindowGeometry() {
     // A sensible first size that fits the screen; the saved geometry wins afterwards.
     QSize size(1500, 940);
     if (const QScreen* screen = QGuiApplication::primaryScreen())
@@ -146,15 +167,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         if (const QScreen* s = QGuiApplication::screenAt(was.center());
             s && s->availableGeometry().contains(was.topLeft()))
             setGeometry(was);
-    restoreState(m_settings.windowState());
-    setAcceptDrops(true); // an experiment file or results folder dropped on the window opens
-    applyTheme(m_settings.theme());
-    const int preset = m_settings.lastPreset();
-    loadPreset(preset >= 0 && preset < builtinPresets().size() ? preset : 0);
-    updateRecentMenu();
-    updateRunState();
-    setCurrentFile({});
+}
 
+void MainWindow::setUpAutosave() {
     m_autosaveTimer.setSingleShot(true);
     m_autosaveTimer.setInterval(kAutosaveDelayMs);
     connect(&m_autosaveTimer, &QTimer::timeout, this, &MainWindow::startAutosave);
@@ -174,108 +189,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() = default;
-
-void MainWindow::buildLayout() {
-    m_tabs = new QTabWidget(this);
-    m_tabs->setObjectName(QStringLiteral("resultTabs"));
-    m_tabs->setDocumentMode(true);
-    m_resultPanels = createResultPanels(m_tabs);
-    for (ResultPanel* panel : m_resultPanels) {
-        // Each tab scrolls when the window is smaller than the panel's minimum, so that no
-        // panel can make the window wider than a 1280×720 projector.
-        QScrollArea* scroll = nullptr;
-        if (panel->fitsWindow()) {
-            auto* fit = new FitScrollArea(m_tabs);
-            fit->setFittedWidget(panel->widget());
-            scroll = fit;
-        } else {
-            scroll = new QScrollArea(m_tabs);
-            scroll->setWidgetResizable(true);
-            scroll->setWidget(panel->widget());
-        }
-        scroll->setObjectName(panel->panelId() + QStringLiteral("Scroll"));
-        scroll->setFrameShape(QFrame::NoFrame);
-        scroll->setMinimumSize(200, 150);
-        m_tabs->addTab(scroll, panel->tabName());
-    }
-    m_certificate = panelOf<CertificatePanel>();
-    m_curves = panelOf<CurvesPanel>();
-    m_heads = panelOf<HeadsPanel>();
-    m_automaton = panelOf<AutomatonPanel>();
-    // The bar that offers the runs of the last session back (autosave), above the tabs.
-    auto* central = new QWidget(this);
-    auto* centralLayout = new QVBoxLayout(central);
-    centralLayout->setContentsMargins(0, 0, 0, 0);
-    centralLayout->setSpacing(0);
-    m_restoreBar = new QFrame(central);
-    m_restoreBar->setObjectName(QStringLiteral("restoreBar"));
-    static_cast<QFrame*>(m_restoreBar)->setFrameShape(QFrame::StyledPanel);
-    auto* barLayout = new QHBoxLayout(m_restoreBar);
-    barLayout->setContentsMargins(8, 4, 8, 4);
-    m_restoreText = new QLabel(m_restoreBar);
-    m_restoreText->setObjectName(QStringLiteral("restoreText"));
-    m_restoreText->setWordWrap(true);
-    auto* restoreButton = new QPushButton(tr("Restore"), m_restoreBar);
-    restoreButton->setObjectName(QStringLiteral("restoreButton"));
-    auto* declineButton = new QPushButton(tr("No, thanks"), m_restoreBar);
-    declineButton->setObjectName(QStringLiteral("declineRestoreButton"));
-    barLayout->addWidget(m_restoreText, 1);
-    barLayout->addWidget(restoreButton);
-    barLayout->addWidget(declineButton);
-    connect(restoreButton, &QPushButton::clicked, this, [this] {
-        if (const QString err = restoreAutosave(); !err.isEmpty())
-            QMessageBox::warning(this, tr("Restore the last session"), err);
-    });
-    connect(declineButton, &QPushButton::clicked, this, &MainWindow::declineAutosave);
-    m_restoreBar->setVisible(false);
-    centralLayout->addWidget(m_restoreBar);
-    centralLayout->addWidget(m_tabs, 1);
-    setCentralWidget(central);
-
-    auto* expDock = new QDockWidget(tr("Experiment"), this);
-    expDock->setObjectName(QStringLiteral("experimentDock"));
-    m_panel = new ExperimentPanel(expDock);
-    expDock->setWidget(m_panel);
-    expDock->setMinimumWidth(350);
-    addDockWidget(Qt::LeftDockWidgetArea, expDock);
-
-    auto* runsDock = new QDockWidget(tr("Runs"), this);
-    runsDock->setObjectName(QStringLiteral("runsDock"));
-    m_runs = new RunList(runsDock);
-    runsDock->setWidget(m_runs);
-    addDockWidget(Qt::RightDockWidgetArea, runsDock);
-
-    // The preset box asks before it replaces unsaved edits, as the Presets menu does.
-    m_panel->setPresetGuard([this] { return confirm(tr("Load preset"), discardEditsQuestion()); });
-
-    auto* explDock = new QDockWidget(tr("About this experiment"), this);
-    explDock->setObjectName(QStringLiteral("explanationDock"));
-    m_explanation = new QTextBrowser(explDock);
-    m_explanation->setObjectName(QStringLiteral("explanation"));
-    m_explanation->setOpenExternalLinks(false);
-    m_explanation->setOpenLinks(false);
-    connect(m_explanation, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
-        if (url.scheme() == u"tour") {
-            if (confirm(tr("Guided tour"), discardEditsQuestion()))
-                showTourStep(url.path().toInt());
-        } else QDesktopServices::openUrl(url);
-    });
-    setExplanation(explain::welcome());
-    explDock->setWidget(m_explanation);
-    addDockWidget(Qt::RightDockWidgetArea, explDock);
-    resizeDocks({runsDock, explDock}, {340, 340}, Qt::Horizontal);
-
-    m_phase = new ElidedLabel(this);
-    m_phase->setText(tr("Ready"));
-    m_phase->setObjectName(QStringLiteral("statusPhase"));
-    m_progress = new QProgressBar(this);
-    m_progress->setObjectName(QStringLiteral("statusProgress"));
-    m_progress->setRange(0, 1000);
-    m_progress->setMaximumWidth(260);
-    m_progress->setTextVisible(false);
-    statusBar()->addWidget(m_phase, 1);
-    statusBar()->addPermanentWidget(m_progress);
-}
 
 QString MainWindow::presentationHint() { return tr("Presentation mode: F5 leaves it"); }
 

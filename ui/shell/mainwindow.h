@@ -203,7 +203,20 @@ private:
     void buildViewMenu();
     void buildHelpMenu();
     void buildToolBar(const FileActions& file);
+    /// The widgets (mainwindowlayout.cpp): tabs, the restore bar, docks, status bar.
     void buildLayout();
+    void buildTabs();
+    QWidget* buildRestoreBar(QWidget* parent);
+    void buildDocks();
+    void buildStatusBar();
+    /// The constructor's wiring, in order: the worker's signals, the experiment panel's, the
+    /// result panels' handlers; then the saved geometry, and the autosave timer with the offer
+    /// of the last session.
+    void connectController();
+    void connectPanel();
+    void connectResultPanels();
+    void restoreWindowGeometry();
+    void setUpAutosave();
     void onProgress(int runId, const RunProgress& p);
     /// Draws the progress stored since the last live redraw: the run's line in the list and
     /// the status bar, and the plots of the visible tab (hidden tabs are drawn when shown).
