@@ -77,6 +77,182 @@ std::pair<PlotSeries, PlotSeries> medianAndBand(const QList<const RunRecord*>& g
     }
     return {median, band};
 }
+/// The series of the Curves tab while they are collected: curves, reference lines (the exact
+/// solver's values), and the span of series each run or seed group added, so that the legend
+/// lists them in run order (#5, #6, #7, #8), also while queued runs without data yet wait
+/// behind the running one.
+struct CurveLists {
+    QList<PlotSeries> loss, dist, lossRefs, distRefs;
+    bool anyHistory = false;
+
+    /// A horizontal reference line, once per name and value (runs on the same data share
+    /// their exact solution); one legend entry per kind ("exact: train" once, not per run).
+    void addRef(QList<PlotSeries>& list, const QString& name, double v, const QColor& c) {
+        if (!std::isfinite(v)) return;
+        if (!m_refsSeen.insert({name, v}).second) return;
+        list << PlotSeries::hline(name, v, c, m_legendNames.insert(name).second);
+    }
+    void beginSpan(qsizetype order) {
+        m_spans.push_back({order, loss.size(), loss.size(), dist.size(), dist.size()});
+    }
+    void endSpan() {
+        m_spans.back().lossTo = loss.size();
+        m_spans.back().distTo = dist.size();
+    }
+    /// The curves in run order, the reference lines after them.
+    void putInRunOrder() {
+        std::stable_sort(m_spans.begin(), m_spans.end(),
+                         [](const Span& a, const Span& b) { return a.order < b.order; });
+        QList<PlotSeries> lossInOrder, distInOrder;
+        for (const Span& sp : m_spans) {
+            lossInOrder += loss.mid(sp.lossFrom, sp.lossTo - sp.lossFrom);
+            distInOrder += dist.mid(sp.distFrom, sp.distTo - sp.distFrom);
+        }
+        loss = lossInOrder + lossRefs;
+        dist = distInOrder + distRefs;
+    }
+
+private:
+    struct Span {
+        qsizetype order, lossFrom, lossTo, distFrom, distTo;
+    };
+    std::vector<Span> m_spans;
+    std::set<std::pair<QString, double>> m_refsSeen;
+    std::set<QString> m_legendNames;
+};
+
+/// Seed groups: runs of one experiment that differ only in their seeds (two or more with
+/// history and two or more seed pairs). Every other run goes to `single`.
+std::vector<QList<const RunRecord*>> seedGroups(const QList<const RunRecord*>& runs,
+                                                QList<const RunRecord*>* single) {
+    std::vector<std::pair<QString, QList<const RunRecord*>>> byKey;
+    for (const RunRecord* r : runs) {
+        if (r->history().empty()) {
+            *single << r;
+            continue;
+        }
+        const QString key = seedGroupKey(r->config);
+        auto it =
+            std::find_if(byKey.begin(), byKey.end(), [&](const auto& g) { return g.first == key; });
+        if (it == byKey.end()) byKey.push_back({key, {r}});
+        else it->second << r;
+    }
+    std::vector<QList<const RunRecord*>> groups;
+    for (auto& [key, g] : byKey) {
+        std::set<std::pair<long long, long long>> seeds;
+        for (const RunRecord* r : g) seeds.insert({r->config.task.seed, r->config.solver.seed});
+        if (g.size() < 2 || seeds.size() < 2) *single += g; // repeats of the very same run
+        else groups.push_back(g);
+    }
+    return groups;
+}
+
+/// A seed group drawn once, as median and band, in the colour of its first run; each seed has
+/// its own data and so its own exact solution: one reference line at their mean.
+void addSeedGroup(CurveLists& out, const QList<const RunRecord*>& g) {
+    out.anyHistory = true;
+    static const QRegularExpression seedSuffix(QStringLiteral(" · seed \\d+$"));
+    QString base = g.first()->name;
+    base.remove(seedSuffix);
+    base += CurvesPanel::tr(" (%n seeds)", nullptr, static_cast<int>(g.size()));
+    const QColor c = g.first()->color;
+    auto [tm, tb] = medianAndBand(g, &HistoryPoint::trainMse, base, c, PlotSeries::Style::Line);
+    auto [vm, vb] = medianAndBand(g, &HistoryPoint::valMse, base + CurvesPanel::tr(" val"), c,
+                                  PlotSeries::Style::Dashed);
+    auto [om, ob] = medianAndBand(g, &HistoryPoint::oodRelMse, base + CurvesPanel::tr(" OOD rel"),
+                                  c, PlotSeries::Style::Dotted);
+    auto [dm, db] = medianAndBand(g, &HistoryPoint::distancePRel, base, c, PlotSeries::Style::Line);
+    auto [em, eb] =
+        medianAndBand(g, &HistoryPoint::distanceExactRel, base + CurvesPanel::tr(" to exact"), c,
+                      PlotSeries::Style::Dashed);
+    vm.inLegend = om.inLegend = em.inLegend = false;
+    // The band and the other medians hide and show with the group's legend entry.
+    tb.group = vm.group = om.group = tm.name;
+    db.group = em.group = dm.name;
+    out.loss << tb << tm << vm << om;
+    out.dist << db << dm;
+    if (!em.points.isEmpty()) out.dist << em;
+    Metrics exact;
+    int nExact = 0;
+    for (const RunRecord* r : g)
+        if (r->result && r->result->exactMetrics) {
+            exact.trainMse += r->result->exactMetrics->trainMse;
+            exact.valMse += r->result->exactMetrics->valMse;
+            exact.distancePRel += r->result->exactMetrics->distancePRel;
+            ++nExact;
+        }
+    if (nExact == 0) return;
+    const QString of = CurvesPanel::tr(" (mean of %n seeds)", nullptr, nExact);
+    out.addRef(out.lossRefs, CurvesPanel::tr("exact: train") + of, exact.trainMse / nExact,
+               kExactColor);
+    out.addRef(out.lossRefs, CurvesPanel::tr("exact: val") + of, exact.valMse / nExact,
+               kExactColor.lighter(130));
+    out.addRef(out.distRefs, CurvesPanel::tr("exact: to teacher") + of, exact.distancePRel / nExact,
+               kExactColor);
+}
+
+/// One run: a trainer's curves (and its exact references), or an exact run's values as
+/// horizontal lines.
+void addSingleRun(CurveLists& out, const RunRecord* r) {
+    const auto& h = r->history();
+    const bool trainer = r->config.solver.kind != SolverKind::Poly;
+    if (trainer || !h.empty()) {
+        out.anyHistory = out.anyHistory || !h.empty();
+        out.loss << curve(r->name, r->color, PlotSeries::Style::Line, h, &HistoryPoint::trainMse,
+                          true);
+        out.loss << curve(r->name + CurvesPanel::tr(" val"), r->color, PlotSeries::Style::Dashed, h,
+                          &HistoryPoint::valMse, false, r->name);
+        out.loss << curve(r->name + CurvesPanel::tr(" OOD rel"), r->color,
+                          PlotSeries::Style::Dotted, h, &HistoryPoint::oodRelMse, false, r->name);
+        out.dist << curve(r->name, r->color, PlotSeries::Style::Line, h,
+                          &HistoryPoint::distancePRel, true);
+        out.dist << curve(r->name + CurvesPanel::tr(" to exact"), r->color,
+                          PlotSeries::Style::Dashed, h, &HistoryPoint::distanceExactRel, false,
+                          r->name);
+        if (r->result && r->result->exactMetrics) {
+            const Metrics& m = *r->result->exactMetrics;
+            out.addRef(out.lossRefs, CurvesPanel::tr("exact: train"), m.trainMse, kExactColor);
+            out.addRef(out.lossRefs, CurvesPanel::tr("exact: val"), m.valMse,
+                       kExactColor.lighter(130));
+            out.addRef(out.distRefs, CurvesPanel::tr("exact: to teacher"), m.distancePRel,
+                       kExactColor);
+        }
+    } else if (r->result) {
+        const Metrics& m = r->result->metrics;
+        // One legend entry per exact run (its train and validation lines share colour and
+        // style; the hover names each): a click on it hides both.
+        const QString entry = r->name + CurvesPanel::tr(" (exact)");
+        QList<PlotSeries>& loss = out.loss;
+        out.addRef(loss, entry + CurvesPanel::tr(" train MSE"), m.trainMse, r->color);
+        out.addRef(loss, entry + CurvesPanel::tr(" val MSE"), m.valMse, r->color);
+        for (int i = static_cast<int>(loss.size()) - 2; i < loss.size(); ++i)
+            if (i >= 0 && loss[i].name.startsWith(entry)) {
+                loss[i].group = entry;
+                loss[i].inLegend = loss[i].name.startsWith(entry + CurvesPanel::tr(" train MSE"));
+            }
+        out.addRef(out.dist, entry + CurvesPanel::tr(" to teacher"), m.distancePRel, r->color);
+    }
+}
+
+/// Reference lines far below every curve (an exact fit at round-off level) would squash the
+/// curves into the top of a log axis: they keep their value (in the CSV and the hover) but do
+/// not stretch the axes; the legend marks them "off scale" while they are out of view.
+void markOffScale(QList<PlotSeries>& list) {
+    double lo = std::numeric_limits<double>::infinity();
+    for (const auto& s : list)
+        if (s.style != PlotSeries::Style::HLine)
+            for (const auto& p : s.points)
+                if (p.y() > 0) lo = std::min(lo, p.y());
+    if (!std::isfinite(lo)) return;
+    const double floor = lo * 1e-3;
+    for (auto& s : list)
+        if (s.style == PlotSeries::Style::HLine && !s.points.isEmpty() &&
+            s.points.first().y() < floor) {
+            s.name += QStringLiteral(" = %1").arg(QString::number(s.points.first().y(), 'g', 3));
+            s.inRange = false;
+        }
+}
+
 } // namespace
 
 CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
@@ -196,183 +372,38 @@ void CurvesPanel::showRuns(const QList<const RunRecord*>& allRuns) {
                                  ? tr("Overlay 1 run of another task")
                                  : tr("Overlay %n runs of other tasks", nullptr, otherTasks));
     m_otherTasksRow->setVisible(otherTasks > 0 || m_allTasksCheck->isChecked());
-    QList<PlotSeries> loss, dist, lossRefs, distRefs;
-    std::set<std::pair<QString, double>> refsSeen;
-    std::set<QString> legendNames;
-    auto addRef = [&](QList<PlotSeries>& list, const QString& name, double v, const QColor& c) {
-        if (!std::isfinite(v)) return;
-        if (!refsSeen.insert({name, v}).second)
-            return; // the same exact solution for runs on the same data
-        // One legend entry per kind of reference line ("exact: train" once, not once per run).
-        list << PlotSeries::hline(name, v, c, legendNames.insert(name).second);
-    };
-    bool anyHistory = false;
-    // The curves of each run or seed group, in the order they were added: the legend lists
-    // them in run order (#5, #6, #7, #8), also while queued runs without data yet wait behind
-    // the running one.
-    struct Span {
-        qsizetype order, lossFrom, lossTo, distFrom, distTo;
-    };
-    std::vector<Span> spans;
-    auto beginSpan = [&](const RunRecord* first) {
-        spans.push_back({runs.indexOf(first), loss.size(), loss.size(), dist.size(), dist.size()});
-    };
-    auto endSpan = [&] {
-        spans.back().lossTo = loss.size();
-        spans.back().distTo = dist.size();
-    };
-    // Seed groups: runs of one experiment that differ only in their seeds (two or more with
-    // history) are drawn once, as mean and band, in the colour of their first run.
+
+    CurveLists lists;
     QList<const RunRecord*> single;
-    if (m_bandCheck->isChecked()) {
-        std::vector<std::pair<QString, QList<const RunRecord*>>> groups;
-        for (const RunRecord* r : runs) {
-            if (r->history().empty()) {
-                single << r;
-                continue;
-            }
-            const QString key = seedGroupKey(r->config);
-            auto it = std::find_if(groups.begin(), groups.end(),
-                                   [&](const auto& g) { return g.first == key; });
-            if (it == groups.end()) groups.push_back({key, {r}});
-            else it->second << r;
+    if (m_bandCheck->isChecked())
+        for (const auto& g : seedGroups(runs, &single)) {
+            lists.beginSpan(runs.indexOf(g.first()));
+            addSeedGroup(lists, g);
+            lists.endSpan();
         }
-        for (const auto& [key, g] : groups) {
-            std::set<std::pair<long long, long long>> seeds;
-            for (const RunRecord* r : g) seeds.insert({r->config.task.seed, r->config.solver.seed});
-            if (g.size() < 2 || seeds.size() < 2) { // repeats of the very same run stay separate
-                single += g;
-                continue;
-            }
-            anyHistory = true;
-            beginSpan(g.first());
-            static const QRegularExpression seedSuffix(QStringLiteral(" · seed \\d+$"));
-            QString base = g.first()->name;
-            base.remove(seedSuffix);
-            base += tr(" (%n seeds)", nullptr, static_cast<int>(g.size()));
-            const QColor c = g.first()->color;
-            const auto [trainMean, trainBand] =
-                medianAndBand(g, &HistoryPoint::trainMse, base, c, PlotSeries::Style::Line);
-            const auto [valMean, valBand] = medianAndBand(
-                g, &HistoryPoint::valMse, base + tr(" val"), c, PlotSeries::Style::Dashed);
-            const auto [oodMean, oodBand] = medianAndBand(
-                g, &HistoryPoint::oodRelMse, base + tr(" OOD rel"), c, PlotSeries::Style::Dotted);
-            const auto [distMean, distBand] =
-                medianAndBand(g, &HistoryPoint::distancePRel, base, c, PlotSeries::Style::Line);
-            const auto [exMean, exBand] =
-                medianAndBand(g, &HistoryPoint::distanceExactRel, base + tr(" to exact"), c,
-                              PlotSeries::Style::Dashed);
-            PlotSeries tm = trainMean, dm = distMean, vm = valMean, om = oodMean, em = exMean;
-            vm.inLegend = om.inLegend = em.inLegend = false;
-            // The band and the other means hide and show with the group's legend entry.
-            PlotSeries tb = trainBand, db = distBand;
-            tb.group = vm.group = om.group = tm.name;
-            db.group = em.group = dm.name;
-            loss << tb << tm << vm << om;
-            dist << db << dm;
-            if (!em.points.isEmpty()) dist << em;
-            endSpan();
-            // Each seed has its own data and so its own exact solution: one line at their mean.
-            Metrics exact;
-            int nExact = 0;
-            for (const RunRecord* r : g)
-                if (r->result && r->result->exactMetrics) {
-                    exact.trainMse += r->result->exactMetrics->trainMse;
-                    exact.valMse += r->result->exactMetrics->valMse;
-                    exact.distancePRel += r->result->exactMetrics->distancePRel;
-                    ++nExact;
-                }
-            if (nExact > 0) {
-                const QString of = tr(" (mean of %n seeds)", nullptr, nExact);
-                addRef(lossRefs, tr("exact: train") + of, exact.trainMse / nExact, kExactColor);
-                addRef(lossRefs, tr("exact: val") + of, exact.valMse / nExact,
-                       kExactColor.lighter(130));
-                addRef(distRefs, tr("exact: to teacher") + of, exact.distancePRel / nExact,
-                       kExactColor);
-            }
-        }
-    } else {
-        single = runs;
-    }
+    else single = runs;
     for (const RunRecord* r : single) {
-        beginSpan(r);
-        const auto& h = r->history();
-        const bool trainer = r->config.solver.kind != SolverKind::Poly;
-        if (trainer || !h.empty()) {
-            anyHistory = anyHistory || !h.empty();
-            loss << curve(r->name, r->color, PlotSeries::Style::Line, h, &HistoryPoint::trainMse,
-                          true);
-            loss << curve(r->name + tr(" val"), r->color, PlotSeries::Style::Dashed, h,
-                          &HistoryPoint::valMse, false, r->name);
-            loss << curve(r->name + tr(" OOD rel"), r->color, PlotSeries::Style::Dotted, h,
-                          &HistoryPoint::oodRelMse, false, r->name);
-            dist << curve(r->name, r->color, PlotSeries::Style::Line, h,
-                          &HistoryPoint::distancePRel, true);
-            dist << curve(r->name + tr(" to exact"), r->color, PlotSeries::Style::Dashed, h,
-                          &HistoryPoint::distanceExactRel, false, r->name);
-            if (r->result && r->result->exactMetrics) {
-                const Metrics& m = *r->result->exactMetrics;
-                addRef(lossRefs, tr("exact: train"), m.trainMse, kExactColor);
-                addRef(lossRefs, tr("exact: val"), m.valMse, kExactColor.lighter(130));
-                addRef(distRefs, tr("exact: to teacher"), m.distancePRel, kExactColor);
-            }
-        } else if (r->result) {
-            const Metrics& m = r->result->metrics;
-            // One legend entry per exact run (its train and validation lines share colour and
-            // style; the hover names each): a click on it hides both.
-            const QString entry = r->name + tr(" (exact)");
-            addRef(loss, entry + tr(" train MSE"), m.trainMse, r->color);
-            addRef(loss, entry + tr(" val MSE"), m.valMse, r->color);
-            for (int i = static_cast<int>(loss.size()) - 2; i < loss.size(); ++i)
-                if (i >= 0 && loss[i].name.startsWith(entry)) {
-                    loss[i].group = entry;
-                    loss[i].inLegend = loss[i].name.startsWith(entry + tr(" train MSE"));
-                }
-            addRef(dist, entry + tr(" to teacher"), m.distancePRel, r->color);
-        }
-        endSpan();
+        lists.beginSpan(runs.indexOf(r));
+        addSingleRun(lists, r);
+        lists.endSpan();
     }
-    std::stable_sort(spans.begin(), spans.end(),
-                     [](const Span& a, const Span& b) { return a.order < b.order; });
-    QList<PlotSeries> lossInOrder, distInOrder;
-    for (const Span& sp : spans) {
-        lossInOrder += loss.mid(sp.lossFrom, sp.lossTo - sp.lossFrom);
-        distInOrder += dist.mid(sp.distFrom, sp.distTo - sp.distFrom);
-    }
-    loss = lossInOrder;
-    dist = distInOrder;
-    // Reference lines far below every curve (an exact fit at round-off level) would squash the
-    // curves into the top of a log axis: they keep their value (in the CSV and the hover) but
-    // do not stretch the axes; the legend marks them "off scale" while they are out of view.
-    auto offScale = [](QList<PlotSeries>& list) {
-        double lo = std::numeric_limits<double>::infinity();
-        for (const auto& s : list)
-            if (s.style != PlotSeries::Style::HLine)
-                for (const auto& p : s.points)
-                    if (p.y() > 0) lo = std::min(lo, p.y());
-        if (!std::isfinite(lo)) return;
-        const double floor = lo * 1e-3;
-        for (auto& s : list)
-            if (s.style == PlotSeries::Style::HLine && !s.points.isEmpty() &&
-                s.points.first().y() < floor) {
-                s.name +=
-                    QStringLiteral(" = %1").arg(QString::number(s.points.first().y(), 'g', 3));
-                s.inRange = false;
-            }
-    };
-    loss += lossRefs;
-    dist += distRefs;
-    offScale(loss);
-    offScale(dist);
+    lists.putInRunOrder();
+    markOffScale(lists.loss);
+    markOffScale(lists.dist);
+    showCurves(lists.loss, lists.dist, lists.anyHistory, !runs.isEmpty());
+}
+
+void CurvesPanel::showCurves(const QList<PlotSeries>& loss, const QList<PlotSeries>& dist,
+                             bool anyHistory, bool anyRun) {
     // Exact-solver runs have no epochs: the x axis says so instead of pretending to count them.
     const QString xTitle =
-        anyHistory || runs.isEmpty() ? tr("epoch") : tr("(no epochs: exact-solver values)");
+        anyHistory || !anyRun ? tr("epoch") : tr("(no epochs: exact-solver values)");
     m_loss->setAxisTitles(xTitle, tr("MSE · OOD"));
     m_distance->setAxisTitles(xTitle, tr("distance"));
     m_loss->setSeries(loss);
     m_distance->setSeries(dist);
     const QString note =
-        anyHistory || runs.isEmpty()
+        anyHistory || !anyRun
             ? QString()
             : tr("Exact-solver runs have no epochs: their values are horizontal lines. Solver "
                  "mhla, multilayer or softmax (or the SGD preset) draws training curves.");

@@ -3,6 +3,7 @@
 // run): train / val / OOD loss vs epochs and the distance to the teacher, with the exact
 // solver's values as horizontal reference lines.
 #include "ui/panels/resultpanel.h"
+#include "ui/plot/plotmath.h"
 #include "ui/run/runlist.h"
 #include <QWidget>
 #include <optional>
@@ -56,6 +57,10 @@ Q_SIGNALS:
     void displayChanged();
 
 private:
+    /// The collected series in the two plots, with axis titles and notes that say what they show
+    /// (`anyHistory`: some run has training curves; `anyRun`: some run is drawn at all).
+    void showCurves(const QList<PlotSeries>& loss, const QList<PlotSeries>& dist, bool anyHistory,
+                    bool anyRun);
     QCheckBox* m_bandCheck = nullptr;
     QCheckBox* m_allTasksCheck = nullptr;
     QWidget* m_otherTasksRow = nullptr;
