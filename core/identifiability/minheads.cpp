@@ -72,6 +72,235 @@ int genericMinHeads(int d, int dOut, std::uint64_t seed) {
     return rMax;
 }
 
+namespace {
+
+/// A fit of rank r: its product W and its relative error ‖fold(W) − P‖ / ‖P‖.
+struct Refit {
+    double err = std::numeric_limits<double>::infinity();
+    Mat W;
+};
+
+/// The search of minHeads(), step by step (see minheads.h): the relaxation, refits from several
+/// starts at one rank, the bisection, the continuation below the smallest exact fit, and the
+/// teacher's representative. Every step appends its attempts to `out`.
+class MinHeadsSearch {
+public:
+    MinHeadsSearch(const Mat& P, int d, const MinHeadsOptions& opt, const RunContext& ctx,
+                   MinHeadsResult& out)
+        : m_P(P), m_d(d), m_dOut(static_cast<int>(P.rows())), m_opt(opt), m_ctx(ctx), m_out(out),
+          m_m(static_cast<Index>(m_dOut) * d), m_n(static_cast<Index>(d) * d), m_W0(unfoldP(P, d)),
+          m_pNorm(P.norm()),
+          m_wNorm(m_W0.norm()), m_reps{[d](const Mat& X) { return symPart(X, d); }, m_W0} {}
+
+    const Mat& W0() const { return m_W0; }
+    double sigma1() const { return m_sigma1; }
+    void setSigma1(double s) { m_sigma1 = s; }
+
+    /// 1. Nuclear-norm minimisation by Douglas-Rachford; returns the relaxed representative.
+    Mat relax() {
+        m_ctx.report(ProgressEvent{"min_heads: relaxation", 0.0});
+        const double t = 0.1 * m_sigma1;
+        Mat Z = m_W0, X = m_W0;
+        int svtRank = 0;
+        for (int it = 0; it < m_opt.relaxationIterations; ++it) {
+            if ((it & 15) == 0) m_ctx.checkCancel();
+            X = m_reps.project(Z);
+            const Svd s = svdOf(2.0 * X - Z);
+            int k = 0;
+            while (k < s.s.size() && s.s(k) > t) ++k;
+            svtRank = k;
+            const Vec shrunk = (s.s.head(k).array() - t).matrix();
+            const Mat Y = s.U.leftCols(k) * shrunk.asDiagonal() * s.V.leftCols(k).transpose();
+            const Mat step = Y - X;
+            Z += step;
+            m_out.relaxationIterations = it + 1;
+            if (step.norm() <= m_opt.relaxationTol * m_wNorm) {
+                m_out.relaxationConverged = true;
+                break;
+            }
+        }
+        X = m_reps.project(Z);
+        m_out.nuclearNorm = svdOf(X).s.sum();
+        m_out.nuclearRank = std::max(1, svtRank);
+        return X;
+    }
+
+    /// Levenberg-Marquardt from factors f; a start that ends close to P but above the tolerance
+    /// (the valley of a fit that converges slowly) is refined further before it is judged.
+    Refit polish(Factors f, int outer, int stall) const {
+        levenbergMarquardt(m_reps, f, m_sigma1, m_wNorm, outer, m_ctx, stall);
+        Refit fit{0.0, f.product()};
+        fit.err = errorOf(fit.W);
+        if (fit.err > tol() && fit.err < kRefineBelow) {
+            levenbergMarquardt(m_reps, f, m_sigma1, m_wNorm, kRefineOuter, m_ctx, kRefineStall);
+            fit.W = f.product();
+            fit.err = errorOf(fit.W);
+        }
+        return fit;
+    }
+
+    /// 2. The best fit at rank r from several starts: the relaxed X, W0, and W0 plus random
+    /// kernel elements of three sizes; stops at the first exact fit.
+    Refit refit(int r, const Mat& X) {
+        Refit best;
+        int tried = 0;
+        for (int s = 0; s < std::max(2, m_opt.starts); ++s) {
+            m_ctx.checkCancel();
+            Mat start;
+            if (s == 0) start = X;
+            else if (s == 1) start = m_W0;
+            else {
+                Rng rng(m_opt.seed, Stream::MinHeadsStart,
+                        static_cast<std::uint64_t>(r) * 1000 + static_cast<std::uint64_t>(s));
+                const double scale =
+                    std::array<double, 3>{0.5, 1.0, 2.0}[static_cast<size_t>(s % 3)];
+                start = m_W0 + randomKernelElement(m_m, m_n, m_d, scale * m_wNorm, rng);
+            }
+            const Mat Xa = alternatingProjections(m_reps, start, r, 200, m_wNorm, {}, m_ctx);
+            Refit fit = polish(truncatedFactors(Xa, r), 60, 8);
+            ++tried;
+            if (fit.err < best.err) best = std::move(fit);
+            if (best.err <= tol()) break;
+        }
+        m_out.attempts.push_back(RankAttempt{r, tried, best.err, best.err <= tol(), "starts"});
+        m_ctx.report(ProgressEvent{"min_heads: refit rank " + std::to_string(r), 0.5});
+        return best;
+    }
+
+    /// Continuation below an exact fit `above` of rank r + 1: each of its r + 1 canonical heads
+    /// dropped in turn, then random factor starts, each polished by Levenberg-Marquardt for
+    /// longer.
+    Refit continueBelow(int r, const Mat& above) {
+        Refit best;
+        int tried = 0;
+        const Svd sa = svdOf(above);
+        const int drops = std::min(r + 1, static_cast<int>(sa.s.size()));
+        for (int k = 0; k < drops + m_opt.continuationStarts && best.err > tol(); ++k) {
+            m_ctx.checkCancel();
+            Factors f;
+            if (k < drops) f = factorsWithoutHead(sa, r, drops - 1 - k); // smallest head first
+            else {
+                Rng rng(m_opt.seed, Stream::MinHeadsContinue,
+                        static_cast<std::uint64_t>(r) * 1000 + static_cast<std::uint64_t>(k));
+                const double sd =
+                    std::sqrt(m_wNorm / std::sqrt(static_cast<double>(m_m * m_n * r)));
+                f = Factors{rng.normalMatrix(m_m, r, sd), rng.normalMatrix(m_n, r, sd)};
+            }
+            Refit fit = polish(std::move(f), kContinuationOuter, kRefineStall);
+            ++tried;
+            if (fit.err < best.err) best = std::move(fit);
+        }
+        m_out.attempts.push_back(
+            RankAttempt{r, tried, best.err, best.err <= tol(), "continuation"});
+        m_ctx.report(ProgressEvent{"min_heads: continuation rank " + std::to_string(r), 0.8});
+        return best;
+    }
+
+    /// 3. Bisection. Feasibility is monotone in r; rank 0 fails (P != 0) and unfold_rank
+    /// succeeds (unfold(P) itself), so a bisection between a failing `lo` and a succeeding `hi`
+    /// ends with hi - 1 = lo tested (evidence) unless lo = 0. Sets m_hi and m_hiFit.
+    void bisect(const Mat& X) {
+        const int r0 = std::min(m_out.nuclearRank, m_out.maxHeads);
+        int lo = 0;
+        if (Refit first = refit(r0, X); first.err <= tol()) {
+            m_hi = r0;
+            m_hiFit = std::move(first);
+            if (m_hi > 1) {
+                if (Refit below = refit(m_hi - 1, X); below.err <= tol()) {
+                    m_hi = m_hi - 1; // the relaxation was not minimal
+                    m_hiFit = std::move(below);
+                } else {
+                    lo = m_hi - 1;
+                }
+            }
+        } else {
+            lo = r0;
+            m_hi = std::max(m_out.unfoldRank, r0 + 1);
+            m_hiFit = refit(m_hi, X);
+        }
+        while (m_hi - lo > 1) {
+            const int mid = lo + (m_hi - lo) / 2;
+            Refit mf = refit(mid, X);
+            if (mf.err <= tol()) {
+                m_hi = mid;
+                m_hiFit = std::move(mf);
+            } else {
+                lo = mid;
+            }
+        }
+    }
+
+    /// 4. Continuation: below the smallest exact fit, each lower rank is searched again from
+    /// that fit with one head dropped (and from random factors), until a rank fails.
+    void continueDown() {
+        while (m_hiFit.err <= tol() && m_hi > 1 && m_opt.continuationStarts >= 0) {
+            Refit below = continueBelow(m_hi - 1, m_hiFit.W);
+            if (below.err > tol()) break;
+            --m_hi;
+            m_hiFit = std::move(below);
+        }
+    }
+
+    /// 5. The teacher's representative, refitted at its own numerical rank.
+    void tryTeacher() {
+        const Mat& tw = m_opt.teacherW;
+        if (tw.rows() != m_m || tw.cols() != m_n) return;
+        m_ctx.checkCancel();
+        const int rt = numericalRank(svdOf(tw).s, m_opt.rankTol);
+        if (rt < 1 || rt >= m_hi) return;
+        Refit t = polish(truncatedFactors(tw, rt), kContinuationOuter, kRefineStall);
+        m_out.attempts.push_back(RankAttempt{rt, 1, t.err, t.err <= tol(), "teacher"});
+        if (t.err > tol()) return;
+        m_hi = rt;
+        m_hiFit = std::move(t);
+        continueDown();
+    }
+
+    int hi() const { return m_hi; }
+    const Refit& hiFit() const { return m_hiFit; }
+
+private:
+    double tol() const { return m_opt.exactTol; }
+    double errorOf(const Mat& Wr) const { return (foldW(Wr, m_d, m_dOut) - m_P).norm() / m_pNorm; }
+
+    const Mat& m_P;
+    const int m_d, m_dOut;
+    const MinHeadsOptions& m_opt;
+    const RunContext& m_ctx;
+    MinHeadsResult& m_out;
+    const Index m_m, m_n;
+    const Mat m_W0;
+    const double m_pNorm, m_wNorm;
+    double m_sigma1 = 0;
+    AffineSet m_reps;
+    int m_hi = 0;
+    Refit m_hiFit;
+};
+
+/// The result's note: what was proven, what is evidence, and when the evidence is weak.
+std::string minHeadsNote(const MinHeadsResult& out) {
+    if (!out.exact)
+        return "no rank reproduced P to exact_tol (numerical trouble); min_heads is the best rank "
+               "found";
+    if (out.minHeads <= 1) return "one head reproduces P exactly; zero heads cannot (P != 0)";
+    char err[32];
+    std::snprintf(err, sizeof err, "%.2g", out.lowerRankBestErrorRel);
+    std::string note = std::to_string(out.minHeads) +
+                       " heads reproduce P exactly (proven by the refit); " +
+                       std::to_string(out.minHeads - 1) + " heads failed from " +
+                       std::to_string(out.lowerRankStarts) + " starts, best relative error " + err +
+                       " (evidence, not proof)";
+    if (out.searchMinHeads > out.minHeads)
+        note += "; the refit from the teacher's heads found " + std::to_string(out.minHeads) +
+                ", the search without them " + std::to_string(out.searchMinHeads);
+    if (out.lowerRankBestErrorRel < kWeakEvidence)
+        note += "; that error is small: P may be a limit of models with fewer heads (fold of the "
+                "rank-r matrices is not a closed set) or the search stalled";
+    return note;
+}
+
+} // namespace
+
 MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const RunContext& ctx) {
     requireShape(d >= 1 && P.rows() >= 1 && P.cols() == featureDim(d),
                  "minHeads: P must be d_out x D(d)");
@@ -80,15 +309,14 @@ MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const R
     const int dOut = static_cast<int>(P.rows());
     const Index m = static_cast<Index>(dOut) * d, n = static_cast<Index>(d) * d;
     out.maxHeads = static_cast<int>(std::min(m, n));
-    const Mat W0 = unfoldP(P, d);
-    const double pNorm = P.norm(), wNorm = W0.norm();
-    const Svd s0 = svdOf(W0);
-    const double sigma1 = s0.s.size() ? s0.s(0) : 0.0;
+    MinHeadsSearch search(P, d, opt, ctx, out);
+    const Svd s0 = svdOf(search.W0());
+    search.setSigma1(s0.s.size() ? s0.s(0) : 0.0);
     out.unfoldRank = numericalRank(s0.s, opt.rankTol);
     if (opt.genericHeadsMaxRows > 0 &&
         static_cast<long long>(dOut) * featureDim(d) <= opt.genericHeadsMaxRows)
         out.genericHeads = genericMinHeads(d, dOut, opt.seed);
-    if (pNorm == 0) {
+    if (P.norm() == 0) {
         out.exact = true;
         out.relaxationMinimal = true;
         out.relaxationConverged = true;
@@ -96,172 +324,15 @@ MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const R
         out.note = "P = 0: no heads needed";
         return out;
     }
-
-    AffineSet reps{[d](const Mat& X) { return symPart(X, d); }, W0};
-
-    // 1. Nuclear-norm minimisation by Douglas-Rachford.
-    ctx.report(ProgressEvent{"min_heads: relaxation", 0.0});
-    const double t = 0.1 * sigma1;
-    Mat Z = W0, X = W0;
-    int svtRank = 0;
-    for (int it = 0; it < opt.relaxationIterations; ++it) {
-        if ((it & 15) == 0) ctx.checkCancel();
-        X = reps.project(Z);
-        const Svd s = svdOf(2.0 * X - Z);
-        int k = 0;
-        while (k < s.s.size() && s.s(k) > t) ++k;
-        svtRank = k;
-        const Vec shrunk = (s.s.head(k).array() - t).matrix();
-        const Mat Y = s.U.leftCols(k) * shrunk.asDiagonal() * s.V.leftCols(k).transpose();
-        const Mat step = Y - X;
-        Z += step;
-        out.relaxationIterations = it + 1;
-        if (step.norm() <= opt.relaxationTol * wNorm) {
-            out.relaxationConverged = true;
-            break;
-        }
-    }
-    X = reps.project(Z);
-    {
-        const Svd sx = svdOf(X);
-        out.nuclearNorm = sx.s.sum();
-    }
-    out.nuclearRank = std::max(1, svtRank);
-
-    // 2. Refit at rank r from several starts.
-    const double tol = opt.exactTol;
-    struct Refit {
-        double err = std::numeric_limits<double>::infinity();
-        Mat W;
-    };
-    auto errorOf = [&](const Mat& Wr) { return (foldW(Wr, d, dOut) - P).norm() / pNorm; };
-    // Levenberg-Marquardt from factors f; a start that ends close to P but above the tolerance
-    // (the valley of a fit that converges slowly) is refined further before it is judged.
-    auto polish = [&](Factors f, int outer, int stall) {
-        levenbergMarquardt(reps, f, sigma1, wNorm, outer, ctx, stall);
-        Refit fit{0.0, f.product()};
-        fit.err = errorOf(fit.W);
-        if (fit.err > tol && fit.err < kRefineBelow) {
-            levenbergMarquardt(reps, f, sigma1, wNorm, kRefineOuter, ctx, kRefineStall);
-            fit.W = f.product();
-            fit.err = errorOf(fit.W);
-        }
-        return fit;
-    };
-    auto refit = [&](int r) {
-        Refit best;
-        int tried = 0;
-        for (int s = 0; s < std::max(2, opt.starts); ++s) {
-            ctx.checkCancel();
-            Mat start;
-            if (s == 0) start = X;
-            else if (s == 1) start = W0;
-            else {
-                Rng rng(opt.seed, Stream::MinHeadsStart,
-                        static_cast<std::uint64_t>(r) * 1000 + static_cast<std::uint64_t>(s));
-                const double scale =
-                    std::array<double, 3>{0.5, 1.0, 2.0}[static_cast<size_t>(s % 3)];
-                start = W0 + randomKernelElement(m, n, d, scale * wNorm, rng);
-            }
-            const Mat Xa = alternatingProjections(reps, start, r, 200, wNorm, {}, ctx);
-            Refit fit = polish(truncatedFactors(Xa, r), 60, 8);
-            ++tried;
-            if (fit.err < best.err) best = std::move(fit);
-            if (best.err <= tol) break;
-        }
-        out.attempts.push_back(RankAttempt{r, tried, best.err, best.err <= tol, "starts"});
-        ctx.report(ProgressEvent{"min_heads: refit rank " + std::to_string(r), 0.5});
-        return best;
-    };
-    // Continuation below an exact fit W_above of rank r + 1: each of its r + 1 canonical heads
-    // dropped in turn, then random factor starts, each polished by Levenberg-Marquardt for longer.
-    auto continueBelow = [&](int r, const Mat& above) {
-        Refit best;
-        int tried = 0;
-        const Svd sa = svdOf(above);
-        const int drops = std::min(r + 1, static_cast<int>(sa.s.size()));
-        for (int k = 0; k < drops + opt.continuationStarts && best.err > tol; ++k) {
-            ctx.checkCancel();
-            Factors f;
-            if (k < drops) f = factorsWithoutHead(sa, r, drops - 1 - k); // smallest head first
-            else {
-                Rng rng(opt.seed, Stream::MinHeadsContinue,
-                        static_cast<std::uint64_t>(r) * 1000 + static_cast<std::uint64_t>(k));
-                const double sd = std::sqrt(wNorm / std::sqrt(static_cast<double>(m * n * r)));
-                f = Factors{rng.normalMatrix(m, r, sd), rng.normalMatrix(n, r, sd)};
-            }
-            Refit fit = polish(std::move(f), kContinuationOuter, kRefineStall);
-            ++tried;
-            if (fit.err < best.err) best = std::move(fit);
-        }
-        out.attempts.push_back(RankAttempt{r, tried, best.err, best.err <= tol, "continuation"});
-        ctx.report(ProgressEvent{"min_heads: continuation rank " + std::to_string(r), 0.8});
-        return best;
-    };
-
-    // 3. Search. Feasibility is monotone in r; rank 0 fails (P != 0) and unfold_rank succeeds
-    // (unfold(P) itself), so a bisection between a failing `lo` and a succeeding `hi` ends with
-    // hi - 1 = lo tested (evidence) unless lo = 0.
-    const int r0 = std::min(out.nuclearRank, out.maxHeads);
-    int lo = 0, hi = 0;
-    Refit hiFit;
-    if (Refit first = refit(r0); first.err <= opt.exactTol) {
-        hi = r0;
-        hiFit = std::move(first);
-        if (hi > 1) {
-            if (Refit below = refit(hi - 1); below.err <= opt.exactTol) {
-                hi = hi - 1; // the relaxation was not minimal
-                hiFit = std::move(below);
-            } else {
-                lo = hi - 1;
-            }
-        }
-    } else {
-        lo = r0;
-        hi = std::max(out.unfoldRank, r0 + 1);
-        hiFit = refit(hi);
-    }
-    while (hi - lo > 1) {
-        const int mid = lo + (hi - lo) / 2;
-        Refit mf = refit(mid);
-        if (mf.err <= opt.exactTol) {
-            hi = mid;
-            hiFit = std::move(mf);
-        } else {
-            lo = mid;
-        }
-    }
-    // 4. Continuation: below the smallest exact fit, each lower rank is searched again from that
-    // fit with one head dropped (and from random factors), until a rank fails.
-    auto continueDown = [&] {
-        while (hiFit.err <= tol && hi > 1 && opt.continuationStarts >= 0) {
-            Refit below = continueBelow(hi - 1, hiFit.W);
-            if (below.err > tol) break;
-            --hi;
-            hiFit = std::move(below);
-        }
-    };
-    continueDown();
-    out.searchMinHeads = hi;
-    // 5. The teacher's representative, refitted at its own numerical rank.
-    if (opt.teacherW.rows() == m && opt.teacherW.cols() == n) {
-        ctx.checkCancel();
-        const Svd st = svdOf(opt.teacherW);
-        const int rt = numericalRank(st.s, opt.rankTol);
-        if (rt >= 1 && rt < hi) {
-            Refit t = polish(truncatedFactors(opt.teacherW, rt), kContinuationOuter, kRefineStall);
-            out.attempts.push_back(RankAttempt{rt, 1, t.err, t.err <= tol, "teacher"});
-            if (t.err <= tol) {
-                hi = rt;
-                hiFit = std::move(t);
-                continueDown();
-            }
-        }
-    }
-    out.minHeads = hi;
-    out.W = hiFit.W;
-    out.refitErrorRel = hiFit.err;
-    out.exact = hiFit.err <= tol;
+    const Mat X = search.relax();
+    search.bisect(X);
+    search.continueDown();
+    out.searchMinHeads = search.hi();
+    search.tryTeacher();
+    out.minHeads = search.hi();
+    out.W = search.hiFit().W;
+    out.refitErrorRel = search.hiFit().err;
+    out.exact = search.hiFit().err <= opt.exactTol;
     out.relaxationMinimal = out.minHeads == out.nuclearRank;
     for (const RankAttempt& a : out.attempts)
         if (a.rank == out.minHeads - 1) {
@@ -271,28 +342,7 @@ MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt, const R
             out.lowerRankStarts += a.starts;
         }
     out.heads = canonicalHeadsOfW(out.W, d, out.minHeads, &out.headSingularValues);
-    if (!out.exact)
-        out.note =
-            "no rank reproduced P to exact_tol (numerical trouble); min_heads is the best rank found";
-    else if (out.minHeads <= 1)
-        out.note = "one head reproduces P exactly; zero heads cannot (P != 0)";
-    else {
-        char err[32];
-        std::snprintf(err, sizeof err, "%.2g", out.lowerRankBestErrorRel);
-        out.note = std::to_string(out.minHeads) +
-                   " heads reproduce P exactly (proven by the refit); " +
-                   std::to_string(out.minHeads - 1) + " heads failed from " +
-                   std::to_string(out.lowerRankStarts) + " starts, best relative error " + err +
-                   " (evidence, not proof)";
-        if (out.searchMinHeads > out.minHeads)
-            out.note += "; the refit from the teacher's heads found " +
-                        std::to_string(out.minHeads) + ", the search without them " +
-                        std::to_string(out.searchMinHeads);
-        if (out.lowerRankBestErrorRel < kWeakEvidence)
-            out.note +=
-                "; that error is small: P may be a limit of models with fewer heads (fold of the rank-r "
-                "matrices is not a closed set) or the search stalled";
-    }
+    out.note = minHeadsNote(out);
     return out;
 }
 
