@@ -2,6 +2,7 @@
 // `mhla-lab sweep`, same runs.csv; draws each figure as SVG/PDF/PNG with its data CSV; resumes;
 // a bad "figures" block fails before any run), the Sweep tab drawing the visible runs as they
 // finish, the presets' sweeps parsed by core's parseSweep, and the automaton trace as a figure.
+#include "core/records/resultio.h"
 #include "core/run/runner.h"
 #include "core/sweep/sweep.h"
 #include "guitestutil.h"
@@ -19,6 +20,7 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QStandardPaths>
@@ -252,6 +254,83 @@ private Q_SLOTS:
         QVERIFY2(plot->note().contains(s("no swept key")), qPrintable(plot->note()));
     }
 
+    // An opened sweep file's "figures" are what the Sweep tab draws first, as `figures` draws
+    // them: their kinds, metrics, bands, titles and log axes (before, the tab drew its own
+    // default whatever the file said).
+    void sweepTabDrawsTheFilesFigures() {
+        const SweepFile sf = parseSweep(QJsonDocument::fromJson(QByteArray(kSweepFile)).object());
+        const SweepPlan plan = planSweep(sf.base, sf.spec);
+        std::vector<std::unique_ptr<RunRecord>> records;
+        QList<const RunRecord*> visible;
+        std::vector<ExperimentConfig> configs;
+        std::vector<QJsonObject> results;
+        for (const SweepRun& run : plan.runs) {
+            auto r = std::make_unique<RunRecord>();
+            r->id = static_cast<int>(records.size()) + 1;
+            r->batch = 1;
+            r->config = run.config;
+            r->name = QString::number(r->id);
+            r->result = runExperiment(run.config);
+            r->state = RunRecord::State::Finished;
+            configs.push_back(r->config);
+            results.push_back(resultToJson(*r->result));
+            visible << r.get();
+            records.push_back(std::move(r));
+        }
+        SweepPanel panel;
+        panel.showRuns(visible);
+        QCOMPARE(panel.data().name, s("sweep")); // the tab's own default
+        auto* view = panel.findChild<QComboBox*>(s("sweepView"));
+        auto* metric = panel.findChild<QComboBox*>(s("sweepMetric"));
+        QVERIFY(view && metric);
+
+        panel.setFileFigures(sf.figures, s("open.json"));
+        QCOMPARE(view->count(), 4);
+        QCOMPARE(view->itemText(0), s("open.json: lmin"));
+        QCOMPARE(view->itemText(1), s("open.json: dist"));
+        QCOMPARE(view->currentIndex(), 0);
+        QVERIFY(!metric->isEnabled()); // the file's figure says its metric
+        // What core's reduction gives for the file's figure on these runs, byte for byte.
+        const SweepPlan fromRuns = sweepPlanFromConfigs(configs);
+        const std::vector<SweepFigureSpec> specs = parseSweepFigures(sf.figures, fromRuns);
+        QCOMPARE(panel.data().name, s("lmin"));
+        QCOMPARE(panel.data().csv, reduceSweepFigure(specs[0], fromRuns, results).csv);
+        view->setCurrentIndex(1);
+        QCOMPARE(panel.data().name, s("dist"));
+        QCOMPARE(panel.data().csv, reduceSweepFigure(specs[1], fromRuns, results).csv);
+        QVERIFY2(panel.data().xTitle.contains(s("log10")), qPrintable(panel.data().xTitle));
+
+        // The file's log axis, band and title are kept: lambda_min <= 0 at p = 1 would turn the
+        // automatic log axis off; the file asks for one, so those runs sit at the floor.
+        const QJsonArray own = QJsonDocument::fromJson(R"J([{"kind": "band", "name": "lin",
+            "x": "task.orthogonal_prob", "y": "lambda_min", "log_y": true, "band": "minmax",
+            "title": "Certificate against p"}])J")
+                                   .array();
+        panel.setFileFigures(own, s("own.json"));
+        QCOMPARE(view->itemText(0), s("own.json: Certificate against p"));
+        QCOMPARE(view->count(), 3); // the earlier file's figures are gone
+        const SweepFigureData& d = panel.data();
+        QCOMPARE(d.title, s("Certificate against p"));
+        QVERIFY(d.logY);
+        QVERIFY2(d.floorY > 0 && d.runsAtFloor >= 2, qPrintable(d.note));
+        QVERIFY2(d.csv.startsWith("series,task.orthogonal_prob,lambda_min_median,lambda_min_min,"),
+                 d.csv.left(80).constData());
+
+        // A figure that does not fit these runs: the default is drawn and the line says why.
+        panel.setFileFigures(
+            QJsonDocument::fromJson(R"J([{"kind": "band", "x": "task.pairs"}])J").array(),
+            s("other.json"));
+        QCOMPARE(panel.data().name, s("sweep"));
+        QVERIFY2(panel.status().contains(s("The figures of other.json do not fit these runs")) &&
+                     panel.status().contains(s("task.pairs")),
+                 qPrintable(panel.status()));
+        // Taken away (a preset loaded): the tab's own views only, and its boxes again.
+        panel.setFileFigures(QJsonValue(), QString());
+        QCOMPARE(view->count(), 2);
+        QVERIFY(metric->isEnabled());
+        QCOMPARE(panel.data().name, s("sweep"));
+    }
+
     // The Sweep tab draws one sweep: the runs of one Run (their batch), the newest unless
     // another is chosen, not every visible run (a mixed list swept over unrelated keys).
     void sweepTabDrawsOneSweep() {
@@ -381,6 +460,7 @@ private Q_SLOTS:
         QVERIFY2(read.usable && read.valid, qPrintable(read.error));
         QVERIFY(read.hasSweep);
         QVERIFY(!read.json.contains(s("sweep")) && !read.json.contains(s("figures")));
+        QCOMPARE(read.figures.toArray().size(), 2); // for the Sweep tab
         QVERIFY2(read.warnings.join(u' ').contains(s("6 runs")),
                  qPrintable(read.warnings.join(u' ')));
         ExperimentPanel panel;

@@ -41,6 +41,7 @@ ExperimentFileRead readExperimentFile(const QString& path) {
                         applyOverride(first, o);
                 out.json = loadExperimentObject(first).json;
                 out.sweep = sf.spec;
+                out.figures = sf.figures;
                 out.hasSweep = sf.hasSweep;
                 out.usable = out.valid = true;
                 out.bytes = raw;

@@ -25,6 +25,9 @@ struct ExperimentFileRead {
     /// every point validated).
     bool hasSweep = false;
     SweepSpec sweep;
+    /// The sweep file's "figures" (undefined when it has none): what the Sweep tab offers to
+    /// draw, as `mhla-lab figures` draws them.
+    QJsonValue figures;
 };
 
 /// Reads an experiment file through core's loader (a file with a "sweep": its base and sweep).

@@ -6,6 +6,7 @@
 #include "ui/run/runlist.h"
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QJsonArray>
 #include <QLabel>
 #include <QMap>
 #include <QSet>
@@ -130,6 +131,10 @@ void SweepPanel::showRuns(const QList<const RunRecord*>& runs) {
 void SweepPanel::redraw() {
     m_data = SweepFigureData();
     m_plot->clear();
+    // A file's figure says its own metric and band.
+    const bool fileView = m_view->currentData().toString().startsWith(QStringLiteral("file:"));
+    m_metric->setEnabled(!fileView);
+    m_band->setEnabled(!fileView);
     std::vector<ExperimentConfig> configs;
     std::vector<QJsonObject> results;
     int finished = 0;
@@ -154,17 +159,9 @@ void SweepPanel::redraw() {
                      "that differ in a key (a preset's sweep)."));
         return;
     }
-    SweepFigureSpec spec = defaultSweepFigures(plan).front();
-    const bool curves = m_view->currentData().toString() == QStringLiteral("curves");
-    if (curves) {
-        spec.kind = SweepFigureSpec::Kind::Curves;
-        spec.x = QStringLiteral("epoch");
-        spec.y = QStringLiteral("val_mse");
-    }
-    const QString metric = m_metric->currentData().toString();
-    if (!metric.isEmpty()) spec.y = metric;
-    spec.band = static_cast<SweepFigureSpec::BandKind>(m_band->currentData().toInt());
-    spec.name = QStringLiteral("sweep");
+    QString fileProblem;
+    const SweepFigureSpec spec = chosenSpec(plan, &fileProblem);
+    const bool curves = spec.kind == SweepFigureSpec::Kind::Curves;
     QStringList keys;
     for (const SweepAxis& a : plan.spec.axes) keys << a.key;
     QString text = tr("%1 of %2 runs finished; swept: %3; %4 per point.")
@@ -172,6 +169,7 @@ void SweepPanel::redraw() {
                        .arg(drawn.size())
                        .arg(keys.join(QStringLiteral(", ")),
                             countOf(plan.spec.seeds, tr("seed"), tr("seeds")));
+    if (!fileProblem.isEmpty()) text += QStringLiteral(" ") + fileProblem;
     try {
         if (curves) {
             bool trainer = false;
@@ -189,6 +187,63 @@ void SweepPanel::redraw() {
     }
     m_status->setText(text);
     if (!m_data.empty()) showSweepFigure(m_plot, m_data);
+}
+
+SweepFigureSpec SweepPanel::chosenSpec(const SweepPlan& plan, QString* problem) const {
+    const QString view = m_view->currentData().toString();
+    const bool fromFile = view.startsWith(QStringLiteral("file:"));
+    if (fromFile) {
+        try {
+            const std::vector<SweepFigureSpec> specs = parseSweepFigures(m_fileFigures, plan);
+            const size_t k = view.mid(5).toULongLong();
+            if (k < specs.size()) return specs[k];
+        } catch (const ConfigError& e) {
+            *problem = tr("The figures of %1 do not fit these runs (%2): the default figure is "
+                          "drawn.")
+                           .arg(m_fileSource, QString::fromUtf8(e.what()));
+        }
+    }
+    SweepFigureSpec spec = defaultSweepFigures(plan).front();
+    if (view == QStringLiteral("curves")) {
+        spec.kind = SweepFigureSpec::Kind::Curves;
+        spec.x = QStringLiteral("epoch");
+        spec.y = QStringLiteral("val_mse");
+    }
+    const QString metric = m_metric->currentData().toString();
+    if (!metric.isEmpty()) spec.y = metric;
+    spec.band = static_cast<SweepFigureSpec::BandKind>(m_band->currentData().toInt());
+    spec.name = QStringLiteral("sweep");
+    return spec;
+}
+
+void SweepPanel::setFileFigures(const QJsonValue& figures, const QString& source) {
+    m_fileFigures = figures.isArray() ? figures : QJsonValue();
+    m_fileSource = source;
+    const QSignalBlocker block(m_view);
+    const QString was = m_view->currentData().toString();
+    for (int i = m_view->count() - 1; i >= 0; --i)
+        if (m_view->itemData(i).toString().startsWith(QStringLiteral("file:")))
+            m_view->removeItem(i);
+    const QJsonArray list = m_fileFigures.toArray();
+    for (qsizetype i = 0; i < list.size(); ++i) {
+        const QJsonObject o = list[i].toObject();
+        QString what = o.value(QStringLiteral("title")).toString();
+        if (what.isEmpty()) what = o.value(QStringLiteral("name")).toString();
+        if (what.isEmpty())
+            what = tr("%1 of %2")
+                       .arg(o.value(QStringLiteral("kind")).toString(),
+                            o.value(QStringLiteral("y")).toString());
+        m_view->insertItem(static_cast<int>(i), tr("%1: %2").arg(source, what),
+                           QStringLiteral("file:") + QString::number(i));
+    }
+    // The file's first figure is what its author drew first; without figures the view chosen
+    // before stays (the first view when it was a file's).
+    m_view->setCurrentIndex(list.isEmpty() ? std::max(0, m_view->findData(was)) : 0);
+    m_view->setToolTip(list.isEmpty() ? QString()
+                                      : tr("The figures of %1 are drawn as mhla-lab figures "
+                                           "draws them; the other views are the tab's own.")
+                                            .arg(source));
+    redraw();
 }
 
 } // namespace mhla::ui

@@ -36,9 +36,19 @@ public:
     /// The runs drawn now: the chosen group's (all given runs when there are no groups).
     QList<const RunRecord*> drawnRuns() const;
 
+    /// The "figures" of an opened sweep file (core/sweep/sweepfigure.h): offered first in the
+    /// view box, chosen, and drawn as `mhla-lab figures` draws them (their metrics, bands, log
+    /// axes and titles). Runs they do not fit get the default figure and a line that says why.
+    /// An undefined value (a file without figures, a preset) takes them away. `source`: the
+    /// file's name, for the box.
+    void setFileFigures(const QJsonValue& figures, const QString& source);
+
 private:
     void redraw();
     void updateGroups();
+    /// The spec to draw for `plan` from the view, metric and band boxes; `problem` says why
+    /// a file's figure chosen in the view box could not be drawn (the default is drawn then).
+    [[nodiscard]] SweepFigureSpec chosenSpec(const SweepPlan& plan, QString* problem) const;
 
     QComboBox* m_view = nullptr;
     QComboBox* m_metric = nullptr;
@@ -52,6 +62,8 @@ private:
     QList<const RunRecord*> m_runs;
     QHash<int, QJsonObject> m_results; ///< result.json of finished runs, by run id
     SweepFigureData m_data;
+    QJsonValue m_fileFigures; ///< setFileFigures()
+    QString m_fileSource;
 };
 
 } // namespace mhla::ui

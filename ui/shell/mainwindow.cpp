@@ -11,6 +11,7 @@
 #include "ui/panels/curvespanel.h"
 #include "ui/panels/explanations.h"
 #include "ui/panels/headspanel.h"
+#include "ui/panels/sweeppanel.h"
 #include "ui/plot/elidedlabel.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/plot/theme.h"
@@ -124,6 +125,7 @@ void MainWindow::connectPanel() {
         m_settings.setLastPreset(i);
         // The tab where the preset makes its point, as the tour shows it.
         if (!presets[i].tab.isEmpty()) showTab(presets[i].tab);
+        if (auto* sweep = panelOf<SweepPanel>()) sweep->setFileFigures({}, {}); // the file's
         setCurrentFile({});
         updateCannotRun();
     });

@@ -10,6 +10,7 @@
 #include "ui/experiment/session.h"
 #include "ui/export/exporter.h"
 #include "ui/panels/explanations.h"
+#include "ui/panels/sweeppanel.h"
 #include "ui/plot/elidedlabel.h"
 #include "ui/plot/fitscrollarea.h"
 #include "ui/plot/heatmapwidget.h"
@@ -47,6 +48,9 @@ QString MainWindow::openExperiment(const QString& pathOrFolder) {
     if (!read.usable) return read.error;
     const QString err = m_panel->setExperiment(read.json);
     if (read.hasSweep) m_panel->setFileSweep(read.sweep);
+    // The Sweep tab offers the file's own figures (another file takes them away).
+    if (auto* sweep = panelOf<SweepPanel>())
+        sweep->setFileFigures(read.figures, QFileInfo(path).fileName());
     if (read.valid) m_panel->recognisePreset();
     setCurrentFile(path);
     m_currentFileBytes = read.bytes;
