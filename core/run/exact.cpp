@@ -2,6 +2,7 @@
 #include "core/algebra/features.h"
 #include "core/base/parallel.h"
 #include "core/base/stopwatch.h"
+#include "core/run/progressplan.h"
 #include <algorithm>
 #include <cmath>
 
@@ -56,7 +57,8 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
             rows->Y.middleRows(seen, b) = Y;
         }
         seen = end;
-        ProgressEvent ev{"generate+accumulate", fractionEnd * 0.8 * static_cast<double>(seen) / N,
+        ProgressEvent ev{"generate+accumulate",
+                         fractionEnd * progress::kAccumulateEnd * static_cast<double>(seen) / N,
                          seen};
         if (nextCheckpoint < checkpoints.size() && seen == checkpoints[nextCheckpoint]) {
             const double lmin = smallestEigenvalue(acc.lambda(), ctx);
@@ -70,7 +72,7 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
     out.trainRows = std::move(rows);
 
     const auto t1 = Clock::now();
-    ctx.report(ProgressEvent{"certificate+solve", fractionEnd * 0.8, seen});
+    ctx.report(ProgressEvent{"certificate+solve", fractionEnd * progress::kAccumulateEnd, seen});
     CertifyOptions opt;
     opt.toleranceRel = cfg.solver.tolerance;
     opt.fullSpectrum = computesFullSpectrum(cfg.eval.spectrum, D);

@@ -3,6 +3,7 @@
 #include "core/identifiability/reportjson.h"
 #include "core/identifiability/representatives.h"
 #include "core/run/metrics.h"
+#include "core/run/progressplan.h"
 #include <QJsonArray>
 #include <algorithm>
 #include <array>
@@ -32,7 +33,7 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
         MinHeadsOptions mh;
         mh.rankTol = cfg.solver.rankTolerance;
         if (t.count() > 0) mh.teacherW = headsToW(t, d, task.dOut());
-        out.minHeads = minHeads(P, d, mh, ctx.slice(0.0, 0.2));
+        out.minHeads = minHeads(P, d, mh, ctx.slice(0.0, progress::kMinHeadsEnd));
         if (t.count() > 0)
             out.teacherMinimalHeads =
                 canonicalHeadsOfW(mh.teacherW, d, t.count(), &out.teacherMinimalSingularValues);
@@ -42,7 +43,8 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
     cs.toleranceRel = cfg.solver.tolerance;
     // Data on disk has its N prompts and no more: the prefixes of the file's order up to N.
     if (cfg.task.kind == TaskKind::Dataset) cs.maxSamples = cfg.task.samples;
-    out.certificateSamples = certificateSamples(task, cs, ctx.slice(0.2, 0.5));
+    out.certificateSamples =
+        certificateSamples(task, cs, ctx.slice(progress::kMinHeadsEnd, progress::kSamplesEnd));
 
     // A zero fit (no targets, or targets that are all zero) has no path and no probes: both are
     // about other fits of the same targets, at distances relative to ||P||.
@@ -53,18 +55,21 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
         out.nullRelations = nullRelations(lambda, d, nr);
         if (nonzeroFit && !out.nullRelations->relations.empty())
             out.nullPath = nullPath(task, cfg, P, out.nullRelations->relations.front().vector, 0,
-                                    ctx.slice(0.5, 0.6));
+                                    ctx.slice(progress::kSamplesEnd, progress::kNullPathEnd));
         if (out.nullPath && cfg.task.kind == TaskKind::Automaton)
-            out.oodExecution = automatonOodExecution(static_cast<const AutomatonTask&>(task), P,
-                                                     nullPathP(*out.nullPath, 1.0), cfg.eval.words,
-                                                     cfg.task.seed, ctx.slice(0.6, 0.65));
+            out.oodExecution = automatonOodExecution(
+                static_cast<const AutomatonTask&>(task), P, nullPathP(*out.nullPath, 1.0),
+                cfg.eval.words, cfg.task.seed,
+                ctx.slice(progress::kNullPathEnd, progress::kOodExecutionEnd));
         ProbeOptions po;
         po.toleranceRel = cfg.solver.tolerance;
         const int probeHeads[] = {1, 2, 4};
         const Mat oodMoment = nonzeroFit ? genericFeatureMoment(d, task.tokens(), 1.0) : Mat();
         for (int i = 0; nonzeroFit && i < 3; ++i) {
             const int H = probeHeads[i];
-            const RunContext probeCtx = ctx.slice(0.65 + 0.1 * i, 0.75 + 0.1 * i);
+            const RunContext probeCtx =
+                ctx.slice(progress::kOodExecutionEnd + progress::kProbeWidth * i,
+                          progress::kOodExecutionEnd + progress::kProbeWidth * (i + 1));
             ProbeReport rep;
             rep.probe = probeAlternativeFit(lambda, P, d, H, po, probeCtx);
             if (rep.probe.found && rep.probe.alternativeP.size() > 0) {
@@ -98,7 +103,7 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
         in.measuredOodRelMse = fit.oodRelMse;
         NoiseOptions no;
         no.toleranceRel = cfg.solver.tolerance;
-        out.noise = noiseAnalysis(lambda, in, no, ctx.slice(0.95, 1.0));
+        out.noise = noiseAnalysis(lambda, in, no, ctx.slice(progress::kNoiseStart, 1.0));
     }
     return out;
 }

@@ -3,6 +3,7 @@
 #include "core/run/exact.h"
 #include "core/run/explorer.h"
 #include "core/run/metrics.h"
+#include "core/run/progressplan.h"
 #include "core/run/training/training.h"
 #include <cmath>
 #include <limits>
@@ -32,11 +33,12 @@ public:
         // The explorer (explorer.h) on the least-squares fit P, before any truncation.
         auto explore = [&](const Mat& fitP, const Metrics& fit) {
             if (!explores(cfg, r.featureDim) || !exact.lambda) return;
-            ctx.report(ProgressEvent{"explore", 0.9 * fractionEnd});
+            ctx.report(ProgressEvent{"explore", progress::kExploreStart * fractionEnd});
             const auto t2 = Clock::now();
-            r.identifiability = exploreIdentifiability(task, cfg, *exact.lambda, fitP, fit, r,
-                                                       ctx.slice(0.9 * fractionEnd, fractionEnd,
-                                                                 /*keepTrace=*/false));
+            r.identifiability =
+                exploreIdentifiability(task, cfg, *exact.lambda, fitP, fit, r,
+                                       ctx.slice(progress::kExploreStart * fractionEnd, fractionEnd,
+                                                 /*keepTrace=*/false));
             if (r.identifiability->noise && !r.identifiability->noise->warning.empty())
                 r.warnings.push_back(r.identifiability->noise->warning);
             r.timingsMs.emplace_back("explore", msSince(t2));
@@ -57,7 +59,7 @@ public:
         const auto t0 = Clock::now();
         r.heads = headsFromP(r.P, r.d, cfg.solver.heads, cfg.solver.rankTolerance, ctx);
         r.timingsMs.emplace_back("heads", msSince(t0));
-        ctx.report(ProgressEvent{"evaluate", 0.85 * fractionEnd});
+        ctx.report(ProgressEvent{"evaluate", progress::kEvaluateAt * fractionEnd});
         const auto t1 = Clock::now();
         const Mat fitP = r.P; // the least-squares fit, before any truncation
         if (cfg.solver.heads > 0) {
@@ -78,7 +80,8 @@ public:
     void learn(const Task& task, const ExperimentConfig& cfg, const RunContext& ctx,
                double fractionEnd, ExperimentResult& r) const override {
         Mat exactP;
-        const double start = cfg.solver.compareExact ? 0.3 * fractionEnd : 0.0;
+        const double start =
+            cfg.solver.compareExact ? progress::kTrainerExactEnd * fractionEnd : 0.0;
         if (cfg.solver.compareExact) {
             ExactOutput exact = runExact(task, cfg, ctx, start);
             r.timingsMs.emplace_back("generate_accumulate", exact.accumulateMs);
@@ -93,7 +96,8 @@ public:
         ctx.report(ProgressEvent{"generate", start});
         const Dataset train = makeDataset(task, Stream::Train, cfg.task.samples, ctx);
         const Dataset val = makeDataset(task, Stream::Validation, cfg.eval.valSamples, ctx);
-        trainBaseline(cfg, task, train, val, exactP, r, ctx.slice(start, 0.95 * fractionEnd));
+        trainBaseline(cfg, task, train, val, exactP, r,
+                      ctx.slice(start, progress::kTrainEnd * fractionEnd));
         if (r.stopReason == "diverged") {
             const int epoch = r.history.empty() ? 0 : r.history.back().epoch;
             r.warnings.push_back("training diverged (the loss became NaN or infinite); the model "

@@ -3,6 +3,7 @@
 #include "core/base/stopwatch.h"
 #include "core/run/admission.h"
 #include "core/run/learner.h"
+#include "core/run/progressplan.h"
 
 namespace mhla {
 
@@ -22,12 +23,12 @@ ExperimentResult runExperiment(const ExperimentConfig& cfg, const RunContext& ct
 
     // The learner's share of the run; the automaton's execution takes [0.95, 1].
     const bool executes = cfg.task.kind == TaskKind::Automaton;
-    learnerFor(cfg.solver.kind).learn(*task, cfg, ctx, executes ? 0.95 : 1.0, r);
+    learnerFor(cfg.solver.kind).learn(*task, cfg, ctx, executes ? progress::kLearnerEnd : 1.0, r);
 
     if (task->hasTeacher())
         r.teacherHeads = headsFromP(r.teacherP, r.d, 0, cfg.solver.rankTolerance, ctx);
     if (cfg.task.kind == TaskKind::Automaton && r.P.size() > 0) {
-        ctx.report(ProgressEvent{"execute", 0.95});
+        ctx.report(ProgressEvent{"execute", progress::kExecuteStart});
         const auto t0 = Clock::now();
         r.execution = executeWords(static_cast<const AutomatonTask&>(*task), r.P, cfg.eval.words,
                                    cfg.task.seed, ctx);
