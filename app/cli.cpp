@@ -127,6 +127,103 @@ bool writeStdout(const QByteArray& data) {
            !std::ferror(stdout);
 }
 
+/// The estimate of the runs, printed with --progress or when over 10 s; why they are refused
+/// (long, without --yes), or empty.
+QString estimateRefusal(const std::vector<ExperimentConfig>& variants, const SolveOptions& opt) {
+    std::vector<const ExperimentConfig*> runs;
+    for (const ExperimentConfig& v : variants) runs.push_back(&v);
+    const BatchEstimate est = estimateBatch(runs, 1);
+    if (opt.progress || est.seconds > 10.0)
+        err(q("mhla-lab solve: estimate: ") + QString::fromStdString(est.describe()));
+    if (opt.yes) return {};
+    return QString::fromStdString(
+        longRunRefusal(est, variants.size() > 1 ? "these runs" : "this run"));
+}
+
+/// Why --out cannot take the results, checked before anything is computed: a folder that
+/// cannot be made, a result file's name taken by something that is not a file (a folder, a
+/// pipe: the write would fail after the whole run, --force or not), or an earlier run's
+/// results without --force. Empty when it can.
+QString outFolderProblem(const SolveOptions& opt) {
+    if (opt.out.isEmpty()) return {};
+    if (const QString e = prepareOutputFolder(opt.out); !e.isEmpty()) return e;
+    const QStringList names = resultFileNames() << q("seeds.csv");
+    for (const QString& name : names) {
+        const QFileInfo fi(QDir(opt.out).filePath(name));
+        if (fi.exists() && !fi.isFile())
+            return q("\"") + fi.filePath() +
+                   q("\" is not a regular file (a folder?); a run writes its ") + name +
+                   q(" there. Remove or rename it, or choose another folder");
+    }
+    if (!opt.force && QFileInfo::exists(QDir(opt.out).filePath(q("result.json"))))
+        return q("\"") + opt.out +
+               q("\" already holds the results of a run (result.json); choose another folder "
+                 "or pass --force to overwrite them");
+    return {};
+}
+
+/// --progress: one line per event on stderr.
+void printProgress(const ProgressEvent& e) {
+    std::fprintf(stderr, "[%5.1f%%] %s", 100.0 * e.fraction, e.phase.c_str());
+    if (e.samplesSeen >= 0) std::fprintf(stderr, "  samples %lld", e.samplesSeen);
+    if (std::isfinite(e.lambdaMinSoFar))
+        std::fprintf(stderr, "  lambda_min %.3e", e.lambdaMinSoFar);
+    if (e.point)
+        std::fprintf(stderr, "  epoch %d  train_mse %.3e  val_mse %.3e", e.point->epoch,
+                     e.point->trainMse, e.point->valMse);
+    std::fputc('\n', stderr);
+}
+
+/// Runs every seed variant into `results`; on failure says why on stderr and returns the exit
+/// code (Success otherwise).
+int runVariants(const std::vector<ExperimentConfig>& variants, const SolveOptions& opt,
+                const RunContext& ctx, std::vector<ExperimentResult>* results) {
+    try {
+        for (size_t k = 0; k < variants.size(); ++k) {
+            if (variants.size() > 1 && opt.progress)
+                std::fprintf(stderr, "seed %zu/%zu (task.seed %lld)\n", k + 1, variants.size(),
+                             variants[k].task.seed);
+            results->push_back(runExperiment(variants[k], ctx));
+        }
+    } catch (const ConfigError& e) {
+        err(q("mhla-lab solve: ") + QString::fromStdString(e.what()));
+        return InvalidInput;
+    } catch (const Cancelled&) {
+        err(q("mhla-lab solve: cancelled"));
+        return Interrupted;
+    } catch (const std::bad_alloc&) {
+        err(q("mhla-lab solve: out of memory; choose smaller sizes (task.samples, task.d, "
+              "solver.heads)"));
+        return InternalError;
+    } catch (const std::system_error& e) {
+        const bool limit = e.code() == std::errc::resource_unavailable_try_again;
+        err(q("mhla-lab solve: internal error: ") + QString::fromUtf8(e.what()) +
+            (limit ? q(" (the system refused a thread: a process or thread limit such as ulimit "
+                       "-u; lower --threads, e.g. --threads 1)")
+                   : QString()));
+        return InternalError;
+    } catch (const std::exception& e) {
+        err(q("mhla-lab solve: internal error: ") + QString::fromUtf8(e.what()));
+        return InternalError;
+    }
+    return Success;
+}
+
+/// What solve prints and writes as result.json: the run's result, or for several seeds every
+/// run with their summary and the configuration.
+QJsonObject solveJson(const std::vector<ExperimentResult>& results, const ExperimentConfig& cfg) {
+    if (results.size() == 1) return resultToJson(results.front());
+    QJsonObject out;
+    QJsonArray runs;
+    for (const ExperimentResult& r : results) runs.append(resultToJson(r));
+    out.insert(q("mhla_lab_version"), q(MHLA_VERSION));
+    out.insert(q("seeds"), static_cast<int>(results.size()));
+    out.insert(q("summary"), seedSummaryJson(results));
+    out.insert(q("runs"), runs);
+    out.insert(q("config"), experimentToJson(cfg));
+    return out;
+}
+
 int solve(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     useCNumericLocale();
@@ -161,44 +258,14 @@ int solve(int argc, char** argv) {
     }
 
     // Hours of silence help nobody: estimate first, refuse long runs unless --yes.
-    {
-        std::vector<const ExperimentConfig*> runs;
-        for (const ExperimentConfig& v : variants) runs.push_back(&v);
-        const BatchEstimate est = estimateBatch(runs, 1);
-        if (opt.progress || est.seconds > 10.0)
-            err(q("mhla-lab solve: estimate: ") + QString::fromStdString(est.describe()));
-        if (!opt.yes)
-            if (const std::string e =
-                    longRunRefusal(est, variants.size() > 1 ? "these runs" : "this run");
-                !e.empty()) {
-                err(q("mhla-lab solve: ") + QString::fromStdString(e));
-                return InvalidInput;
-            }
+    if (const QString e = estimateRefusal(variants, opt); !e.isEmpty()) {
+        err(q("mhla-lab solve: ") + e);
+        return InvalidInput;
     }
 
-    if (!opt.out.isEmpty()) {
-        if (const QString e = prepareOutputFolder(opt.out); !e.isEmpty()) {
-            err(q("mhla-lab solve: --out: ") + e);
-            return InvalidInput;
-        }
-        // A folder (or a pipe, a device) where a result file goes fails the write after the whole
-        // run: refuse before computing, --force or not.
-        const QStringList names = resultFileNames() << q("seeds.csv");
-        for (const QString& name : names) {
-            const QFileInfo fi(QDir(opt.out).filePath(name));
-            if (fi.exists() && !fi.isFile()) {
-                err(q("mhla-lab solve: --out: \"") + fi.filePath() +
-                    q("\" is not a regular file (a folder?); a run writes its ") + name +
-                    q(" there. Remove or rename it, or choose another folder"));
-                return InvalidInput;
-            }
-        }
-        if (!opt.force && QFileInfo::exists(QDir(opt.out).filePath(q("result.json")))) {
-            err(q("mhla-lab solve: --out: \"") + opt.out +
-                q("\" already holds the results of a run (result.json); choose another folder "
-                  "or pass --force to overwrite them"));
-            return InvalidInput;
-        }
+    if (const QString e = outFolderProblem(opt); !e.isEmpty()) {
+        err(q("mhla-lab solve: --out: ") + e);
+        return InvalidInput;
     }
 
     // A closed stdout (>&-) was given /dev/null: the result printed there is lost. Without --out
@@ -220,66 +287,16 @@ int solve(int argc, char** argv) {
     RunContext ctx;
     ctx.cancel = &cancel;
     ctx.threads = opt.threads;
-    if (opt.progress) {
-        ctx.progress = [](const ProgressEvent& e) {
-            std::fprintf(stderr, "[%5.1f%%] %s", 100.0 * e.fraction, e.phase.c_str());
-            if (e.samplesSeen >= 0) std::fprintf(stderr, "  samples %lld", e.samplesSeen);
-            if (std::isfinite(e.lambdaMinSoFar))
-                std::fprintf(stderr, "  lambda_min %.3e", e.lambdaMinSoFar);
-            if (e.point)
-                std::fprintf(stderr, "  epoch %d  train_mse %.3e  val_mse %.3e", e.point->epoch,
-                             e.point->trainMse, e.point->valMse);
-            std::fputc('\n', stderr);
-        };
-    }
+    if (opt.progress) ctx.progress = printProgress;
 
     std::vector<ExperimentResult> results;
-    try {
-        for (size_t k = 0; k < variants.size(); ++k) {
-            if (variants.size() > 1 && opt.progress)
-                std::fprintf(stderr, "seed %zu/%zu (task.seed %lld)\n", k + 1, variants.size(),
-                             variants[k].task.seed);
-            results.push_back(runExperiment(variants[k], ctx));
-        }
-    } catch (const ConfigError& e) {
-        err(q("mhla-lab solve: ") + QString::fromStdString(e.what()));
-        return InvalidInput;
-    } catch (const Cancelled&) {
-        err(q("mhla-lab solve: cancelled"));
-        return Interrupted;
-    } catch (const std::bad_alloc&) {
-        err(q("mhla-lab solve: out of memory; choose smaller sizes (task.samples, task.d, "
-              "solver.heads)"));
-        return InternalError;
-    } catch (const std::system_error& e) {
-        const bool limit = e.code() == std::errc::resource_unavailable_try_again;
-        err(q("mhla-lab solve: internal error: ") + QString::fromUtf8(e.what()) +
-            (limit ? q(" (the system refused a thread: a process or thread limit such as ulimit "
-                       "-u; lower --threads, e.g. --threads 1)")
-                   : QString()));
-        return InternalError;
-    } catch (const std::exception& e) {
-        err(q("mhla-lab solve: internal error: ") + QString::fromUtf8(e.what()));
-        return InternalError;
-    }
+    if (const int code = runVariants(variants, opt, ctx, &results); code != Success) return code;
     const ExperimentResult& result = results.front();
 
     for (const ExperimentResult& r : results)
         for (const std::string& w : r.warnings)
             err(q("mhla-lab solve: warning: ") + QString::fromStdString(w));
-    QJsonObject out;
-    if (results.size() == 1) {
-        out = resultToJson(result);
-    } else {
-        QJsonArray runs;
-        for (const ExperimentResult& r : results) runs.append(resultToJson(r));
-        out.insert(q("mhla_lab_version"), q(MHLA_VERSION));
-        out.insert(q("seeds"), static_cast<int>(results.size()));
-        out.insert(q("summary"), seedSummaryJson(results));
-        out.insert(q("runs"), runs);
-        out.insert(q("config"), experimentToJson(cfg));
-    }
-    const QByteArray json = QJsonDocument(out).toJson(QJsonDocument::Indented);
+    const QByteArray json = QJsonDocument(solveJson(results, cfg)).toJson(QJsonDocument::Indented);
 
     // Files first: a closed or full stdout must not cost the user the results on disk.
     if (!opt.out.isEmpty()) {

@@ -1,5 +1,6 @@
 #include "app/guimain.h"
 #include "app/cli.h"
+#include "app/guioptions.h"
 #include "app/options.h"
 #include "core/base/fileio.h"
 #include "core/base/plural.h"
@@ -22,7 +23,6 @@
 #include "ui/run/runcontroller.h"
 #include "ui/run/runlist.h"
 #include "ui/shell/appsettings.h"
-#include "ui/shell/guioptions.h"
 #include "ui/shell/mainwindow.h"
 #include <QApplication>
 #include <QCheckBox>

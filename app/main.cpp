@@ -18,7 +18,7 @@
 #include <vector>
 #ifdef MHLA_HAVE_GUI
 #include "app/guimain.h"
-#include "ui/shell/guioptions.h"
+#include "app/guioptions.h"
 #endif
 
 namespace {
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
         const bool qtOption =
             arg.startsWith(QLatin1Char('-')) && !arg.startsWith(QStringLiteral("--"));
 #ifdef MHLA_HAVE_GUI
-        const QStringList guiWords = mhla::ui::guiOptionNames();
+        const QStringList guiWords = mhla::cli::guiOptionNames();
 #else
         const QStringList guiWords;
 #endif

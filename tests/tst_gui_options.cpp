@@ -1,10 +1,10 @@
 // The command lines of `mhla-lab figures` and of the desktop app parse into option structs;
 // junk is an error that names the option (no atoi).
-#include "ui/shell/guioptions.h"
+#include "app/guioptions.h"
 #include <QTest>
 #include <utility>
 
-using namespace mhla::ui;
+using namespace mhla::cli;
 
 class TstGuiOptions : public QObject {
     Q_OBJECT

@@ -143,8 +143,11 @@ QString exportFigure(const Figure& figure, const QString& path, ExportFormat for
     if (!figure.hasData())
         return QStringLiteral("the figure \"%1\" has no data yet").arg(figure.figureTitle());
     if (const QString e = exportSizeProblem(pixelSize); !e.isEmpty()) return e;
-    if (dpi < 36 || dpi > 2400)
-        return QStringLiteral("resolution %1 dpi is outside 36..2400").arg(dpi);
+    if (dpi < kMinExportDpi || dpi > kMaxExportDpi)
+        return QStringLiteral("resolution %1 dpi is outside %2..%3")
+            .arg(dpi)
+            .arg(kMinExportDpi)
+            .arg(kMaxExportDpi);
     const QFileInfo fi(path);
     if (!fi.absoluteDir().exists())
         return QStringLiteral("folder %1 does not exist").arg(fi.absolutePath());

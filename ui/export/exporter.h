@@ -32,9 +32,11 @@ struct ExportMetadata {
 ExportFormat formatFromPath(const QString& path, bool* ok);
 QString suffixOf(ExportFormat f);
 
-/// Writes `figure` to `path`. `pixelSize` and `dpi` set the PNG's size and resolution; vector
-/// formats use the same physical size (pixelSize / dpi inches). Also writes `<base>.csv` beside
-/// a SVG/PDF/PNG when `withCsv` is set. Returns an error message or an empty string.
+/// The resolutions a figure may be exported at (PNG; PDF and SVG record it), in dots per inch:
+/// the export dialog's range and `figures --dpi`'s.
+inline constexpr int kMinExportDpi = 36;
+inline constexpr int kMaxExportDpi = 2400;
+
 /// The most pixels an exported image may have: 40 megapixels (160 MB of ARGB32; a figure
 /// draws in seconds). 20000 x 20000 took 1.6 GB and a minute per PNG.
 constexpr long long kMaxExportPixels = 40000000;
@@ -42,6 +44,9 @@ constexpr long long kMaxExportPixels = 40000000;
 /// kMaxExportPixels pixels, with what it would cost), or empty.
 QString exportSizeProblem(const QSize& pixelSize);
 
+/// Writes `figure` to `path`. `pixelSize` and `dpi` set the PNG's size and resolution; vector
+/// formats use the same physical size (pixelSize / dpi inches). Also writes `<base>.csv` beside
+/// a SVG/PDF/PNG when `withCsv` is set. Returns an error message or an empty string.
 QString exportFigure(const Figure& figure, const QString& path, ExportFormat format,
                      const QSize& pixelSize, int dpi, const ExportMetadata& meta,
                      bool withCsv = true);

@@ -37,7 +37,7 @@ ExportDialog::ExportDialog(const QString& figureTitle, const QString& suggestedP
     m_height->setValue(size.height());
     m_height->setSuffix(tr(" px"));
     m_dpi = new QSpinBox(this);
-    m_dpi->setRange(36, 2400);
+    m_dpi->setRange(kMinExportDpi, kMaxExportDpi);
     m_dpi->setValue(dpi);
     m_dpi->setSuffix(tr(" dpi"));
     m_style = new QComboBox(this);

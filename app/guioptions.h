@@ -5,7 +5,7 @@
 #include <QString>
 #include <QStringList>
 
-namespace mhla::ui {
+namespace mhla::cli {
 
 /// The look of `figures`' exports: as on screen (title, notes, --size), or a paper figure of
 /// one or two columns (PaperStyle: its size in inches at --dpi, its fonts, no title or notes).
@@ -52,4 +52,4 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out);
 /// Parses the GUI's arguments (args[0] is the program). Returns an empty string or the error.
 QString parseGuiOptions(const QStringList& args, GuiOptions* out);
 
-} // namespace mhla::ui
+} // namespace mhla::cli

@@ -1,11 +1,15 @@
-#include "ui/shell/guioptions.h"
+#include "app/guioptions.h"
+#include "app/options.h"
+#include "core/base/parallel.h"
 #include "core/sweep/sweep.h"
 #include "ui/export/exporter.h"
 #include "ui/plot/plotmath.h"
 #include <QCommandLineParser>
 #include <cmath>
 
-namespace mhla::ui {
+namespace mhla::cli {
+
+using namespace mhla::ui;
 
 namespace {
 
@@ -16,19 +20,6 @@ QString parseSize(const QString& text, QSize* size) {
     if (!ok1 || !ok2 || size->width() < 16 || size->height() < 16 || size->width() > 20000 ||
         size->height() > 20000)
         return QStringLiteral("--size must be WxH with 16..20000 pixels, got \"%1\"").arg(text);
-    return {};
-}
-
-QString parseInt(const QString& name, const QString& text, int lo, int hi, int* v) {
-    bool ok = false;
-    const int x = text.toInt(&ok);
-    if (!ok || x < lo || x > hi)
-        return QStringLiteral("--%1 must be an integer in %2..%3, got \"%4\"")
-            .arg(name)
-            .arg(lo)
-            .arg(hi)
-            .arg(text);
-    *v = x;
     return {};
 }
 
@@ -93,10 +84,8 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
     }
     if (p.isSet(size))
         if (QString e = parseSize(p.value(size), &o.size); !e.isEmpty()) return e;
-    if (p.isSet(dpi))
-        if (QString e = parseInt(QStringLiteral("dpi"), p.value(dpi), 36, 2400, &o.dpi);
-            !e.isEmpty())
-            return e;
+    if (QString e = cli::intOption(p, "dpi", kMinExportDpi, kMaxExportDpi, &o.dpi); !e.isEmpty())
+        return e;
     // The drawing's cost before anything runs: each PNG is a W x H image in memory.
     if (o.style == FigureStyle::Screen) {
         if (QString e = exportSizeProblem(o.size); !e.isEmpty())
@@ -109,14 +98,8 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
         if (QString e = exportSizeProblem(px); !e.isEmpty())
             return QStringLiteral("--dpi %1 with --style %2: ").arg(o.dpi).arg(p.value(style)) + e;
     }
-    if (p.isSet(jobs))
-        if (QString e = parseInt(QStringLiteral("jobs"), p.value(jobs), 1, 256, &o.jobs);
-            !e.isEmpty())
-            return e;
-    if (p.isSet(seeds))
-        if (QString e = parseInt(QStringLiteral("seeds"), p.value(seeds), 1, kMaxSeeds, &o.seeds);
-            !e.isEmpty())
-            return e;
+    if (QString e = cli::intOption(p, "jobs", 1, kMaxThreads, &o.jobs); !e.isEmpty()) return e;
+    if (QString e = cli::intOption(p, "seeds", 1, kMaxSeeds, &o.seeds); !e.isEmpty()) return e;
     o.grids = p.values(grid);
     if (o.config.isEmpty()) return QStringLiteral("--config FILE is required");
     if (o.out.isEmpty()) return QStringLiteral("--out DIR is required");
@@ -168,23 +151,11 @@ QString parseGuiOptions(const QStringList& args, GuiOptions* out) {
         return QStringLiteral("only one file can be opened, got %1")
             .arg(p.positionalArguments().join(QStringLiteral(", ")));
     o.file = p.positionalArguments().value(0);
-    if (p.isSet(preset))
-        if (QString e = parseInt(QStringLiteral("preset"), p.value(preset), 1, 99, &o.preset);
-            !e.isEmpty())
-            return e;
-    if (p.isSet(compare))
-        if (QString e = parseInt(QStringLiteral("compare-preset"), p.value(compare), 1, 99,
-                                 &o.comparePreset);
-            !e.isEmpty())
-            return e;
-    if (p.isSet(head))
-        if (QString e = parseInt(QStringLiteral("head"), p.value(head), 1, 4096, &o.head);
-            !e.isEmpty())
-            return e;
-    if (p.isSet(seeds))
-        if (QString e = parseInt(QStringLiteral("seeds"), p.value(seeds), 1, kMaxSeeds, &o.seeds);
-            !e.isEmpty())
-            return e;
+    if (QString e = cli::intOption(p, "preset", 1, 99, &o.preset); !e.isEmpty()) return e;
+    if (QString e = cli::intOption(p, "compare-preset", 1, 99, &o.comparePreset); !e.isEmpty())
+        return e;
+    if (QString e = cli::intOption(p, "head", 1, 4096, &o.head); !e.isEmpty()) return e;
+    if (QString e = cli::intOption(p, "seeds", 1, kMaxSeeds, &o.seeds); !e.isEmpty()) return e;
     if (p.isSet(size))
         if (QString e = parseSize(p.value(size), &o.size); !e.isEmpty()) return e;
     o.run = p.isSet(run);
@@ -201,4 +172,4 @@ QString parseGuiOptions(const QStringList& args, GuiOptions* out) {
     return {};
 }
 
-} // namespace mhla::ui
+} // namespace mhla::cli
