@@ -224,6 +224,36 @@ QJsonObject solveJson(const std::vector<ExperimentResult>& results, const Experi
     return out;
 }
 
+/// The warnings, then result.json (and the other files) in --out, then the JSON on stdout:
+/// files first, so that a closed or full stdout does not cost the results on disk. The exit
+/// code.
+int writeSolveOutput(const SolveOptions& opt, const std::vector<ExperimentResult>& results,
+                     const ExperimentConfig& cfg) {
+    const ExperimentResult& result = results.front();
+
+    for (const ExperimentResult& r : results)
+        for (const std::string& w : r.warnings)
+            err(q("mhla-lab solve: warning: ") + QString::fromStdString(w));
+    const QByteArray json = QJsonDocument(solveJson(results, cfg)).toJson(QJsonDocument::Indented);
+
+    // Files first: a closed or full stdout must not cost the user the results on disk.
+    if (!opt.out.isEmpty()) {
+        auto files = resultFiles(result, json);
+        if (results.size() > 1) files.emplace_back(q("seeds.csv"), seedsTable(results).bytes());
+        if (const QString e = writeRunFolder(opt.out, std::move(files)); !e.isEmpty()) {
+            err(q("mhla-lab solve: ") + e);
+            return InternalError;
+        }
+    }
+    if (!writeStdout(json)) {
+        err(q("mhla-lab solve: cannot write the result to standard output: ") +
+            QString::fromLocal8Bit(std::strerror(errno)) +
+            (opt.out.isEmpty() ? QString() : q(" (the files in --out are complete)")));
+        return InternalError;
+    }
+    return Success;
+}
+
 int solve(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     useCNumericLocale();
@@ -291,29 +321,7 @@ int solve(int argc, char** argv) {
 
     std::vector<ExperimentResult> results;
     if (const int code = runVariants(variants, opt, ctx, &results); code != Success) return code;
-    const ExperimentResult& result = results.front();
-
-    for (const ExperimentResult& r : results)
-        for (const std::string& w : r.warnings)
-            err(q("mhla-lab solve: warning: ") + QString::fromStdString(w));
-    const QByteArray json = QJsonDocument(solveJson(results, cfg)).toJson(QJsonDocument::Indented);
-
-    // Files first: a closed or full stdout must not cost the user the results on disk.
-    if (!opt.out.isEmpty()) {
-        auto files = resultFiles(result, json);
-        if (results.size() > 1) files.emplace_back(q("seeds.csv"), seedsTable(results).bytes());
-        if (const QString e = writeRunFolder(opt.out, std::move(files)); !e.isEmpty()) {
-            err(q("mhla-lab solve: ") + e);
-            return InternalError;
-        }
-    }
-    if (!writeStdout(json)) {
-        err(q("mhla-lab solve: cannot write the result to standard output: ") +
-            QString::fromLocal8Bit(std::strerror(errno)) +
-            (opt.out.isEmpty() ? QString() : q(" (the files in --out are complete)")));
-        return InternalError;
-    }
-    return Success;
+    return writeSolveOutput(opt, results, cfg);
 }
 
 } // namespace

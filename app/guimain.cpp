@@ -126,18 +126,17 @@ std::optional<PaperStyle> paperStyleOf(FigureStyle s) {
 }
 
 /// `figures` on a sweep file: the sweep runner of `mhla-lab sweep`, then the sweep figures.
-int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
-    const QString out = opt.out;
-    SweepPlan plan;
-    std::vector<SweepFigureSpec> specs;
-    std::vector<SweepVerdictSpec> verdictSpecs;
+/// A sweep file's plan, figures and verdicts, or the exit code of why not (said on stderr).
+int planSweepFigures(const FiguresOptions& opt, SweepPlan* plan,
+                     std::vector<SweepFigureSpec>* specs,
+                     std::vector<SweepVerdictSpec>* verdictSpecs) {
     try {
         QJsonValue figures, verdicts;
         // The count first (more than 1000 runs need --yes), before any run is validated.
-        plan = planSweepFile(opt.config, opt.grids, opt.seeds, opt.sets, &figures,
-                             opt.yes ? 0 : kSweepRunsWithoutYes, &verdicts);
-        specs = parseSweepFigures(figures, plan);
-        verdictSpecs = parseSweepVerdicts(verdicts, plan);
+        *plan = planSweepFile(opt.config, opt.grids, opt.seeds, opt.sets, &figures,
+                              opt.yes ? 0 : kSweepRunsWithoutYes, &verdicts);
+        *specs = parseSweepFigures(figures, *plan);
+        *verdictSpecs = parseSweepVerdicts(verdicts, *plan);
     } catch (const ConfigError& e) {
         if (e.key() == QStringLiteral("--yes")) {
             printMessage(QString::asprintf(
@@ -149,8 +148,14 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
         printMessage(QString::asprintf("mhla-lab figures: invalid input: %s", e.what()));
         return InvalidInput;
     }
+    return Success;
+}
+
+/// The same admission and 10-minute rule as solve and sweep for the runs still to do, and an
+/// --out folder that can take the sweep; the exit code of why not (said on stderr), or Success.
+int admitSweepFigures(const FiguresOptions& opt, const SweepPlan& plan) {
+    const QString out = opt.out;
     {
-        // The same admission and 10-minute rule as solve and sweep, for the runs still to do.
         SweepExecution probe;
         probe.jobs = opt.jobs;
         const SweepAdmission admission = admitSweep(plan, out, probe);
@@ -185,6 +190,29 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
         printMessage(QString::asprintf("mhla-lab figures: %s", qUtf8Printable(e)));
         return InvalidInput;
     }
+    return Success;
+}
+
+/// verdict.txt and verdict.json beside the figures (added to `written`); an error or empty.
+QString writeVerdicts(const QString& out, const std::vector<SweepVerdict>& verdicts,
+                      QStringList* written) {
+    for (const auto& [name, bytes] : {std::pair{"verdict.txt", verdictsText(verdicts)},
+                                      std::pair{"verdict.json", verdictsJson(verdicts)}}) {
+        const QString path = QDir(out).filePath(QString::fromLatin1(name));
+        if (QString err = writeFileAtomic(path, bytes); !err.isEmpty()) return err;
+        *written << path;
+    }
+    return {};
+}
+
+int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
+    const QString out = opt.out;
+    SweepPlan plan;
+    std::vector<SweepFigureSpec> specs;
+    std::vector<SweepVerdictSpec> verdictSpecs;
+    if (const int code = planSweepFigures(opt, &plan, &specs, &verdictSpecs); code != Success)
+        return code;
+    if (const int code = admitSweepFigures(opt, plan); code != Success) return code;
     ensurePlatform();
     QApplication app(argc, argv);
     useCNumericLocale();
@@ -232,15 +260,7 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
     std::vector<SweepVerdict> verdicts;
     for (const SweepVerdictSpec& vs : verdictSpecs)
         verdicts.push_back(evaluateSweepVerdict(vs, plan, results));
-    if (err.isEmpty() && !verdicts.empty()) {
-        for (const auto& [name, bytes] : {std::pair{"verdict.txt", verdictsText(verdicts)},
-                                          std::pair{"verdict.json", verdictsJson(verdicts)}}) {
-            const QString path = QDir(out).filePath(QString::fromLatin1(name));
-            err = writeFileAtomic(path, bytes);
-            if (!err.isEmpty()) break;
-            written << path;
-        }
-    }
+    if (err.isEmpty() && !verdicts.empty()) err = writeVerdicts(out, verdicts, &written);
     if (!err.isEmpty()) {
         printMessage(QString::asprintf("mhla-lab figures: %s", qUtf8Printable(err)));
         return InternalError;
@@ -263,38 +283,12 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
     return Success;
 }
 
-} // namespace
-
-int runFigures(int argc, char** argv) {
-    QStringList args;
-    for (int i = 2; i < argc; ++i) args << QString::fromLocal8Bit(argv[i]);
-    FiguresOptions opt;
-    if (const QString err = parseFiguresOptions(args, &opt); !err.isEmpty()) return usageError(err);
-    if (opt.help) {
-        std::fputs(kFiguresUsage, stdout);
-        return Success;
-    }
-    for (const auto& [name, path] : {std::pair{"config", opt.config}, std::pair{"out", opt.out}})
-        if (const QString e = pathArgumentProblem(name, path); !e.isEmpty()) return usageError(e);
-    if (fileHasSweep(opt.config)) return runSweepFigures(opt, argc, argv);
-    if (opt.seeds > 0 || !opt.grids.isEmpty())
-        return usageError(QStringLiteral("--seeds and --grid apply to an experiment file with a "
-                                         "\"sweep\"; %1 has none")
-                              .arg(opt.config));
-    const QString out = opt.out;
-    auto refuse = [&out](const QString& what) {
-        printMessage(QString::asprintf(
-            "mhla-lab figures: --out \"%s\" already holds %s; choose another folder or pass --force to "
-            "overwrite",
-            qUtf8Printable(out), qUtf8Printable(what)));
-        return InvalidInput;
-    };
-
-    // The one loader: its messages name the file.
-    ExperimentConfig cfg;
+/// Loads and admits a single experiment (no sweep) with the estimate and the 10-minute/--yes
+/// rule of solve; the exit code of why not (said on stderr), or Success.
+int loadAndAdmit(const FiguresOptions& opt, ExperimentConfig* cfg) {
     try {
-        cfg = loadExperiment(opt.config, opt.sets).config;
-        admit(cfg);
+        *cfg = loadExperiment(opt.config, opt.sets).config;
+        admit(*cfg);
     } catch (const ConfigError& e) {
         printMessage(QString::asprintf("mhla-lab figures: invalid input: %s", e.what()));
         return InvalidInput;
@@ -302,7 +296,7 @@ int runFigures(int argc, char** argv) {
     // Hours of silence help nobody: the estimate first, and the same 10-minute/--yes rule as
     // solve.
     {
-        const BatchEstimate est = estimateBatch({&cfg}, 1);
+        const BatchEstimate est = estimateBatch({cfg}, 1);
         if (est.seconds > 10.0)
             printMessage(
                 QString::asprintf("mhla-lab figures: estimate: %s", est.describe().c_str()));
@@ -311,29 +305,12 @@ int runFigures(int argc, char** argv) {
             return InvalidInput;
         }
     }
-    // Check the output folder before spending time on the run.
-    if (const QString err = prepareOutputFolder(out); !err.isEmpty()) {
-        printMessage(QString::asprintf("mhla-lab figures: cannot write to --out \"%s\": %s",
-                                       qUtf8Printable(out), qUtf8Printable(err)));
-        return InvalidInput;
-    }
-    if (!opt.force)
-        for (const char* name : {"result.json", "experiment.json", "spectrum.svg"})
-            if (QFileInfo::exists(QDir(out).filePath(QString::fromLatin1(name))))
-                return refuse(
-                    QStringLiteral("the results of a run (%1)").arg(QString::fromLatin1(name)));
+    return Success;
+}
 
-    ensurePlatform();
-    QApplication app(argc, argv);
-    useCNumericLocale();
-    setAppInfo();
-    initResources();
-
-    // A fatal signal cancels the run (exit 130, nothing written); one that arrives while the
-    // figures are exported waits for the export to finish, so the folder is whole.
-    CancelToken cancel;
-    const CancelOnSignals onSignals(&cancel);
-    ExperimentResult result;
+/// Runs `cfg` with its progress on stderr (a line per phase or 10%); a fatal signal cancels
+/// it through `cancel`. The exit code of a failure (said on stderr), or Success.
+int runWithProgress(const ExperimentConfig& cfg, CancelToken& cancel, ExperimentResult* out) {
     try {
         RunContext ctx;
         ctx.cancel = &cancel;
@@ -348,7 +325,7 @@ int runFigures(int argc, char** argv) {
                 lastPhase = e.phase;
             }
         };
-        result = runExperiment(cfg, ctx);
+        *out = runExperiment(cfg, ctx);
         std::fprintf(stderr, "\r%-24s 100%%\n", "done");
     } catch (const ConfigError& e) {
         printMessage(QString::asprintf("\nmhla-lab figures: invalid input: %s", e.what()));
@@ -361,6 +338,54 @@ int runFigures(int argc, char** argv) {
         return InternalError;
     }
 
+    return Success;
+}
+
+/// The figures and tables of the result panels showing one run (the window's list, without
+/// the window); with --style paper-… each plot as a paper figure at the paper's size.
+struct PanelFigures {
+    QList<const Figure*> figures;
+    QList<ExportTable> tables;
+    QSize pixelSize;
+    std::vector<std::unique_ptr<PaperFigure>> paperFigures; ///< owns the paper versions
+};
+
+PanelFigures panelFigures(const RunRecord& record, QWidget* host, const FiguresOptions& opt) {
+    PanelFigures out;
+    for (ResultPanel* panel : createResultPanels(host)) {
+        panel->showRun(&record);
+        panel->showRuns({&record});
+        out.figures += panel->figures();
+        out.tables += panel->tables();
+    }
+    out.pixelSize = opt.size;
+    if (const std::optional<PaperStyle> paper = paperStyleOf(opt.style)) {
+        for (const Figure*& f : out.figures)
+            if (const auto* plot = dynamic_cast<const PlotWidget*>(f)) {
+                out.paperFigures.push_back(std::make_unique<PaperFigure>(*plot, *paper));
+                f = out.paperFigures.back().get();
+            }
+        out.pixelSize = QSize(static_cast<int>(std::lround(paper->widthInches * opt.dpi)),
+                              static_cast<int>(std::lround(paper->heightInches * opt.dpi)));
+    }
+    return out;
+}
+
+/// Why --out is refused: it holds `what` (an earlier run's files) and --force is not given.
+int refuseOut(const QString& out, const QString& what) {
+    printMessage(
+        QString::asprintf("mhla-lab figures: --out \"%s\" already holds %s; choose another "
+                          "folder or pass --force to overwrite",
+                          qUtf8Printable(out), qUtf8Printable(what)));
+    return InvalidInput;
+}
+
+/// Exports every figure and table of the result panels showing `result` into --out, as the
+/// window's Export all does (existing files of this export need --force); prints the files
+/// written and the run's certificate. The exit code.
+int exportRun(const FiguresOptions& opt, const ExperimentResult& result) {
+    const QString& out = opt.out;
+    auto refuse = [&out](const QString& what) { return refuseOut(out, what); };
     // The result panels alone (no main window): the same list and the same export path.
     RunRecord record;
     record.id = 1;
@@ -371,27 +396,10 @@ int runFigures(int argc, char** argv) {
     record.result = result;
     QWidget host;
     host.resize(1600, 1000);
-    const QList<ResultPanel*> panels = createResultPanels(&host);
-    QList<const Figure*> figures;
-    QList<ExportTable> tables;
-    for (ResultPanel* panel : panels) {
-        panel->showRun(&record);
-        panel->showRuns({&record});
-        figures += panel->figures();
-        tables += panel->tables();
-    }
-    // --style paper-…: each plot as a paper figure, every figure at the paper's size.
-    QSize pixelSize = opt.size;
-    std::vector<std::unique_ptr<PaperFigure>> paperFigures;
-    if (const std::optional<PaperStyle> paper = paperStyleOf(opt.style)) {
-        for (const Figure*& f : figures)
-            if (const auto* plot = dynamic_cast<const PlotWidget*>(f)) {
-                paperFigures.push_back(std::make_unique<PaperFigure>(*plot, *paper));
-                f = paperFigures.back().get();
-            }
-        pixelSize = QSize(static_cast<int>(std::lround(paper->widthInches * opt.dpi)),
-                          static_cast<int>(std::lround(paper->heightInches * opt.dpi)));
-    }
+    const PanelFigures pf = panelFigures(record, &host, opt);
+    const QList<const Figure*>& figures = pf.figures;
+    const QList<ExportTable>& tables = pf.tables;
+    const QSize pixelSize = pf.pixelSize;
     ExportMetadata runMeta;
     runMeta.runs << qMakePair(record.name, experimentToJson(record.config));
     auto metaFor = [&runMeta](const Figure& f) {
@@ -429,6 +437,58 @@ int runFigures(int argc, char** argv) {
         c.certified ? "certified identifiable" : "not certified", c.lambdaMin, c.nullDim,
         result.metrics.oodRelMse, static_cast<long long>(written.size()), qUtf8Printable(out)));
     return Success;
+}
+
+} // namespace
+
+int runFigures(int argc, char** argv) {
+    QStringList args;
+    for (int i = 2; i < argc; ++i) args << QString::fromLocal8Bit(argv[i]);
+    FiguresOptions opt;
+    if (const QString err = parseFiguresOptions(args, &opt); !err.isEmpty()) return usageError(err);
+    if (opt.help) {
+        std::fputs(kFiguresUsage, stdout);
+        return Success;
+    }
+    for (const auto& [name, path] : {std::pair{"config", opt.config}, std::pair{"out", opt.out}})
+        if (const QString e = pathArgumentProblem(name, path); !e.isEmpty()) return usageError(e);
+    if (fileHasSweep(opt.config)) return runSweepFigures(opt, argc, argv);
+    if (opt.seeds > 0 || !opt.grids.isEmpty())
+        return usageError(QStringLiteral("--seeds and --grid apply to an experiment file with a "
+                                         "\"sweep\"; %1 has none")
+                              .arg(opt.config));
+    const QString out = opt.out;
+    auto refuse = [&out](const QString& what) { return refuseOut(out, what); };
+
+    // The one loader: its messages name the file.
+    ExperimentConfig cfg;
+    if (const int code = loadAndAdmit(opt, &cfg); code != Success) return code;
+    // Check the output folder before spending time on the run.
+    if (const QString err = prepareOutputFolder(out); !err.isEmpty()) {
+        printMessage(QString::asprintf("mhla-lab figures: cannot write to --out \"%s\": %s",
+                                       qUtf8Printable(out), qUtf8Printable(err)));
+        return InvalidInput;
+    }
+    if (!opt.force)
+        for (const char* name : {"result.json", "experiment.json", "spectrum.svg"})
+            if (QFileInfo::exists(QDir(out).filePath(QString::fromLatin1(name))))
+                return refuse(
+                    QStringLiteral("the results of a run (%1)").arg(QString::fromLatin1(name)));
+
+    ensurePlatform();
+    QApplication app(argc, argv);
+    useCNumericLocale();
+    setAppInfo();
+    initResources();
+
+    // A fatal signal cancels the run (exit 130, nothing written); one that arrives while the
+    // figures are exported waits for the export to finish, so the folder is whole.
+    CancelToken cancel;
+    const CancelOnSignals onSignals(&cancel);
+    ExperimentResult result;
+    if (const int code = runWithProgress(cfg, cancel, &result); code != Success) return code;
+
+    return exportRun(opt, result);
 }
 
 int runGui(int argc, char** argv) {
