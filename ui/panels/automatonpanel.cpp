@@ -77,24 +77,7 @@ void AutomatonPanel::showRun(const RunRecord* run) {
     const bool has = run && run->result && run->result->execution;
     m_tables->setVisible(has);
     m_filler->setVisible(!has);
-    if (!has) {
-        const QString what =
-            tr("<p>This tab is for the <b>automaton task</b>: a learned model executes a random "
-               "finite automaton (DFA) given as a table in its prompt. It shows the example "
-               "DFA's transition table δ(q, a) and one word step by step — the true state after "
-               "each letter beside the learned model's and the teacher's, wrong steps marked — "
-               "with the step and whole-word accuracies.</p>");
-        m_summary->setText(
-            run && run->result
-                ? tr("<p><b>%1</b> is not an automaton run (task: %2), so there is nothing to "
-                     "show here.</p>")
-                          .arg(run->name.toHtmlEscaped(), toString(run->config.task.kind)) +
-                      what +
-                      tr("<p>Choose the “Executing an automaton” preset (Run ▸ Presets) or the "
-                         "automaton task, then Run.</p>")
-                : tr("<p>No automaton result yet.</p>") + what);
-        return;
-    }
+    if (!has) return showNoExecution(run);
     const ExecutionResult& e = *run->result->execution;
     m_summary->setText(
         tr("<b>%1</b> — %2 words of length %3 on fresh random DFAs. Learned model: step accuracy <b>%4%</b>, "
@@ -117,6 +100,29 @@ void AutomatonPanel::showRun(const RunRecord* run) {
                               "experiment again to see its execution step by step.</p>"));
         return;
     }
+    const QStringList rows = fillTransitionTable(dfa);
+    showTrace(run, e, rows);
+}
+
+void AutomatonPanel::showNoExecution(const RunRecord* run) {
+    const QString what =
+        tr("<p>This tab is for the <b>automaton task</b>: a learned model executes a random "
+           "finite automaton (DFA) given as a table in its prompt. It shows the example "
+           "DFA's transition table δ(q, a) and one word step by step — the true state after "
+           "each letter beside the learned model's and the teacher's, wrong steps marked — "
+           "with the step and whole-word accuracies.</p>");
+    m_summary->setText(
+        run && run->result
+            ? tr("<p><b>%1</b> is not an automaton run (task: %2), so there is nothing to "
+                 "show here.</p>")
+                      .arg(run->name.toHtmlEscaped(), toString(run->config.task.kind)) +
+                  what +
+                  tr("<p>Choose the “Executing an automaton” preset (Run ▸ Presets) or the "
+                     "automaton task, then Run.</p>")
+            : tr("<p>No automaton result yet.</p>") + what);
+}
+
+QStringList AutomatonPanel::fillTransitionTable(const Dfa& dfa) {
     m_table->setRowCount(dfa.states);
     m_table->setColumnCount(dfa.alphabet);
     QStringList rows, cols;
@@ -132,6 +138,11 @@ void AutomatonPanel::showRun(const RunRecord* run) {
         }
     m_table->resizeColumnsToContents();
 
+    return rows;
+}
+
+void AutomatonPanel::showTrace(const RunRecord* run, const ExecutionResult& e,
+                               const QStringList& rows) {
     const int L = static_cast<int>(e.exampleWord.size());
     m_trace->setRowCount(4);
     m_trace->setColumnCount(L + 1);

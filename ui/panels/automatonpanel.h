@@ -32,6 +32,11 @@ public:
     QString traceCsv() const { return m_csv; }
 
 private:
+    /// showRun()'s parts: what the tab is for (no automaton result), the DFA's transition
+    /// table (returns the state names, q0..), the example word step by step (table, CSV, plot).
+    void showNoExecution(const RunRecord* run);
+    QStringList fillTransitionTable(const Dfa& dfa);
+    void showTrace(const RunRecord* run, const ExecutionResult& e, const QStringList& rows);
     QLabel* m_summary = nullptr;
     QTableWidget* m_table = nullptr;
     QTableWidget* m_trace = nullptr;

@@ -162,43 +162,48 @@ void HeadsPanel::showRun(const RunRecord* run) {
 }
 
 void HeadsPanel::refresh() {
-    if (!m_hasResult) {
+    if (!m_hasResult || m_result.dOut == 0) {
         m_heads->setTitle(tr("Heads"));
         m_heads->setPanels({}, 3);
         m_coeffs->setTitle(tr("Folded coefficients"));
         m_coeffs->setPanels({}, 1);
         m_sv->clear();
-        m_info->setText(tr("no result yet"));
+        m_info->setText(!m_hasResult
+                            ? tr("no result yet")
+                            : tr("no heads: the data has no targets, so nothing was fitted (its "
+                                 "certificate is on the Certificate tab)"));
         return;
     }
     const ExperimentResult& r = m_result;
-    if (r.dOut == 0) {
-        m_heads->setTitle(tr("Heads"));
-        m_heads->setPanels({}, 3);
-        m_coeffs->setTitle(tr("Folded coefficients"));
-        m_coeffs->setPanels({}, 1);
-        m_sv->clear();
-        m_info->setText(tr("no heads: the data has no targets, so nothing was fitted (its "
-                           "certificate is on the Certificate tab)"));
-        return;
-    }
-    const int h = head();
     const bool minimal = minimalForm();
     Heads L = minimal ? r.identifiability->minHeads->heads : r.heads.heads;
     const Heads& T = minimal ? r.identifiability->teacherMinimalHeads : r.teacherHeads.heads;
-    if (minimal) {
-        // Align signs head by head (a head is fixed only up to (V, Q) -> (-V, -Q)).
-        for (int k = 0; k < std::min(L.count(), T.count()); ++k) {
-            const auto K = static_cast<size_t>(k);
-            if (L.V[K].size() != T.V[K].size() || L.Q[K].size() != T.Q[K].size()) continue;
-            const double dot =
-                (L.V[K].array() * T.V[K].array()).sum() + (L.Q[K].array() * T.Q[K].array()).sum();
-            if (dot < 0) {
-                L.V[K] = -L.V[K];
-                L.Q[K] = -L.Q[K];
-            }
+    if (minimal) alignSigns(L, T);
+    // Data from files has no teacher: only the learned heads (and P̂ alone below).
+    const bool teacherKnown = r.teacherP.size() > 0;
+    showHead(L, T, minimal, teacherKnown);
+    showCoefficients(teacherKnown);
+    showSingularValues();
+    showInfo(teacherKnown);
+}
+
+void HeadsPanel::alignSigns(Heads& L, const Heads& T) {
+    // A head is fixed only up to (V, Q) -> (-V, -Q): each learned head takes its teacher's sign.
+    for (int k = 0; k < std::min(L.count(), T.count()); ++k) {
+        const auto K = static_cast<size_t>(k);
+        if (L.V[K].size() != T.V[K].size() || L.Q[K].size() != T.Q[K].size()) continue;
+        const double dot =
+            (L.V[K].array() * T.V[K].array()).sum() + (L.Q[K].array() * T.Q[K].array()).sum();
+        if (dot < 0) {
+            L.V[K] = -L.V[K];
+            L.Q[K] = -L.Q[K];
         }
     }
+}
+
+void HeadsPanel::showHead(const Heads& L, const Heads& T, bool minimal, bool teacherKnown) {
+    const ExperimentResult& r = m_result;
+    const int h = head();
     const QString learnedName = minimal ? tr("minimal") : tr("learned");
     const QString teacherName = minimal ? tr("teacher (W*)") : tr("teacher");
     auto pick = [](const std::vector<Mat>& v, int i) {
@@ -211,8 +216,6 @@ void HeadsPanel::refresh() {
             return {};
         return a - b;
     };
-    // Data from files has no teacher: only the learned heads (and P̂ alone below).
-    const bool teacherKnown = r.teacherP.size() > 0;
     const QString none = tr("no head %1 (rank %2)");
     QList<HeatmapPanel> panels;
     const QString rn = QStringLiteral("i"), cn = QStringLiteral("a");
@@ -248,7 +251,10 @@ void HeadsPanel::refresh() {
                         .arg(h + 1)
                         .arg(m_runName, source));
     m_heads->setPanels(panels, teacherKnown ? 3 : 2);
+}
 
+void HeadsPanel::showCoefficients(bool teacherKnown) {
+    const ExperimentResult& r = m_result;
     QList<HeatmapPanel> cp;
     const QString pr = QStringLiteral("output i"), pc = QStringLiteral("feature (a,b),c");
     if (teacherKnown) cp << HeatmapPanel{tr("P* (teacher)"), r.teacherP, pr, pc, {}};
@@ -259,7 +265,10 @@ void HeadsPanel::refresh() {
     if (teacherKnown) cp << HeatmapPanel{tr("P̂ − P*"), dP, pr, pc, tr("no learned P")};
     m_coeffs->setTitle(tr("Folded coefficients (d_out × D) — %1").arg(m_runName));
     m_coeffs->setPanels(cp, 1);
+}
 
+void HeadsPanel::showSingularValues() {
+    const ExperimentResult& r = m_result;
     QList<PlotSeries> sv;
     PlotSeries ls;
     ls.name = tr("learned σᵣ");
@@ -290,6 +299,10 @@ void HeadsPanel::refresh() {
                                 colors::kExactReference);
     m_sv->setTitle(tr("Singular values of unfold(P) — %1").arg(m_runName));
     m_sv->setSeries(sv);
+}
+
+void HeadsPanel::showInfo(bool teacherKnown) {
+    const ExperimentResult& r = m_result;
     if (!teacherKnown)
         m_info->setText(
             r.identifiability && r.identifiability->minHeads

@@ -48,6 +48,13 @@ Q_SIGNALS:
 
 private:
     void refresh();
+    /// refresh()'s parts: the learned heads' signs set to their teacher's, the head's heatmaps,
+    /// the folded coefficients, the singular values of unfold(P), the line under them.
+    static void alignSigns(Heads& L, const Heads& T);
+    void showHead(const Heads& L, const Heads& T, bool minimal, bool teacherKnown);
+    void showCoefficients(bool teacherKnown);
+    void showSingularValues();
+    void showInfo(bool teacherKnown);
     void showRange();
     ExperimentResult m_result; ///< copy of the shown result (the record may be removed)
     bool m_hasResult = false;
