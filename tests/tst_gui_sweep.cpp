@@ -307,7 +307,8 @@ private Q_SLOTS:
             "title": "Certificate against p"}])J")
                                    .array();
         panel.setFileFigures(own, s("own.json"));
-        QCOMPARE(view->itemText(0), s("own.json: Certificate against p"));
+        QCOMPARE(view->itemText(0), s("own.json: lin")); // the name; the title in its tooltip
+        QCOMPARE(view->itemData(0, Qt::ToolTipRole).toString(), s("Certificate against p"));
         QCOMPARE(view->count(), 3); // the earlier file's figures are gone
         const SweepFigureData& d = panel.data();
         QCOMPARE(d.title, s("Certificate against p"));

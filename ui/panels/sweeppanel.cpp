@@ -227,14 +227,18 @@ void SweepPanel::setFileFigures(const QJsonValue& figures, const QString& source
     const QJsonArray list = m_fileFigures.toArray();
     for (qsizetype i = 0; i < list.size(); ++i) {
         const QJsonObject o = list[i].toObject();
-        QString what = o.value(QStringLiteral("title")).toString();
-        if (what.isEmpty()) what = o.value(QStringLiteral("name")).toString();
+        // The figure's name (its files' name) in the box, short enough for it; its title,
+        // which the plot shows, in the item's tooltip.
+        const QString title = o.value(QStringLiteral("title")).toString();
+        QString what = o.value(QStringLiteral("name")).toString();
+        if (what.isEmpty()) what = title;
         if (what.isEmpty())
             what = tr("%1 of %2")
                        .arg(o.value(QStringLiteral("kind")).toString(),
                             o.value(QStringLiteral("y")).toString());
         m_view->insertItem(static_cast<int>(i), tr("%1: %2").arg(source, what),
                            QStringLiteral("file:") + QString::number(i));
+        if (!title.isEmpty()) m_view->setItemData(static_cast<int>(i), title, Qt::ToolTipRole);
     }
     // The file's first figure is what its author drew first; without figures the view chosen
     // before stays (the first view when it was a file's).
