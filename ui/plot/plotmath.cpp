@@ -230,9 +230,12 @@ QList<LogTick> logTicks(double lo, double hi, bool wide) {
     return out;
 }
 
-Ranges computeRanges(const PlotState& st) {
-    Ranges r;
-    double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
+namespace {
+
+/// The extent of the shown data (hidden and off-scale series excepted), counting in `r` the
+/// values a log axis drops or raises to its floor; infinite ends when nothing is drawable.
+void dataExtent(const PlotState& st, Ranges& r, double& x0, double& x1, double& y0, double& y1) {
+    x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
     for (const auto& s : st.series) {
         if (st.hidden.contains(s.groupName()) || !s.inRange) continue;
         const QList<QPointF> all =
@@ -258,6 +261,49 @@ Ranges computeRanges(const PlotState& st) {
             y1 = std::max(y1, shownY(p.y(), st.logY));
         }
     }
+}
+
+/// Whether a shown marker series has a point at an end of [x0, x1].
+bool markerAtAnEnd(const PlotState& st, double x0, double x1) {
+    for (const auto& s : st.series) {
+        if (st.hidden.contains(s.groupName()) || !s.inRange) continue;
+        if (s.style != PlotSeries::Style::Markers && s.style != PlotSeries::Style::Triangles &&
+            s.style != PlotSeries::Style::LineMarkers && s.style != PlotSeries::Style::Floor)
+            continue;
+        for (const auto& p : s.points)
+            if (p.x() <= x0 || p.x() >= x1) return true;
+    }
+    return false;
+}
+
+/// Markers at an end of a log x axis would be cut in half by the frame: a margin of
+/// kMarkerMargin of its decades then (its ticks are labels at the decades, so the axis ends
+/// where it is told). A linear axis gets the range its fixed ticks would show (whole nice
+/// steps), then the same margin outside it, with the ticks inside (a probability axis stays
+/// 0..1 in its ticks, and a marker at 1 is drawn whole) — not the margin alone: its ticks would
+/// widen the range to a whole nice step (0..1 became -0.2..1.2).
+void widenForMarkers(const PlotState& st, Ranges& r, double& x0, double& x1) {
+    constexpr double kMarkerMargin = 0.03;
+    if (st.logX && x0 > 0 && x1 > x0) {
+        const double span = std::log10(x1 / x0);
+        x0 /= std::pow(10.0, kMarkerMargin * span);
+        x1 *= std::pow(10.0, kMarkerMargin * span);
+    } else if (!st.logX && st.xCategories.isEmpty() && x1 > x0 && !st.manualRange) {
+        int count = 2;
+        niceFixedRange(x0, x1, &count);
+        const double pad = kMarkerMargin * (x1 - x0);
+        x0 -= pad;
+        x1 += pad;
+        r.xTicksInside = true;
+    }
+}
+
+} // namespace
+
+Ranges computeRanges(const PlotState& st) {
+    Ranges r;
+    double x0, x1, y0, y1;
+    dataExtent(st, r, x0, x1, y0, y1);
     if (!std::isfinite(x0)) {
         x0 = st.logX ? 1 : 0;
         x1 = st.logX ? 10 : 1;
@@ -282,35 +328,7 @@ Ranges computeRanges(const PlotState& st) {
         x0 = -0.5;
         x1 = static_cast<double>(st.xCategories.size()) - 0.5;
     } else if (!bars && !(x1 - x0 > 1e-9 * std::max(std::abs(x0), std::abs(x1)))) padLinear(x0, x1);
-    // Markers at an end of a log x axis would be cut in half by the frame: a margin of
-    // kMarkerMargin of its decades then (its ticks are labels at the decades, so the axis ends
-    // where it is told). Not on a linear axis: its ticks widen the range to a whole nice step
-    // (a probability axis of 0..1 became -0.2..1.2).
-    bool markerAtEnd = false;
-    for (const auto& s : st.series) {
-        if (st.hidden.contains(s.groupName()) || !s.inRange) continue;
-        if (s.style != PlotSeries::Style::Markers && s.style != PlotSeries::Style::Triangles &&
-            s.style != PlotSeries::Style::LineMarkers && s.style != PlotSeries::Style::Floor)
-            continue;
-        for (const auto& p : s.points) markerAtEnd = markerAtEnd || p.x() <= x0 || p.x() >= x1;
-    }
-    constexpr double kMarkerMargin = 0.03;
-    if (markerAtEnd && !bars && st.logX && x0 > 0 && x1 > x0) {
-        const double span = std::log10(x1 / x0);
-        x0 /= std::pow(10.0, kMarkerMargin * span);
-        x1 *= std::pow(10.0, kMarkerMargin * span);
-    } else if (markerAtEnd && !bars && !st.logX && st.xCategories.isEmpty() && x1 > x0 &&
-               !st.manualRange) {
-        // A linear axis: the range its fixed ticks would show (whole nice steps), then the same
-        // margin outside it, with the ticks inside (a probability axis stays 0..1 in its ticks,
-        // and a marker at 1 is drawn whole).
-        int count = 2;
-        niceFixedRange(x0, x1, &count);
-        const double pad = kMarkerMargin * (x1 - x0);
-        x0 -= pad;
-        x1 += pad;
-        r.xTicksInside = true;
-    }
+    if (!bars && markerAtAnEnd(st, x0, x1)) widenForMarkers(st, r, x0, x1);
     if (st.logY) padLog(y0, y1);
     else if (!st.yCategories.isEmpty()) {
         y0 = -0.5;

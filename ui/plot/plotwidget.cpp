@@ -57,47 +57,7 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(2);
 
-    auto* bar = new QHBoxLayout;
-    bar->setSpacing(2);
-    auto mk = [this, bar](const QString& text, const QString& tip, bool checkable) {
-        auto* b = new QToolButton(this);
-        b->setText(text);
-        b->setToolTip(tip);
-        b->setCheckable(checkable);
-        b->setAutoRaise(true);
-        bar->addWidget(b);
-        return b;
-    };
-    m_logXButton = mk(tr("log x"), tr("Logarithmic x axis"), true);
-    m_logYButton = mk(tr("log y"), tr("Logarithmic y axis"), true);
-    // Short texts: two plots side by side must fit a 1280×720 window with the docks open.
-    // "Fit" carries the hand-set ranges in its menu (its arrow): two plots side by side fit a
-    // 1178-px window (what a 2560×1440 screen at scale 2 gives) with both docks open.
-    m_autoButton = mk(tr("Fit"),
-                      tr("Autoscale: fit the axes to the data (also: double-click the plot). "
-                         "The arrow sets the axis ranges by hand."),
-                      false);
-    auto* fitMenu = new QMenu(m_autoButton);
-    fitMenu->addAction(tr("Set the axis ranges…"), this, &PlotWidget::editAxes);
-    m_autoButton->setMenu(fitMenu);
-    m_autoButton->setPopupMode(QToolButton::MenuButtonPopup);
-    // The title sits in this row (elided, whole in its tooltip) rather than above the chart:
-    // the chart keeps that height for its axes. While the mouse is over the plot, the values
-    // under it take the title's place.
-    m_titleLabel = new ElidedLabel(this);
-    m_titleLabel->setObjectName(figureName + QStringLiteral("Title"));
-    bar->addSpacing(4);
-    bar->addWidget(m_titleLabel, 1);
-    m_hover = new QLabel(this);
-    m_hover->setVisible(false);
-    m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_hover->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never widens the window
-    m_hover->setObjectName(figureName + QStringLiteral("Hover"));
-    bar->addSpacing(4);
-    bar->addWidget(m_hover, 1);
-    auto* exportButton =
-        mk(tr("Export…"), tr("Export this figure as SVG, PDF, PNG and CSV"), false);
-    lay->addLayout(bar);
+    QToolButton* exportButton = buildToolRow(lay);
 
     m_chart = new QChart;
     m_view = new QChartView(m_chart, this);
@@ -132,6 +92,51 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     connect(m_autoButton, &QToolButton::clicked, this, [this] { setManualRange(std::nullopt); });
     connect(exportButton, &QToolButton::clicked, this, &PlotWidget::exportRequested);
     rebuild();
+}
+
+QToolButton* PlotWidget::buildToolRow(QVBoxLayout* lay) {
+    auto* bar = new QHBoxLayout;
+    bar->setSpacing(2);
+    auto mk = [this, bar](const QString& text, const QString& tip, bool checkable) {
+        auto* b = new QToolButton(this);
+        b->setText(text);
+        b->setToolTip(tip);
+        b->setCheckable(checkable);
+        b->setAutoRaise(true);
+        bar->addWidget(b);
+        return b;
+    };
+    m_logXButton = mk(tr("log x"), tr("Logarithmic x axis"), true);
+    m_logYButton = mk(tr("log y"), tr("Logarithmic y axis"), true);
+    // Short texts: two plots side by side must fit a 1280×720 window with the docks open.
+    // "Fit" carries the hand-set ranges in its menu (its arrow): two plots side by side fit a
+    // 1178-px window (what a 2560×1440 screen at scale 2 gives) with both docks open.
+    m_autoButton = mk(tr("Fit"),
+                      tr("Autoscale: fit the axes to the data (also: double-click the plot). "
+                         "The arrow sets the axis ranges by hand."),
+                      false);
+    auto* fitMenu = new QMenu(m_autoButton);
+    fitMenu->addAction(tr("Set the axis ranges…"), this, &PlotWidget::editAxes);
+    m_autoButton->setMenu(fitMenu);
+    m_autoButton->setPopupMode(QToolButton::MenuButtonPopup);
+    // The title sits in this row (elided, whole in its tooltip) rather than above the chart:
+    // the chart keeps that height for its axes. While the mouse is over the plot, the values
+    // under it take the title's place.
+    m_titleLabel = new ElidedLabel(this);
+    m_titleLabel->setObjectName(m_name + QStringLiteral("Title"));
+    bar->addSpacing(4);
+    bar->addWidget(m_titleLabel, 1);
+    m_hover = new QLabel(this);
+    m_hover->setVisible(false);
+    m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_hover->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never widens the window
+    m_hover->setObjectName(m_name + QStringLiteral("Hover"));
+    bar->addSpacing(4);
+    bar->addWidget(m_hover, 1);
+    auto* exportButton =
+        mk(tr("Export…"), tr("Export this figure as SVG, PDF, PNG and CSV"), false);
+    lay->addLayout(bar);
+    return exportButton;
 }
 
 void PlotWidget::showContextMenu(const QPoint& at, QToolButton* exportButton) {

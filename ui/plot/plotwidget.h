@@ -16,6 +16,7 @@ class QLabel;
 class QMouseEvent;
 class QRubberBand;
 class QToolButton;
+class QVBoxLayout;
 
 QT_BEGIN_NAMESPACE
 class QChart;
@@ -127,6 +128,9 @@ private:
     static QString viewHelp();
     /// The plot area in viewport pixels.
     QRectF plotAreaInViewport() const;
+    /// The row above the chart: log x, log y, Fit (with the axis ranges in its menu), the title
+    /// (or the values under the pointer) and Export…; returns the Export button.
+    QToolButton* buildToolRow(QVBoxLayout* lay);
     /// The plot's right-click menu at `at` (viewport coordinates): copy, fit, ranges, export.
     void showContextMenu(const QPoint& at, QToolButton* exportButton);
     /// The mouse on the chart (plotinteraction.cpp). zoomOrPan(): wheel zoom, box zoom, pan and
