@@ -332,27 +332,31 @@ void CertificatePanel::showRun(const RunRecord* run) {
         return;
     }
     updateLive(run);
-    if (!run->result) {
-        if (run->state == RunRecord::State::Running || run->state == RunRecord::State::Queued)
-            setBadge(tr("%1: running…").arg(run->name), palette().color(QPalette::AlternateBase));
-        else
-            setBadge(tr("%1: %2").arg(run->name, run->stateText()),
-                     palette().color(QPalette::AlternateBase));
-        m_numbers->clear();
-        m_witness->setVisible(false);
-        // Nothing of an earlier run stays on screen while this one has no result.
-        m_spectrum->setTitle(tr("Eigenvalues of Λ — %1 (%2)").arg(run->name, run->stateText()));
-        m_spectrum->clear();
-        m_spectrum->setNote({});
-        if (run->trace().empty()) {
-            m_trace->setTitle(
-                tr("λₘᵢₙ(Λ) vs samples seen — %1 (%2)").arg(run->name, run->stateText()));
-            m_trace->clear();
-            m_trace->setNote({});
-        }
-        return;
+    if (!run->result) return showWithoutResult(run);
+    showCertificate(*run->result);
+    showSpectrum(run, run->result->certificate);
+}
+
+void CertificatePanel::showWithoutResult(const RunRecord* run) {
+    if (run->state == RunRecord::State::Running || run->state == RunRecord::State::Queued)
+        setBadge(tr("%1: running…").arg(run->name), palette().color(QPalette::AlternateBase));
+    else
+        setBadge(tr("%1: %2").arg(run->name, run->stateText()),
+                 palette().color(QPalette::AlternateBase));
+    m_numbers->clear();
+    m_witness->setVisible(false);
+    // Nothing of an earlier run stays on screen while this one has no result.
+    m_spectrum->setTitle(tr("Eigenvalues of Λ — %1 (%2)").arg(run->name, run->stateText()));
+    m_spectrum->clear();
+    m_spectrum->setNote({});
+    if (run->trace().empty()) {
+        m_trace->setTitle(tr("λₘᵢₙ(Λ) vs samples seen — %1 (%2)").arg(run->name, run->stateText()));
+        m_trace->clear();
+        m_trace->setNote({});
     }
-    const ExperimentResult& r = *run->result;
+}
+
+void CertificatePanel::showCertificate(const ExperimentResult& r) {
     const Certificate& c = r.certificate;
     if (c.method.empty())
         setBadge(tr("certificate not computed (the trainer ran with solver.compare_exact = false)"),
@@ -402,7 +406,9 @@ void CertificatePanel::showRun(const RunRecord* run) {
                 .arg(fmt(r.config.task.noise), fmt(r.metrics.oodRelMse)));
     m_witness->setVisible(r.nullWitness.has_value() || noisy);
     m_numbers->setText(numbers);
+}
 
+void CertificatePanel::showSpectrum(const RunRecord* run, const Certificate& c) {
     QList<QPointF> pts;
     for (Index i = 0; i < c.spectrum.size(); ++i)
         pts << QPointF(static_cast<double>(i + 1), c.spectrum(i));

@@ -52,6 +52,11 @@ protected:
     void changeEvent(QEvent* e) override;
 
 private:
+    /// showRun()'s parts: a run still queued, running or failed (nothing of an earlier run
+    /// stays); the badge, the numbers and the witness or noise note; the spectrum of Λ.
+    void showWithoutResult(const RunRecord* run);
+    void showCertificate(const ExperimentResult& r);
+    void showSpectrum(const RunRecord* run, const Certificate& c);
     void deriveBadgeFont();
     void setBadge(const QString& text, const QColor& bg);
     /// The marker at certificate_samples (identifiability report) added to the trace series;
