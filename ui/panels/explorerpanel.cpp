@@ -159,21 +159,7 @@ void ExplorerPanel::showRun(const RunRecord* run) {
         m_runName = run->name;
         m_runColor = run->color;
     }
-    if (x && x->noise && x->noise->sigma2 > 1e-24) { // noise-free: sigma^2 at round-off, no line
-        const NoiseAnalysis& n = *x->noise;
-        QString t =
-            tr("<b>Noise:</b> σ² = %1 (%2). Predicted ‖P̂ − P*‖² %3 vs measured %4; "
-               "predicted OOD rel %5 vs measured %6%7.")
-                .arg(fmt(n.sigma2),
-                     n.sigmaSource == "residual" ? tr("from the residual") : tr("configured"),
-                     fmt(n.predictedDistanceP2), fmt(n.measuredDistanceP2),
-                     fmt(n.predictedOodRelMse), fmt(n.measuredOodRelMse),
-                     n.certified ? QString() : tr(" (identified directions only)"));
-        if (!n.warning.empty())
-            t += QStringLiteral(" <span style='color:%1'>⚠ %2</span>")
-                     .arg(colors::kError.name(), QString::fromStdString(n.warning).toHtmlEscaped());
-        m_noise->setText(t);
-    } else m_noise->clear();
+    showNoise(x);
     m_noise->setVisible(!m_noise->text().isEmpty());
     const bool free = x && x->nullRelations && !x->nullRelations->relations.empty();
     // Nothing free (certified, or no report): only the status and the noise line.
@@ -197,41 +183,61 @@ void ExplorerPanel::showRun(const RunRecord* run) {
     else if (!free)
         m_status->setText(tr("%1: not certified, but no null relation was computed.")
                               .arg(m_runName.toHtmlEscaped()));
-    else {
-        const NullRelationsResult& nr = *x->nullRelations;
-        m_status->setText(
-            tr("<b>%1: %2 left free.</b> Λ has null dimension %3: each relation "
-               "below holds on every training prompt (%4 of them with exact rational "
-               "coefficients), so P̂ + t%5 e<sub>i</sub>vᵀ fits the data exactly as well as "
-               "P̂ for every t.")
-                .arg(m_runName.toHtmlEscaped(),
-                     countOf(nr.nullDim, tr("direction"), tr("directions")))
-                .arg(nr.nullDim)
-                .arg(nr.rationalCount)
-                .arg(m_result.teacherP.size() > 0 ? tr("‖P*‖") : tr("‖P̂‖")));
-        if (!x->nullPath && m_result.dOut == 0)
-            m_status->setText(m_status->text() +
-                              tr("<br>No targets, so no fit to move: the relations are what the "
-                                 "prompts leave free."));
-        const QSignalBlocker b1(m_relations), b2(m_output);
-        for (const NullRelation& rel : nr.relations)
-            m_relations->addItem(QString::fromStdString(rel.text));
-        m_relations->setCurrentRow(0);
-        m_output->setRange(1, std::max(1, m_result.dOut));
-        if (!x->oodExecution.empty()) {
-            QStringList parts;
-            for (const OodExecution& e : x->oodExecution)
-                parts << tr("%1: %2 / %3")
-                             .arg(QString::fromStdString(e.description).toHtmlEscaped())
-                             .arg(e.fit.stepAccuracy, 0, 'f', 3)
-                             .arg(e.witness.stepAccuracy, 0, 'f', 3);
-            m_status->setText(m_status->text() +
-                              tr("<br>Automaton step accuracy, fit / null witness P(1): %1.")
-                                  .arg(parts.join(QStringLiteral("; "))));
-        }
-        if (x->nullPath) m_path = *x->nullPath;
-    }
+    else showFreeDirections(*x);
     showPath();
+}
+
+void ExplorerPanel::showNoise(const IdentifiabilityReport* x) {
+    if (x && x->noise && x->noise->sigma2 > 1e-24) { // noise-free: sigma^2 at round-off, no line
+        const NoiseAnalysis& n = *x->noise;
+        QString t =
+            tr("<b>Noise:</b> σ² = %1 (%2). Predicted ‖P̂ − P*‖² %3 vs measured %4; "
+               "predicted OOD rel %5 vs measured %6%7.")
+                .arg(fmt(n.sigma2),
+                     n.sigmaSource == "residual" ? tr("from the residual") : tr("configured"),
+                     fmt(n.predictedDistanceP2), fmt(n.measuredDistanceP2),
+                     fmt(n.predictedOodRelMse), fmt(n.measuredOodRelMse),
+                     n.certified ? QString() : tr(" (identified directions only)"));
+        if (!n.warning.empty())
+            t += QStringLiteral(" <span style='color:%1'>⚠ %2</span>")
+                     .arg(colors::kError.name(), QString::fromStdString(n.warning).toHtmlEscaped());
+        m_noise->setText(t);
+    } else m_noise->clear();
+}
+
+void ExplorerPanel::showFreeDirections(const IdentifiabilityReport& report) {
+    const IdentifiabilityReport* x = &report;
+    const NullRelationsResult& nr = *x->nullRelations;
+    m_status->setText(
+        tr("<b>%1: %2 left free.</b> Λ has null dimension %3: each relation "
+           "below holds on every training prompt (%4 of them with exact rational "
+           "coefficients), so P̂ + t%5 e<sub>i</sub>vᵀ fits the data exactly as well as "
+           "P̂ for every t.")
+            .arg(m_runName.toHtmlEscaped(), countOf(nr.nullDim, tr("direction"), tr("directions")))
+            .arg(nr.nullDim)
+            .arg(nr.rationalCount)
+            .arg(m_result.teacherP.size() > 0 ? tr("‖P*‖") : tr("‖P̂‖")));
+    if (!x->nullPath && m_result.dOut == 0)
+        m_status->setText(m_status->text() +
+                          tr("<br>No targets, so no fit to move: the relations are what the "
+                             "prompts leave free."));
+    const QSignalBlocker b1(m_relations), b2(m_output);
+    for (const NullRelation& rel : nr.relations)
+        m_relations->addItem(QString::fromStdString(rel.text));
+    m_relations->setCurrentRow(0);
+    m_output->setRange(1, std::max(1, m_result.dOut));
+    if (!x->oodExecution.empty()) {
+        QStringList parts;
+        for (const OodExecution& e : x->oodExecution)
+            parts << tr("%1: %2 / %3")
+                         .arg(QString::fromStdString(e.description).toHtmlEscaped())
+                         .arg(e.fit.stepAccuracy, 0, 'f', 3)
+                         .arg(e.witness.stepAccuracy, 0, 'f', 3);
+        m_status->setText(m_status->text() +
+                          tr("<br>Automaton step accuracy, fit / null witness P(1): %1.")
+                              .arg(parts.join(QStringLiteral("; "))));
+    }
+    if (x->nullPath) m_path = *x->nullPath;
 }
 
 void ExplorerPanel::requestPath() {

@@ -65,6 +65,10 @@ Q_SIGNALS:
     void pathReady();
 
 private:
+    /// showRun()'s parts: the noise line (none when the fit is noise-free), and for a run that
+    /// is not certified the status, the relations and the OOD execution line.
+    void showNoise(const IdentifiabilityReport* x);
+    void showFreeDirections(const IdentifiabilityReport& report);
     void requestPath();
     void showPath();
     void updateAtT();
