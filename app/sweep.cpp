@@ -97,6 +97,94 @@ Exit codes: 0 success, 1 a run failed or runs are missing, 2 invalid input, 130 
 
 } // namespace
 
+namespace {
+
+/// The most shards a sweep may be cut into (--shard i/n, sweep slurm --shards).
+constexpr int kMaxShards = 100000;
+
+/// The options of each sweep command (run, merge, slurm) in `p`; their names in `valued` (with
+/// a value) and `flags`, for "did you mean".
+void addSweepOptions(QCommandLineParser& p, SweepOptions::Command command, QStringList* valued,
+                     QStringList* flags) {
+    auto opt = [&](const char* name, const char* value) {
+        p.addOption({q(name), q(name), q(value)});
+        *valued << q(name);
+    };
+    auto flag = [&](const char* name) {
+        p.addOption({q(name), q(name)});
+        *flags << q(name);
+    };
+    p.addOption({{q("h"), q("help")}, q("help")});
+    opt("out", "DIR");
+    if (command != SweepOptions::Command::Merge) {
+        opt("config", "FILE");
+        opt("set", "KEY=VALUE");
+        opt("grid", "KEY=VALUES");
+        opt("seeds", "K");
+    }
+    if (command == SweepOptions::Command::Run) {
+        opt("jobs", "J");
+        opt("shard", "i/n");
+        flag("yes");
+        flag("quiet");
+    }
+    if (command == SweepOptions::Command::Slurm) {
+        opt("shards", "n");
+        opt("partition", "P");
+        opt("time", "HH:MM:SS");
+        opt("cpus", "C");
+        flag("submit");
+    }
+}
+
+/// --yes, --quiet and --shard i/n of `sweep` (run); an error or empty.
+QString readRunOptions(const QCommandLineParser& p, SweepOptions* o) {
+    o->yes = p.isSet(q("yes"));
+    o->quiet = p.isSet(q("quiet"));
+    if (p.isSet(q("shard"))) {
+        const QString v = p.value(q("shard"));
+        const QStringList parts = v.split(QLatin1Char('/'));
+        bool ok1 = false, ok2 = false;
+        const int i = parts.size() == 2 ? parts[0].trimmed().toInt(&ok1) : -1;
+        const int n = parts.size() == 2 ? parts[1].trimmed().toInt(&ok2) : 0;
+        if (!ok1 || !ok2 || n < 1 || n > kMaxShards || i < 0 || i >= n)
+            return q("--shard: \"") + v +
+                   q("\" is not allowed; expected i/n with integers 0 <= i < n <= ") +
+                   QString::number(kMaxShards);
+        o->shard = i;
+        o->shards = n;
+    }
+    return {};
+}
+
+/// The options of `sweep slurm`; an error or empty.
+QString readSlurmOptions(const QCommandLineParser& p, SweepOptions* o) {
+    if (!p.isSet(q("shards")))
+        return q("--shards: required; expected an integer in [1, ") + QString::number(kMaxShards) +
+               q("]");
+    if (QString e = intOption(p, "shards", 1, kMaxShards, &o->slurmShards); !e.isEmpty()) return e;
+    if (QString e = intOption(p, "cpus", 1, kMaxThreads, &o->cpus); !e.isEmpty()) return e;
+    o->partition = p.value(q("partition"));
+    o->time = p.value(q("time"));
+    static const QRegularExpression timeRe(q("^(\\d+-)?\\d+(:\\d\\d){0,2}$"));
+    if (p.isSet(q("time")) && !timeRe.match(o->time).hasMatch())
+        return q("--time: \"") + o->time +
+               q("\" is not allowed; expected HH:MM:SS, MM or D-HH:MM:SS");
+    static const QRegularExpression partRe(q("^[A-Za-z0-9_.,-]+$"));
+    if (p.isSet(q("partition")) && !partRe.match(o->partition).hasMatch())
+        return q("--partition: \"") + o->partition +
+               q("\" is not allowed; expected a partition name");
+    o->submit = p.isSet(q("submit"));
+    // The paths go into #SBATCH lines and a shell command: nothing in them may end a line
+    // or leave the quotes.
+    for (const auto& [name, path] : {std::pair{"config", o->config}, std::pair{"out", o->out}})
+        if (const QString e = slurmPathProblem(path); !e.isEmpty())
+            return q("--") + q(name) + q(": ") + e;
+    return {};
+}
+
+} // namespace
+
 QString parseSweepOptions(const QStringList& argsIn, SweepOptions* out) {
     SweepOptions o;
     QStringList args = argsIn;
@@ -110,35 +198,7 @@ QString parseSweepOptions(const QStringList& argsIn, SweepOptions* out) {
     QCommandLineParser p;
     p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     QStringList valued, flags{q("help")};
-    auto opt = [&](const char* name, const char* value) {
-        p.addOption({q(name), q(name), q(value)});
-        valued << q(name);
-    };
-    auto flag = [&](const char* name) {
-        p.addOption({q(name), q(name)});
-        flags << q(name);
-    };
-    p.addOption({{q("h"), q("help")}, q("help")});
-    opt("out", "DIR");
-    if (o.command != SweepOptions::Command::Merge) {
-        opt("config", "FILE");
-        opt("set", "KEY=VALUE");
-        opt("grid", "KEY=VALUES");
-        opt("seeds", "K");
-    }
-    if (o.command == SweepOptions::Command::Run) {
-        opt("jobs", "J");
-        opt("shard", "i/n");
-        flag("yes");
-        flag("quiet");
-    }
-    if (o.command == SweepOptions::Command::Slurm) {
-        opt("shards", "n");
-        opt("partition", "P");
-        opt("time", "HH:MM:SS");
-        opt("cpus", "C");
-        flag("submit");
-    }
+    addSweepOptions(p, o.command, &valued, &flags);
     QStringList argv{q("mhla-lab")};
     argv += args;
     const QString see = q(" (see mhla-lab sweep --help)");
@@ -172,41 +232,9 @@ QString parseSweepOptions(const QStringList& argsIn, SweepOptions* out) {
     if (QString e = intOption(p, "seeds", 1, kMaxSeeds, &o.seeds); !e.isEmpty()) return e;
     if (o.command == SweepOptions::Command::Run) {
         if (QString e = intOption(p, "jobs", 1, kMaxThreads, &o.jobs); !e.isEmpty()) return e;
-        o.yes = p.isSet(q("yes"));
-        o.quiet = p.isSet(q("quiet"));
-        if (p.isSet(q("shard"))) {
-            const QString v = p.value(q("shard"));
-            const QStringList parts = v.split(QLatin1Char('/'));
-            bool ok1 = false, ok2 = false;
-            const int i = parts.size() == 2 ? parts[0].trimmed().toInt(&ok1) : -1;
-            const int n = parts.size() == 2 ? parts[1].trimmed().toInt(&ok2) : 0;
-            if (!ok1 || !ok2 || n < 1 || n > 100000 || i < 0 || i >= n)
-                return q("--shard: \"") + v +
-                       q("\" is not allowed; expected i/n with integers 0 <= i < n <= 100000");
-            o.shard = i;
-            o.shards = n;
-        }
-    } else {
-        if (!p.isSet(q("shards")))
-            return q("--shards: required; expected an integer in [1, 100000]") + see;
-        if (QString e = intOption(p, "shards", 1, 100000, &o.slurmShards); !e.isEmpty()) return e;
-        if (QString e = intOption(p, "cpus", 1, kMaxThreads, &o.cpus); !e.isEmpty()) return e;
-        o.partition = p.value(q("partition"));
-        o.time = p.value(q("time"));
-        static const QRegularExpression timeRe(q("^(\\d+-)?\\d+(:\\d\\d){0,2}$"));
-        if (p.isSet(q("time")) && !timeRe.match(o.time).hasMatch())
-            return q("--time: \"") + o.time +
-                   q("\" is not allowed; expected HH:MM:SS, MM or D-HH:MM:SS");
-        static const QRegularExpression partRe(q("^[A-Za-z0-9_.,-]+$"));
-        if (p.isSet(q("partition")) && !partRe.match(o.partition).hasMatch())
-            return q("--partition: \"") + o.partition +
-                   q("\" is not allowed; expected a partition name");
-        o.submit = p.isSet(q("submit"));
-        // The paths go into #SBATCH lines and a shell command: nothing in them may end a line
-        // or leave the quotes.
-        for (const auto& [name, path] : {std::pair{"config", o.config}, std::pair{"out", o.out}})
-            if (const QString e = slurmPathProblem(path); !e.isEmpty())
-                return q("--") + q(name) + q(": ") + e;
+        if (QString e = readRunOptions(p, &o); !e.isEmpty()) return e;
+    } else if (QString e = readSlurmOptions(p, &o); !e.isEmpty()) {
+        return e + (e.startsWith(q("--shards: required")) ? see : QString());
     }
     *out = o;
     return {};
