@@ -29,12 +29,8 @@ constexpr long kMaxRssKiB = 1L << 20;   // 1 GiB
 constexpr qint64 kMaxMs = 10000;        // 10 s
 constexpr qint64 kMaxFolderBytes = 1 << 20;
 
+using mhla::test::readAll;
 using mhla::test::s;
-
-QByteArray readAll(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
 
 void writeAll(const QString& path, const QByteArray& bytes) {
     QFile f(path);

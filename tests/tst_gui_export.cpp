@@ -2,6 +2,7 @@
 // the experiment, seeds and app version; "Export all" writes everything and never overwrites
 // silently; the headless `figures` command writes the same set and rejects invalid input.
 #include "core/run/runner.h"
+#include "testutil.h"
 #include "ui/experiment/presets.h"
 #include "ui/export/exporter.h"
 #include "ui/plot/heatmapwidget.h"
@@ -21,10 +22,8 @@ using namespace mhla;
 using namespace mhla::ui;
 
 namespace {
-QByteArray readAll(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
+
+using mhla::test::readAll;
 bool containsUtf8OrUtf16(const QByteArray& data, const QString& text) {
     if (data.contains(text.toUtf8())) return true;
     QByteArray be;

@@ -3,6 +3,7 @@
 // disable Run with core's reason at the field; saved experiments and Reset reproduce runs.
 #include "core/run/runner.h"
 #include "guitestutil.h"
+#include "testutil.h"
 #include "ui/experiment/experimentpanel.h"
 #include "ui/experiment/presets.h"
 #include "ui/panels/certificatepanel.h"
@@ -38,10 +39,7 @@ using namespace mhla::ui::test;
 
 namespace {
 
-bool close(double a, double b, double rel = 1e-12) {
-    if (std::isnan(a) && std::isnan(b)) return true;
-    return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)});
-}
+using mhla::test::near;
 
 bool sameMatrix(const Mat& a, const Mat& b, double tol = 1e-12) {
     if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
@@ -102,7 +100,7 @@ private Q_SLOTS:
             const ExperimentResult core = runExperiment(rec->config);
             const ExperimentResult& gui = *rec->result;
             // The worker ran core's exact code: identical numbers.
-            QVERIFY(close(gui.certificate.lambdaMin, core.certificate.lambdaMin));
+            QVERIFY(near(gui.certificate.lambdaMin, core.certificate.lambdaMin));
             QCOMPARE(gui.certificate.nullDim, core.certificate.nullDim);
             QCOMPARE(gui.certificate.certified, core.certificate.certified);
             QVERIFY(sameMatrix(gui.P, core.P));
@@ -127,14 +125,14 @@ private Q_SLOTS:
                 for (size_t i = 0; i < core.history.size(); ++i) {
                     QCOMPARE(train->points[static_cast<qsizetype>(i)].x(),
                              double(core.history[i].epoch));
-                    QVERIFY(close(train->points[static_cast<qsizetype>(i)].y(),
-                                  core.history[i].trainMse));
+                    QVERIFY(near(train->points[static_cast<qsizetype>(i)].y(),
+                                 core.history[i].trainMse));
                 }
             } else {
                 const PlotSeries* ref =
                     seriesNamed(loss, rec->name + QStringLiteral(" (exact) train MSE"));
                 QVERIFY(ref);
-                QVERIFY(close(ref->points.first().y(), core.metrics.trainMse));
+                QVERIFY(near(ref->points.first().y(), core.metrics.trainMse));
             }
             // Heatmaps: teacher and learned head 1 in canonical form, P* and P.
             const auto& panels = heads->panels();

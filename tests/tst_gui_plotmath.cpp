@@ -1,5 +1,6 @@
 // The plot maths alone (no widgets): nice ticks, linear padding, log decades, the log floor,
 // empty data and manual ranges; tick labels are readable numbers that tell ticks apart.
+#include "testutil.h"
 #include "ui/plot/plotmath.h"
 #include <QFontMetricsF>
 #include <QTest>
@@ -9,9 +10,7 @@ using namespace mhla::ui;
 using namespace mhla::ui::plotmath;
 
 namespace {
-bool near(double a, double b, double rel = 1e-12) {
-    return std::abs(a - b) <= rel * std::max(1.0, std::abs(b));
-}
+using mhla::test::near;
 PlotState withPoints(const QList<QPointF>& pts, bool logX = false, bool logY = false) {
     PlotState st;
     PlotSeries s;

@@ -34,28 +34,13 @@ using namespace mhla::ui::test;
 
 namespace {
 
+using mhla::test::readAll;
 using mhla::test::s;
 
-QByteArray readAll(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
+using Proc = mhla::test::Outcome;
 
-struct Proc {
-    int code;
-    QByteArray out, err;
-};
-
-Proc runBinary(const QStringList& args) {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(s("QT_QPA_PLATFORM"), s("offscreen"));
-    p.setProcessEnvironment(env);
-    p.start(s(MHLA_BINARY), args);
-    p.waitForFinished(600000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
-            p.readAllStandardError()};
-}
+/// The binary, with a sweep's time limit (10 minutes).
+Proc runBinary(const QStringList& args) { return mhla::test::runBinary(args, 600000); }
 
 /// 3 values of p x 2 seeds, the exact solver, a band and a scatter.
 const char kSweepFile[] = R"J({

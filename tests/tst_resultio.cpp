@@ -4,6 +4,7 @@
 #include "core/base/fileio.h"
 #include "core/records/resultio.h"
 #include "core/run/runner.h"
+#include "testutil.h"
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -15,10 +16,8 @@
 using namespace mhla;
 
 namespace {
-QByteArray readAll(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
+
+using mhla::test::readAll;
 QList<QByteArray> lines(const QByteArray& csv) { return csv.trimmed().split('\n'); }
 } // namespace
 

@@ -6,6 +6,7 @@
 #include "core/records/resultio.h"
 #include "core/records/resultread.h"
 #include "core/run/runner.h"
+#include "testutil.h"
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -20,6 +21,8 @@
 using namespace mhla;
 
 namespace {
+
+using mhla::test::readAll;
 
 /// Bit-for-bit equality of doubles (NaN equals NaN: both were written as undefined), except
 /// the sign of a zero: a CSV cell holds -0.0 as "0" (the automaton's teacher heads have them).
@@ -75,10 +78,6 @@ QString writeRun(const QString& dir, const ExperimentResult& r) {
     return writeFiles(dir, resultFiles(r, json));
 }
 
-QByteArray readAll(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
 bool overwrite(const QString& path, const QByteArray& data) {
     return writeFileAtomic(path, data).isEmpty();
 }

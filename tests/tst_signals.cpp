@@ -26,12 +26,8 @@ using namespace mhla;
 
 namespace {
 
+using mhla::test::readAll;
 using mhla::test::s;
-
-QByteArray readAll(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
 
 /// Every file of a folder, by name, with its bytes.
 QMap<QString, QByteArray> snapshot(const QString& dir) {

@@ -24,12 +24,8 @@
 
 namespace {
 
+using mhla::test::readAll;
 using mhla::test::s;
-
-QByteArray readAll(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
 
 bool writeText(const QString& path, const QByteArray& data) {
     QFile f(path);

@@ -23,25 +23,13 @@ using namespace mhla;
 
 namespace {
 
+using mhla::test::readAll;
 using mhla::test::s;
 
-struct Proc {
-    int code;
-    QByteArray out, err;
-};
+using Proc = mhla::test::Outcome;
 
-Proc runBinary(const QStringList& args) {
-    QProcess p;
-    p.start(s(MHLA_BINARY), args);
-    p.waitForFinished(600000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
-            p.readAllStandardError()};
-}
-
-QByteArray readAll(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
+/// The binary, with a sweep's time limit (10 minutes).
+Proc runBinary(const QStringList& args) { return mhla::test::runBinary(args, 600000); }
 
 QJsonObject json(const char* text) { return QJsonDocument::fromJson(QByteArray(text)).object(); }
 
