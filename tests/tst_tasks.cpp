@@ -1,4 +1,5 @@
-// The task generators of MATH.md §7: shapes, closed-form labels, determinism, execution.
+// The task generators of MATH.md §7: shapes, closed-form labels, determinism, execution, and
+// the authors' orthogonal sampler (null dimension and distance with Haar vs unsigned-QR keys).
 #include "core/algebra/features.h"
 #include "core/run/runner.h"
 #include "core/tasks/tasks.h"
@@ -16,6 +17,12 @@ namespace {
 using mhla::test::s;
 TaskConfig taskConfig(const QJsonObject& task) {
     return experimentFromJson(QJsonObject{{s("task"), task}}).task;
+}
+/// A whole run of the default experiment with `key=value` overrides.
+ExperimentResult runWith(const QStringList& sets) {
+    QJsonObject o;
+    for (const QString& a : sets) applyOverride(o, a);
+    return runExperiment(experimentFromJson(o));
 }
 } // namespace
 
@@ -313,6 +320,40 @@ private Q_SLOTS:
         QVERIFY(r.stepAccuracy < 0.5);
         QVERIFY(r.wordAccuracy < 0.1);
         QCOMPARE(r.teacherWordAccuracy, 1.0);
+    }
+
+    // ---- the authors' orthogonal sampler (MATH.md §7)
+    void orthogonalSampler_data() {
+        QTest::addColumn<QString>("sampler");
+        QTest::addColumn<int>("nullDim");
+        QTest::addColumn<double>("distanceRel");
+        QTest::addColumn<double>("tolerance");
+        QTest::newRow("haar") << s("haar") << 4 << 0.0 << 1e-8;
+        QTest::newRow("qr_unsigned") << s("qr_unsigned") << 12 << 0.69 << 0.02;
+    }
+    void orthogonalSampler() {
+        QFETCH(QString, sampler);
+        QFETCH(int, nullDim);
+        QFETCH(double, distanceRel);
+        QFETCH(double, tolerance);
+        const ExperimentResult r = runWith({s("task.orthogonal_prob=1"), s("task.samples=4000"),
+                                            s("task.orthogonal_sampler=") + sampler,
+                                            s("eval.val_samples=100"), s("eval.ood_samples=100")});
+        QCOMPARE(r.certificate.nullDim, nullDim);
+        QVERIFY2(std::abs(r.metrics.distancePRel - distanceRel) < tolerance,
+                 qPrintable(QString::number(r.metrics.distancePRel)));
+    }
+    void qrUnsignedIsAReflection() {
+        // det Q = -1 for every m = 2 prompt: K's determinant, read off the prompt.
+        ExperimentConfig cfg;
+        cfg.task.orthogonalProb = 1;
+        cfg.task.orthogonalSampler = OrthogonalSampler::QrUnsigned;
+        const auto task = makeTask(cfg.task);
+        for (long long i = 0; i < 50; ++i) {
+            const Mat Z = task->sample(Stream::Train, i).Z;
+            QVERIFY(std::abs(Z.topLeftCorner(2, 2).determinant() + 1) < 1e-12);
+            QVERIFY(std::abs(Z.block(2, 0, 2, 2).determinant() + 1) < 1e-12);
+        }
     }
 };
 
