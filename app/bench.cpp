@@ -176,9 +176,7 @@ double measureDgemmRate(int threads, int repeats) {
     return 2.0 * static_cast<double>(n) * n * n * t / sec;
 }
 
-void benchSolver(const std::vector<Size>& sizes, int repeats, int threads,
-                 const QString& reference) {
-    const double limit = measureDgemmRate(threads, repeats);
+void printSolverHeader(double limit, int repeats, int threads) {
     std::printf(
         "\n== This machine's limit: dgemm (Eigen, kernel %s, %d thread(s), 768^3 each) %.1f "
         "GFLOP/s ==\n",
@@ -199,106 +197,126 @@ void benchSolver(const std::vector<Size>& sizes, int repeats, int threads,
     std::printf("%4s %4s %7s %6s | %9s %9s %9s %9s %9s | %8s %8s | %s\n", "d", "n", "N", "D",
                 "gen s", "accum s", "cert+sol", "heads s", "total s", "GF/s exe", "GF/s eq",
                 "check");
+}
+
+/// One size's phase times (medians) and the solution, for the row and the ratios below it.
+struct SolverTimes {
+    double gen = 0, genOld = 0, genFresh = 0, normals = 0, normalsOld = 0;
+    double acc = 0, solve = 0, heads = 0;
+    PolySolution sol;
+    double relError = 0; ///< |P - P*| / |P*|
+    double total() const { return gen + acc + solve + heads; }
+};
+
+SolverTimes timeSolver(const Size& s, int repeats, int threads) {
+    ExperimentConfig cfg;
+    cfg.task.kind = TaskKind::RandomMhla;
+    cfg.task.d = s.d;
+    cfg.task.tokens = s.n;
+    cfg.task.dOut = s.d;
+    cfg.task.teacherHeads = s.heads;
+    cfg.task.samples = s.N;
+    cfg.eval.spectrum = SpectrumMode::None;
+    cfg.eval.lambdaTrace = 0;
+    cfg.task.rng = RngKind::Philox;
+    const auto task = makeTask(cfg.task);
+    const int d = s.d;
+    const long long B = kAccumulationBlock;
+    SolverTimes t;
+    // The generation with the generator of older experiments, its blocks dropped before
+    // the default's are made.
+    TaskConfig oldTask = cfg.task;
+    oldTask.rng = RngKind::XoshiroZiggurat;
+    {
+        const auto old = makeTask(oldTask);
+        Blocks b;
+        t.genOld = medianTime(repeats, [&] { generateInto(b, *old, s.N, B, threads); });
+    }
+    t.normals = medianTime(repeats, [&] { drawPrompts(*task, s.N, threads); });
+    const auto oldForNormals = makeTask(oldTask);
+    t.normalsOld = medianTime(repeats, [&] { drawPrompts(*oldForNormals, s.N, threads); });
+    // The same into fresh storage each time (how this bench timed it before): the
+    // difference is the first touch of the pages.
+    t.genFresh = medianTime(repeats, [&] { const Blocks b = generate(*task, s.N, B, threads); });
+    Blocks blocks;
+    t.gen = medianTime(repeats, [&] { generateInto(blocks, *task, s.N, B, threads); });
+    Mat L, C;
+    t.acc = medianTime(repeats, [&] {
+        MomentAccumulator acc(d, d);
+        for (size_t k = 0; k < blocks.U.size(); ++k)
+            acc.addBlock(blocks.U[k], blocks.Qz[k], blocks.Y[k], threads);
+        L = acc.lambda();
+        C = acc.crossMoment();
+    });
+    CertifyOptions opt;
+    t.solve = medianTime(repeats, [&] { t.sol = solveCertified(L, C, 0.0, opt); });
+    HeadDecomposition hd;
+    t.heads = medianTime(repeats, [&] { hd = headsFromP(t.sol.P, d); });
+    t.relError = (t.sol.P - task->teacherP()).norm() / task->teacherP().norm();
+    return t;
+}
+
+void printSolverRow(const Size& s, const SolverTimes& t, double limit) {
+    const int d = s.d, P = pairCount(d);
+    const long long D = featureDim(d);
+    // Flops: executed = what the kernel does (core/algebra/features.cpp): the rows (p <= p') of
+    // Lambda's distinct entries times the query pairs padded to 8, and C's P x (d d_out)
+    // padded, 2 flops each per sample; equivalent = what a plain SYRK Phi^T Phi would need
+    // (N D^2).
+    const double exe = 2.0 * static_cast<double>(s.N) *
+                       (static_cast<double>(P) * (P + 1) / 2 * kernels::outerSumPad(P) +
+                        static_cast<double>(P) * kernels::outerSumPad(static_cast<long>(d) * d));
+    const double eq = static_cast<double>(s.N) * static_cast<double>(D) * static_cast<double>(D);
+    std::printf("%4d %4d %7lld %6lld | %9.4f %9.4f %9.4f %9.4f %9.4f | %8.1f %8.1f | "
+                "lambda_min %.2e, |P-P*|/|P*| %.1e, %s\n",
+                d, s.n, s.N, D, t.gen, t.acc, t.solve, t.heads, t.total(), exe / t.acc * 1e-9,
+                eq / t.acc * 1e-9, t.sol.certificate.lambdaMin, t.relError,
+                t.sol.certificate.method.c_str());
+    const double usefulAcc =
+        2.0 * static_cast<double>(s.N) * static_cast<double>(D) * static_cast<double>(D) / 4.0;
+    const double Dd = static_cast<double>(D);
+    const double usefulSolve =
+        t.sol.certificate.method == "dense" ? 9.0 * Dd * Dd * Dd : Dd * Dd * Dd / 3.0;
+    std::printf("     fraction of the dgemm limit: accumulation %.2f, certificate+solve %.2f; "
+                "generation takes %.0f%% of the accumulation time\n",
+                usefulAcc / limit / t.acc, usefulSolve / limit / t.solve, 100.0 * t.gen / t.acc);
+    const double draws = static_cast<double>(s.N) * s.d * s.n;
+    std::printf("     generation, gen s and gen/accum: %s %.4f s %.0f%%, %s %.4f s %.0f%% "
+                "(%.2fx); normals alone (the cap): %.4f s (%.2f ns each) vs %.4f s (%.2f ns); "
+                "%s into fresh storage %.4f s\n",
+                toString(RngKind::Philox).toUtf8().constData(), t.gen, 100.0 * t.gen / t.acc,
+                toString(RngKind::XoshiroZiggurat).toUtf8().constData(), t.genOld,
+                100.0 * t.genOld / t.acc, t.genOld / t.gen, t.normals, t.normals / draws * 1e9,
+                t.normalsOld, t.normalsOld / draws * 1e9,
+                toString(RngKind::Philox).toUtf8().constData(), t.genFresh);
+}
+
+/// The NumPy reference on the same size, `repeats` times, as ratios against this run's times.
+void printReference(const QString& reference, const Size& s, int repeats, const SolverTimes& t) {
+    std::vector<double> syrk, total;
+    for (int r = 0; r < repeats; ++r)
+        if (const auto ref = runReference(reference, s)) {
+            syrk.push_back(ref->first);
+            total.push_back(ref->second);
+        }
+    if (syrk.empty()) {
+        std::printf("     numpy reference failed to run (%s)\n", reference.toUtf8().constData());
+        return;
+    }
+    std::printf("     numpy reference (median of %zu): Sigma %.4f s, total %.4f s  ->  "
+                "accumulation %.2fx, whole pipeline %.2fx faster here\n",
+                syrk.size(), median(syrk), median(total), median(syrk) / t.acc,
+                median(total) / t.total());
+}
+
+void benchSolver(const std::vector<Size>& sizes, int repeats, int threads,
+                 const QString& reference) {
+    const double limit = measureDgemmRate(threads, repeats);
+    printSolverHeader(limit, repeats, threads);
     for (const Size& s : sizes) {
-        ExperimentConfig cfg;
-        cfg.task.kind = TaskKind::RandomMhla;
-        cfg.task.d = s.d;
-        cfg.task.tokens = s.n;
-        cfg.task.dOut = s.d;
-        cfg.task.teacherHeads = s.heads;
-        cfg.task.samples = s.N;
-        cfg.eval.spectrum = SpectrumMode::None;
-        cfg.eval.lambdaTrace = 0;
-        cfg.task.rng = RngKind::Philox;
-        const auto task = makeTask(cfg.task);
-        const int d = s.d, P = pairCount(d);
-        const long long D = featureDim(d);
-        const long long B = kAccumulationBlock;
-        // The generation with the generator of older experiments, its blocks dropped before
-        // the default's are made.
-        TaskConfig oldTask = cfg.task;
-        oldTask.rng = RngKind::XoshiroZiggurat;
-        double tGenOld = 0;
-        {
-            const auto old = makeTask(oldTask);
-            Blocks b;
-            tGenOld = medianTime(repeats, [&] { generateInto(b, *old, s.N, B, threads); });
-        }
-        const double tNormals = medianTime(repeats, [&] { drawPrompts(*task, s.N, threads); });
-        const auto oldForNormals = makeTask(oldTask);
-        const double tNormalsOld =
-            medianTime(repeats, [&] { drawPrompts(*oldForNormals, s.N, threads); });
-        // The same into fresh storage each time (how this bench timed it before): the
-        // difference is the first touch of the pages.
-        const double tGenFresh =
-            medianTime(repeats, [&] { const Blocks b = generate(*task, s.N, B, threads); });
-        Blocks blocks;
-        const double tGen =
-            medianTime(repeats, [&] { generateInto(blocks, *task, s.N, B, threads); });
-        Mat L, C;
-        const double tAcc = medianTime(repeats, [&] {
-            MomentAccumulator acc(d, d);
-            for (size_t k = 0; k < blocks.U.size(); ++k)
-                acc.addBlock(blocks.U[k], blocks.Qz[k], blocks.Y[k], threads);
-            L = acc.lambda();
-            C = acc.crossMoment();
-        });
-        CertifyOptions opt;
-        PolySolution sol;
-        const double tSolve = medianTime(repeats, [&] { sol = solveCertified(L, C, 0.0, opt); });
-        HeadDecomposition hd;
-        const double tHeads = medianTime(repeats, [&] { hd = headsFromP(sol.P, d); });
-        // Flops: executed = what the kernel does (core/algebra/features.cpp): the rows (p <= p') of
-        // Lambda's distinct entries times the query pairs padded to 8, and C's P x (d d_out)
-        // padded, 2 flops each per sample; equivalent = what a plain SYRK Phi^T Phi would need
-        // (N D^2).
-        const double exe =
-            2.0 * static_cast<double>(s.N) *
-            (static_cast<double>(P) * (P + 1) / 2 * kernels::outerSumPad(P) +
-             static_cast<double>(P) * kernels::outerSumPad(static_cast<long>(d) * d));
-        const double eq =
-            static_cast<double>(s.N) * static_cast<double>(D) * static_cast<double>(D);
-        const double rel = (sol.P - task->teacherP()).norm() / task->teacherP().norm();
-        std::printf("%4d %4d %7lld %6lld | %9.4f %9.4f %9.4f %9.4f %9.4f | %8.1f %8.1f | "
-                    "lambda_min %.2e, |P-P*|/|P*| %.1e, %s\n",
-                    d, s.n, s.N, D, tGen, tAcc, tSolve, tHeads, tGen + tAcc + tSolve + tHeads,
-                    exe / tAcc * 1e-9, eq / tAcc * 1e-9, sol.certificate.lambdaMin, rel,
-                    sol.certificate.method.c_str());
-        const double usefulAcc =
-            2.0 * static_cast<double>(s.N) * static_cast<double>(D) * static_cast<double>(D) / 4.0;
-        const double Dd = static_cast<double>(D);
-        const double usefulSolve =
-            sol.certificate.method == "dense" ? 9.0 * Dd * Dd * Dd : Dd * Dd * Dd / 3.0;
-        std::printf("     fraction of the dgemm limit: accumulation %.2f, certificate+solve %.2f; "
-                    "generation takes %.0f%% of the accumulation time\n",
-                    usefulAcc / limit / tAcc, usefulSolve / limit / tSolve, 100.0 * tGen / tAcc);
-        const double draws = static_cast<double>(s.N) * s.d * s.n;
-        std::printf("     generation, gen s and gen/accum: %s %.4f s %.0f%%, %s %.4f s %.0f%% "
-                    "(%.2fx); normals alone (the cap): %.4f s (%.2f ns each) vs %.4f s (%.2f ns); "
-                    "%s into fresh storage %.4f s\n",
-                    toString(RngKind::Philox).toUtf8().constData(), tGen, 100.0 * tGen / tAcc,
-                    toString(RngKind::XoshiroZiggurat).toUtf8().constData(), tGenOld,
-                    100.0 * tGenOld / tAcc, tGenOld / tGen, tNormals, tNormals / draws * 1e9,
-                    tNormalsOld, tNormalsOld / draws * 1e9,
-                    toString(RngKind::Philox).toUtf8().constData(), tGenFresh);
-        if (!reference.isEmpty()) {
-            std::vector<double> syrk, total;
-            for (int r = 0; r < repeats; ++r)
-                if (const auto t = runReference(reference, s)) {
-                    syrk.push_back(t->first);
-                    total.push_back(t->second);
-                }
-            if (syrk.empty()) {
-                std::printf("     numpy reference failed to run (%s)\n",
-                            reference.toUtf8().constData());
-            } else {
-                const double ours = tGen + tAcc + tSolve + tHeads;
-                std::printf("     numpy reference (median of %zu): Sigma %.4f s, total %.4f s  ->  "
-                            "accumulation %.2fx, whole pipeline %.2fx faster here\n",
-                            syrk.size(), median(syrk), median(total), median(syrk) / tAcc,
-                            median(total) / ours);
-            }
-        }
+        const SolverTimes t = timeSolver(s, repeats, threads);
+        printSolverRow(s, t, limit);
+        if (!reference.isEmpty()) printReference(reference, s, repeats, t);
     }
 }
 

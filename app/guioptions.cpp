@@ -25,6 +25,49 @@ QString parseSize(const QString& text, QSize* size) {
 
 } // namespace
 
+namespace {
+
+/// --style, --size and --dpi: one of a paper style or a size, and the drawing's cost checked
+/// before anything runs (each PNG is a W x H image in memory). Empty on success.
+QString readFigureLook(const QCommandLineParser& p, FiguresOptions* o) {
+    if (p.isSet(QStringLiteral("style"))) {
+        const QString v = p.value(QStringLiteral("style"));
+        if (v == QStringLiteral("screen")) o->style = FigureStyle::Screen;
+        else if (v == QStringLiteral("paper-1col")) o->style = FigureStyle::PaperOneColumn;
+        else if (v == QStringLiteral("paper-2col")) o->style = FigureStyle::PaperTwoColumns;
+        else
+            return QStringLiteral("--style must be screen, paper-1col or paper-2col, got \"%1\"")
+                .arg(v);
+        if (o->style != FigureStyle::Screen && p.isSet(QStringLiteral("size")))
+            return QStringLiteral("--size and --style %1 both set the figure size (a paper style "
+                                  "is its column's size in inches at --dpi); give one of them")
+                .arg(v);
+    }
+    if (p.isSet(QStringLiteral("size")))
+        if (QString e = parseSize(p.value(QStringLiteral("size")), &o->size); !e.isEmpty())
+            return e;
+    if (QString e = cli::intOption(p, "dpi", kMinExportDpi, kMaxExportDpi, &o->dpi); !e.isEmpty())
+        return e;
+    // The drawing's cost before anything runs: each PNG is a W x H image in memory.
+    if (o->style == FigureStyle::Screen) {
+        if (QString e = exportSizeProblem(o->size); !e.isEmpty())
+            return QStringLiteral("--size: ") + e;
+    } else {
+        const PaperStyle paper = o->style == FigureStyle::PaperOneColumn ? PaperStyle::oneColumn()
+                                                                         : PaperStyle::twoColumns();
+        const QSize px(static_cast<int>(std::lround(paper.widthInches * o->dpi)),
+                       static_cast<int>(std::lround(paper.heightInches * o->dpi)));
+        if (QString e = exportSizeProblem(px); !e.isEmpty())
+            return QStringLiteral("--dpi %1 with --style %2: ")
+                       .arg(o->dpi)
+                       .arg(p.value(QStringLiteral("style"))) +
+                   e;
+    }
+    return {};
+}
+
+} // namespace
+
 QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
     QCommandLineParser p;
     p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
@@ -69,35 +112,7 @@ QString parseFiguresOptions(const QStringList& args, FiguresOptions* out) {
     o.sets = p.values(set);
     o.force = p.isSet(force);
     o.yes = p.isSet(yes);
-    if (p.isSet(style)) {
-        const QString v = p.value(style);
-        if (v == QStringLiteral("screen")) o.style = FigureStyle::Screen;
-        else if (v == QStringLiteral("paper-1col")) o.style = FigureStyle::PaperOneColumn;
-        else if (v == QStringLiteral("paper-2col")) o.style = FigureStyle::PaperTwoColumns;
-        else
-            return QStringLiteral("--style must be screen, paper-1col or paper-2col, got \"%1\"")
-                .arg(v);
-        if (o.style != FigureStyle::Screen && p.isSet(size))
-            return QStringLiteral("--size and --style %1 both set the figure size (a paper style "
-                                  "is its column's size in inches at --dpi); give one of them")
-                .arg(v);
-    }
-    if (p.isSet(size))
-        if (QString e = parseSize(p.value(size), &o.size); !e.isEmpty()) return e;
-    if (QString e = cli::intOption(p, "dpi", kMinExportDpi, kMaxExportDpi, &o.dpi); !e.isEmpty())
-        return e;
-    // The drawing's cost before anything runs: each PNG is a W x H image in memory.
-    if (o.style == FigureStyle::Screen) {
-        if (QString e = exportSizeProblem(o.size); !e.isEmpty())
-            return QStringLiteral("--size: ") + e;
-    } else {
-        const PaperStyle paper = o.style == FigureStyle::PaperOneColumn ? PaperStyle::oneColumn()
-                                                                        : PaperStyle::twoColumns();
-        const QSize px(static_cast<int>(std::lround(paper.widthInches * o.dpi)),
-                       static_cast<int>(std::lround(paper.heightInches * o.dpi)));
-        if (QString e = exportSizeProblem(px); !e.isEmpty())
-            return QStringLiteral("--dpi %1 with --style %2: ").arg(o.dpi).arg(p.value(style)) + e;
-    }
+    if (QString e = readFigureLook(p, &o); !e.isEmpty()) return e;
     if (QString e = cli::intOption(p, "jobs", 1, kMaxThreads, &o.jobs); !e.isEmpty()) return e;
     if (QString e = cli::intOption(p, "seeds", 1, kMaxSeeds, &o.seeds); !e.isEmpty()) return e;
     o.grids = p.values(grid);

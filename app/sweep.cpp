@@ -265,6 +265,31 @@ QString duration(double s) {
                      : QString::asprintf("%lld:%02lld", t / 60, t % 60);
 }
 
+/// The same admission and 10-minute rule as solve, for the runs still to do, then the folder
+/// claimed; nullopt (after saying why) when the sweep may not start.
+std::optional<SweepAdmission> admitAndClaim(const SweepOptions& opt, const SweepPlan& plan,
+                                            const SweepExecution& ex) {
+    SweepAdmission admission = admitSweep(plan, opt.out, ex);
+    if (!admission.issues.empty()) {
+        err(q("mhla-lab sweep: ") + admission.issues.front().key + q(": ") +
+            admission.issues.front().message);
+        return std::nullopt;
+    }
+    if (admission.pending > 0 && (!opt.quiet || admission.estimate.seconds > 10.0))
+        err(q("mhla-lab sweep: estimate: ") +
+            QString::fromStdString(admission.estimate.describe()));
+    if (!opt.yes)
+        if (const std::string e = longRunRefusal(admission.estimate, "this sweep"); !e.empty()) {
+            err(q("mhla-lab sweep: ") + QString::fromStdString(e));
+            return std::nullopt;
+        }
+    if (const QString e = claimFolder(opt.out, plan); !e.isEmpty()) {
+        err(q("mhla-lab sweep: ") + e);
+        return std::nullopt;
+    }
+    return admission;
+}
+
 int runCommand(const SweepOptions& opt) {
     SweepPlan plan;
     try {
@@ -284,26 +309,9 @@ int runCommand(const SweepOptions& opt) {
     ex.jobs = opt.jobs;
     ex.shard = opt.shard;
     ex.shards = opt.shards;
-    // The same admission and 10-minute rule as solve, for the runs still to do.
-    const SweepAdmission admission = admitSweep(plan, opt.out, ex);
-    if (!admission.issues.empty()) {
-        err(q("mhla-lab sweep: ") + admission.issues.front().key + q(": ") +
-            admission.issues.front().message);
-        return InvalidInput;
-    }
-    if (admission.pending > 0 && (!opt.quiet || admission.estimate.seconds > 10.0))
-        err(q("mhla-lab sweep: estimate: ") +
-            QString::fromStdString(admission.estimate.describe()));
-    if (!opt.yes)
-        if (const std::string e = longRunRefusal(admission.estimate, "this sweep"); !e.empty()) {
-            err(q("mhla-lab sweep: ") + QString::fromStdString(e));
-            return InvalidInput;
-        }
-    if (const QString e = claimFolder(opt.out, plan); !e.isEmpty()) {
-        err(q("mhla-lab sweep: ") + e);
-        return InvalidInput;
-    }
-    const int mine = admission.mine, pendingCount = admission.pending;
+    const std::optional<SweepAdmission> admission = admitAndClaim(opt, plan, ex);
+    if (!admission) return InvalidInput;
+    const int mine = admission->mine, pendingCount = admission->pending;
     if (!opt.quiet)
         err(QString::asprintf("mhla-lab sweep: %zu points x %d seeds = %zu runs",
                               plan.points.size(), plan.spec.seeds, plan.runs.size()) +
@@ -438,6 +446,70 @@ QString shellQuote(const QString& s) {
     return QLatin1Char('\'') + e + QLatin1Char('\'');
 }
 
+/// The array job's script (one task per shard) and the merge job's, both with the #SBATCH
+/// header of `opt` (values quoted by sbatchValue).
+std::pair<QString, QString> slurmScripts(const SweepOptions& opt, const QString& dir,
+                                         const QString& bin, const QString& logs) {
+    const int n = opt.slurmShards;
+    auto header = [&](const QString& name, const QString& log, const QString& pattern) {
+        const auto line = [](const char* key, const QString& value, const QString& pat = {}) {
+            return q("#SBATCH --") + q(key) + q("=") + sbatchValue(value, pat) + q("\n");
+        };
+        QString s = q("#!/bin/bash\n") + line("job-name", name) + line("output", log, pattern) +
+                    line("ntasks", q("1")) + line("cpus-per-task", QString::number(opt.cpus));
+        if (!opt.partition.isEmpty()) s += line("partition", opt.partition);
+        if (!opt.time.isEmpty()) s += line("time", opt.time);
+        return s;
+    };
+    const QString sweep =
+        header(q("mhla-sweep"), QDir(logs).filePath(q("shard-")), q("%a.out")) +
+        q("#SBATCH --array=\"0-") + QString::number(n - 1) + q("\"") +
+        q("\n# One array task per shard; written by mhla-lab sweep slurm.\nexec ") +
+        shellQuote(bin) + q(" sweep --config ") + shellQuote(QDir(dir).filePath(q("sweep.json"))) +
+        q(" --out ") + shellQuote(dir) + q(" --shard \"$SLURM_ARRAY_TASK_ID/") +
+        QString::number(n) + q("\" --jobs ") + QString::number(opt.cpus) + q(" --yes\n");
+    const QString merge =
+        header(q("mhla-sweep-merge"), QDir(logs).filePath(q("merge.out")), {}) +
+        q("# Runs after every shard succeeded (sbatch --dependency=afterok:<array job>).\nexec ") +
+        shellQuote(bin) + q(" sweep merge ") + shellQuote(dir) + q("\n");
+    return {sweep, merge};
+}
+
+/// Runs sbatch with `args`; empty on success with the job id in *id, else what went wrong.
+QString runSbatch(const QStringList& args, QString* id) {
+    QProcess p;
+    p.start(q("sbatch"), args);
+    if (!p.waitForStarted(10000)) return q("cannot start sbatch (is Slurm installed and on PATH?)");
+    if (!p.waitForFinished(120000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+        return q("sbatch failed: ") + QString::fromLocal8Bit(p.readAllStandardError()).trimmed();
+    *id =
+        QString::fromLocal8Bit(p.readAllStandardOutput()).trimmed().section(QLatin1Char(';'), 0, 0);
+    return id->isEmpty() ? q("sbatch printed no job id") : QString();
+}
+
+/// Submits DIR's array job and the merge job that waits for it; prints both ids on stdout.
+int submitSlurm(const QString& dir) {
+    QString arrayId, mergeId;
+    if (QString e = runSbatch({q("--parsable"), QDir(dir).filePath(q("sweep.sbatch"))}, &arrayId);
+        !e.isEmpty()) {
+        err(q("mhla-lab sweep slurm: ") + e);
+        return InternalError;
+    }
+    if (QString e = runSbatch({q("--parsable"), q("--dependency=afterok:") + arrayId,
+                               QDir(dir).filePath(q("merge.sbatch"))},
+                              &mergeId);
+        !e.isEmpty()) {
+        err(q("mhla-lab sweep slurm: ") + e + q(" (the array job ") + arrayId +
+            q(" is submitted)"));
+        return InternalError;
+    }
+    const QByteArray line =
+        (q("array job ") + arrayId + q("\nmerge job ") + mergeId + q("\n")).toUtf8();
+    std::fwrite(line.constData(), 1, static_cast<size_t>(line.size()), stdout);
+    std::fflush(stdout);
+    return Success;
+}
+
 int slurmCommand(const SweepOptions& opt) {
     SweepPlan plan;
     try {
@@ -478,27 +550,7 @@ int slurmCommand(const SweepOptions& opt) {
         return InvalidInput;
     }
     const int n = opt.slurmShards;
-    auto header = [&](const QString& name, const QString& log, const QString& pattern) {
-        const auto line = [](const char* key, const QString& value, const QString& pat = {}) {
-            return q("#SBATCH --") + q(key) + q("=") + sbatchValue(value, pat) + q("\n");
-        };
-        QString s = q("#!/bin/bash\n") + line("job-name", name) + line("output", log, pattern) +
-                    line("ntasks", q("1")) + line("cpus-per-task", QString::number(opt.cpus));
-        if (!opt.partition.isEmpty()) s += line("partition", opt.partition);
-        if (!opt.time.isEmpty()) s += line("time", opt.time);
-        return s;
-    };
-    const QString sweep =
-        header(q("mhla-sweep"), QDir(logs).filePath(q("shard-")), q("%a.out")) +
-        q("#SBATCH --array=\"0-") + QString::number(n - 1) + q("\"") +
-        q("\n# One array task per shard; written by mhla-lab sweep slurm.\nexec ") +
-        shellQuote(bin) + q(" sweep --config ") + shellQuote(QDir(dir).filePath(q("sweep.json"))) +
-        q(" --out ") + shellQuote(dir) + q(" --shard \"$SLURM_ARRAY_TASK_ID/") +
-        QString::number(n) + q("\" --jobs ") + QString::number(opt.cpus) + q(" --yes\n");
-    const QString merge =
-        header(q("mhla-sweep-merge"), QDir(logs).filePath(q("merge.out")), {}) +
-        q("# Runs after every shard succeeded (sbatch --dependency=afterok:<array job>).\nexec ") +
-        shellQuote(bin) + q(" sweep merge ") + shellQuote(dir) + q("\n");
+    const auto [sweep, merge] = slurmScripts(opt, dir, bin, logs);
     for (const auto& [name, text] :
          {std::pair{q("sweep.sbatch"), sweep}, std::pair{q("merge.sbatch"), merge}})
         if (const QString e = writeFileAtomic(QDir(dir).filePath(name), text.toUtf8());
@@ -509,40 +561,7 @@ int slurmCommand(const SweepOptions& opt) {
     err(QString::asprintf("mhla-lab sweep slurm: %zu runs in %d shards; wrote ", plan.runs.size(),
                           n) +
         QDir(dir).filePath(q("sweep.sbatch")) + q(" and merge.sbatch"));
-    if (!opt.submit) return Success;
-    auto sbatch = [&](const QStringList& args, QString* id) -> QString {
-        QProcess p;
-        p.start(q("sbatch"), args);
-        if (!p.waitForStarted(10000))
-            return q("cannot start sbatch (is Slurm installed and on PATH?)");
-        if (!p.waitForFinished(120000) || p.exitStatus() != QProcess::NormalExit ||
-            p.exitCode() != 0)
-            return q("sbatch failed: ") +
-                   QString::fromLocal8Bit(p.readAllStandardError()).trimmed();
-        *id = QString::fromLocal8Bit(p.readAllStandardOutput())
-                  .trimmed()
-                  .section(QLatin1Char(';'), 0, 0);
-        return id->isEmpty() ? q("sbatch printed no job id") : QString();
-    };
-    QString arrayId, mergeId;
-    if (QString e = sbatch({q("--parsable"), QDir(dir).filePath(q("sweep.sbatch"))}, &arrayId);
-        !e.isEmpty()) {
-        err(q("mhla-lab sweep slurm: ") + e);
-        return InternalError;
-    }
-    if (QString e = sbatch({q("--parsable"), q("--dependency=afterok:") + arrayId,
-                            QDir(dir).filePath(q("merge.sbatch"))},
-                           &mergeId);
-        !e.isEmpty()) {
-        err(q("mhla-lab sweep slurm: ") + e + q(" (the array job ") + arrayId +
-            q(" is submitted)"));
-        return InternalError;
-    }
-    const QByteArray line =
-        (q("array job ") + arrayId + q("\nmerge job ") + mergeId + q("\n")).toUtf8();
-    std::fwrite(line.constData(), 1, static_cast<size_t>(line.size()), stdout);
-    std::fflush(stdout);
-    return Success;
+    return opt.submit ? submitSlurm(dir) : Success;
 }
 
 } // namespace

@@ -152,9 +152,10 @@ Metrics readMetrics(const JsonReader& o, const TaskKindTraits& kind) {
     return m;
 }
 
-/// Returns whether the file holds an identifiability report (not read back).
-bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResult& r, int* seeds,
-                    long long* declaredHeads) {
+/// The run object of a result file: the file's top object, or for `solve --seeds K` (which
+/// writes {"seeds": K, "summary", "runs": [...], "config"}) its first run, whose CSVs lie beside
+/// it. Sets *seeds to K in that case.
+QJsonObject runObjectOf(const QString& file, const QByteArray& bytes, int* seeds) {
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &pe);
     if (pe.error != QJsonParseError::NoError) {
@@ -165,8 +166,6 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
     if (!doc.isObject())
         throw ReadError(q("%1: expected a JSON object (the result of one run)").arg(file));
     QJsonObject top = doc.object();
-    // `solve --seeds K` writes {"seeds": K, "summary", "runs": [...], "config"}; the CSVs beside
-    // it are those of the first run, which is the one read.
     if (!top.contains(q("certificate_method")) && top.value(q("runs")).isArray()) {
         const QJsonArray runs = top.value(q("runs")).toArray();
         if (runs.isEmpty() || !runs.first().isObject())
@@ -174,7 +173,12 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
         *seeds = static_cast<int>(runs.size());
         top = runs.first().toObject();
     }
-    const JsonReader o(file, top);
+    return top;
+}
+
+/// The embedded experiment and the sizes it implies (d, tokens, d_out, D, samples), each checked
+/// against the file before anything is allocated.
+void readConfigAndSizes(const QString& file, const JsonReader& o, ExperimentResult& r) {
     if (!o.has("config") || !o.has("certificate_method"))
         throw ReadError(q("%1: not a result written by MHLA Lab (no \"config\" or "
                           "\"certificate_method\"; an experiment file opens with Open experiment)")
@@ -203,8 +207,6 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
         toString(r.config.solver.kind).toStdString() != solver)
         o.fail(q("task"), q("\"%1\"/\"%2\" disagree with the embedded config")
                               .arg(QString::fromStdString(task), QString::fromStdString(solver)));
-    const TaskKindTraits kind = taskKindTraits(r.config.task);
-    // Every size is checked against the embedded experiment before anything is allocated.
     const TaskDims dims = taskDims(r.config.task);
     r.d = static_cast<int>(o.implied("d", dims.d, "its task"));
     r.tokens = static_cast<int>(o.implied("tokens", dims.n, "its task"));
@@ -214,8 +216,10 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
                q("d = %1, d_out = %2 are out of range (at most 4096)").arg(r.d).arg(r.dOut));
     r.featureDim = o.implied("feature_dim", featureDim(r.d), "D = d^2(d+1)/2 of its d");
     r.samples = o.integer("samples", 0);
+}
 
-    Certificate& c = r.certificate;
+Certificate readCertificate(const JsonReader& o, long long featureDim) {
+    Certificate c;
     c.method = o.text("certificate_method");
     if (!c.method.empty()) {
         c.lambdaMin = o.real("lambda_min");
@@ -223,11 +227,16 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
         c.condition = o.real("condition_number", std::numeric_limits<double>::infinity());
         if (!o.value("null_dim").isNull())
             c.nullDim =
-                static_cast<int>(o.bounded("null_dim", 0, r.featureDim, "the feature dimension D"));
+                static_cast<int>(o.bounded("null_dim", 0, featureDim, "the feature dimension D"));
         c.certified = o.boolean("certified").value_or(false);
         c.tolerance = o.real("tolerance");
     }
-    r.solveMethod = o.text("solve_method");
+    return c;
+}
+
+/// Metrics, ranks, the kept head count and the singular values, bounded by the run's sizes.
+void readFit(const JsonReader& o, ExperimentResult& r, long long* declaredHeads) {
+    const TaskKindTraits kind = taskKindTraits(r.config.task);
     // Prompts without targets (d_out = 0): certified, nothing fitted; no metrics and no heads.
     const bool fitted = r.dOut > 0;
     r.metrics = fitted ? readMetrics(o, kind) : Metrics{kNaN, kNaN, kNaN, kNaN, kNaN};
@@ -254,6 +263,10 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
     if (o.has("untruncated")) r.untruncatedMetrics = readMetrics(o.object("untruncated"), kind);
     if (o.has("exact")) r.exactMetrics = readMetrics(o.object("exact"), kind);
     if (o.has("null_witness")) r.nullWitness = readMetrics(o.object("null_witness"), kind);
+}
+
+/// The optional parts: automaton execution, stop reason, warnings, timings.
+void readExtras(const JsonReader& o, ExperimentResult& r) {
     if (o.has("execution")) {
         const JsonReader e = o.object("execution");
         ExecutionResult x;
@@ -276,6 +289,17 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
             r.timingsMs.emplace_back(it.key().toStdString(),
                                      t.realOf(it.value(), q("timings_ms.") + it.key()));
     }
+}
+
+/// Returns whether the file holds an identifiability report (not read back).
+bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResult& r, int* seeds,
+                    long long* declaredHeads) {
+    const JsonReader o(file, runObjectOf(file, bytes, seeds));
+    readConfigAndSizes(file, o, r);
+    r.certificate = readCertificate(o, r.featureDim);
+    r.solveMethod = o.text("solve_method");
+    readFit(o, r, declaredHeads);
+    readExtras(o, r);
     return o.has("identifiability");
 }
 
@@ -471,6 +495,54 @@ void readHeads(const CsvReader& t, const ExperimentResult& r, long long declared
                         .arg(h == &learned ? q("learned") : q("teacher")));
 }
 
+void readLambdaTrace(const CsvReader& trace, ExperimentResult& r) {
+    for (qsizetype i = 0; i < trace.rows(); ++i)
+        r.lambdaTrace.emplace_back(trace.integer(i, 0, 0, 9007199254740992LL), trace.real(i, 1));
+}
+
+void readHistory(const CsvReader& h, ExperimentResult& r) {
+    for (qsizetype i = 0; i < h.rows(); ++i) {
+        HistoryPoint p;
+        p.epoch = static_cast<int>(h.integer(i, 0, 0, 1000000000));
+        p.step = h.integer(i, 1, 0, 9007199254740992LL);
+        p.lr = h.real(i, 2);
+        p.trainMse = h.real(i, 3);
+        p.valMse = h.real(i, 4);
+        p.oodRelMse = h.real(i, 5);
+        p.distanceP = h.real(i, 6);
+        p.distancePRel = h.real(i, 7);
+        p.distanceExactRel = h.real(i, 8);
+        r.history.push_back(p);
+    }
+}
+
+/// What the folder does not hold: P and P* rebuilt from the heads; the notes that say so and
+/// what is left out.
+QStringList rebuildFromHeads(ExperimentResult& r, bool hasIdentifiability) {
+    QStringList notes;
+    if (r.teacherHeads.heads.count() > 0) r.teacherP = foldHeads(r.teacherHeads.heads, r.d, r.dOut);
+    if (r.heads.heads.count() > 0) r.P = foldHeads(r.heads.heads, r.d, r.dOut);
+    const bool teacher = r.teacherHeads.heads.count() > 0;
+    if (r.dOut == 0)
+        notes << q("No fit to rebuild: the prompts had no targets (heads.csv is empty)");
+    else if (r.heads.heads.count() > 0)
+        notes << (teacher ? q("P and P* are rebuilt from the heads in heads.csv (folded "
+                              "coefficients are not written; equal to the run's up to "
+                              "rounding when every head is kept)")
+                          : q("P is rebuilt from the heads in heads.csv (folded "
+                              "coefficients are not written; equal to the run's up to "
+                              "rounding when every head is kept); the data has no "
+                              "teacher, so there is no P*"));
+    else if (teacher)
+        notes << q("P* is rebuilt from the teacher's heads in heads.csv (this model has no "
+                   "folded coefficients)");
+    if (r.execution) notes << q("The automaton's example word is not in the folder");
+    if (hasIdentifiability)
+        notes << q("The identifiability report (Explorer tab) is not read back; rerun the "
+                   "experiment to explore it");
+    return notes;
+}
+
 } // namespace
 
 bool isResultFolder(const QString& dir) {
@@ -520,56 +592,19 @@ std::optional<ResultFolder> readResultFolder(const QString& dir, QString* error)
                             q("heads x (d_out d + d^2) of the embedded experiment")),
                   r, declaredHeads, r.heads.heads, r.teacherHeads.heads);
 
-        const CsvReader trace(
-            file("lambda_trace.csv"), readFile(d, q("lambda_trace.csv"), true, &present),
-            {q("samples"), q("lambda_min")}, kMaxCsvRows, q("the file size limit"));
-        for (qsizetype i = 0; i < trace.rows(); ++i)
-            r.lambdaTrace.emplace_back(trace.integer(i, 0, 0, 9007199254740992LL),
-                                       trace.real(i, 1));
-
-        if (r.config.solver.kind != SolverKind::Poly) {
-            const CsvReader h(file("history.csv"), readFile(d, q("history.csv"), true, &present),
-                              {q("epoch"), q("step"), q("lr"), q("train_mse"), q("val_mse"),
-                               q("ood_rel_mse"), q("distance_p"), q("distance_p_rel"),
-                               q("distance_exact_rel")},
-                              kMaxCsvRows, q("the file size limit"));
-            for (qsizetype i = 0; i < h.rows(); ++i) {
-                HistoryPoint p;
-                p.epoch = static_cast<int>(h.integer(i, 0, 0, 1000000000));
-                p.step = h.integer(i, 1, 0, 9007199254740992LL);
-                p.lr = h.real(i, 2);
-                p.trainMse = h.real(i, 3);
-                p.valMse = h.real(i, 4);
-                p.oodRelMse = h.real(i, 5);
-                p.distanceP = h.real(i, 6);
-                p.distancePRel = h.real(i, 7);
-                p.distanceExactRel = h.real(i, 8);
-                r.history.push_back(p);
-            }
-        }
-
-        // Not in the folder: rebuilt or left out, and said so.
-        if (r.teacherHeads.heads.count() > 0)
-            r.teacherP = foldHeads(r.teacherHeads.heads, r.d, r.dOut);
-        if (r.heads.heads.count() > 0) r.P = foldHeads(r.heads.heads, r.d, r.dOut);
-        const bool teacher = r.teacherHeads.heads.count() > 0;
-        if (r.dOut == 0)
-            out.notes << q("No fit to rebuild: the prompts had no targets (heads.csv is empty)");
-        else if (r.heads.heads.count() > 0)
-            out.notes << (teacher ? q("P and P* are rebuilt from the heads in heads.csv (folded "
-                                      "coefficients are not written; equal to the run's up to "
-                                      "rounding when every head is kept)")
-                                  : q("P is rebuilt from the heads in heads.csv (folded "
-                                      "coefficients are not written; equal to the run's up to "
-                                      "rounding when every head is kept); the data has no "
-                                      "teacher, so there is no P*"));
-        else if (teacher)
-            out.notes << q("P* is rebuilt from the teacher's heads in heads.csv (this model has no "
-                           "folded coefficients)");
-        if (r.execution) out.notes << q("The automaton's example word is not in the folder");
-        if (hasIdentifiability)
-            out.notes << q("The identifiability report (Explorer tab) is not read back; rerun the "
-                           "experiment to explore it");
+        readLambdaTrace(
+            CsvReader(file("lambda_trace.csv"), readFile(d, q("lambda_trace.csv"), true, &present),
+                      {q("samples"), q("lambda_min")}, kMaxCsvRows, q("the file size limit")),
+            r);
+        if (r.config.solver.kind != SolverKind::Poly)
+            readHistory(CsvReader(file("history.csv"),
+                                  readFile(d, q("history.csv"), true, &present),
+                                  {q("epoch"), q("step"), q("lr"), q("train_mse"), q("val_mse"),
+                                   q("ood_rel_mse"), q("distance_p"), q("distance_p_rel"),
+                                   q("distance_exact_rel")},
+                                  kMaxCsvRows, q("the file size limit")),
+                        r);
+        out.notes << rebuildFromHeads(r, hasIdentifiability);
         return out;
     } catch (const ReadError& e) {
         if (error) *error = QString::fromUtf8(e.what());

@@ -110,6 +110,46 @@ SweepAdmission admitSweep(const SweepPlan& plan, const QString& dir, const Sweep
     return a;
 }
 
+namespace {
+
+/// Runs one point of the sweep and writes its folder (result.json last: its presence means
+/// the folder is complete). A failed run or write is reported in the progress, not thrown;
+/// Cancelled is.
+SweepProgress runAndWrite(const SweepRun& run, const QString& dir, const RunContext& ctx) {
+    SweepProgress p;
+    p.run = &run;
+    try {
+        const ExperimentResult r = runExperiment(run.config, ctx);
+        const QJsonObject json = resultToJson(r);
+        const QString d = sweepRunDir(dir, run);
+        QString e = prepareOutputFolder(d);
+        if (e.isEmpty())
+            e = writeRunFolder(d,
+                               resultFiles(r, QJsonDocument(json).toJson(QJsonDocument::Indented)));
+        if (!e.isEmpty()) {
+            p.failed = true;
+            p.message = q("failed: ") + e;
+        } else {
+            // What resume reads back (the JSON text, not the in-memory doubles).
+            p.result = finishedSweepResult(dir, run);
+            p.message =
+                r.certificate.method.empty()
+                    ? QString::asprintf("val_mse %.3g", r.metrics.valMse)
+                    : QString::asprintf("%s, lambda_min %.3g, val_mse %.3g",
+                                        r.certificate.certified ? "certified" : "not certified",
+                                        r.certificate.lambdaMin, r.metrics.valMse);
+        }
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const std::exception& e) {
+        p.failed = true;
+        p.message = q("failed: ") + QString::fromUtf8(e.what());
+    }
+    return p;
+}
+
+} // namespace
+
 SweepOutcome executeSweep(const SweepPlan& plan, const QString& dir, const SweepExecution& ex) {
     SweepOutcome out;
     std::vector<const SweepRun*> pending;
@@ -138,34 +178,10 @@ SweepOutcome executeSweep(const SweepPlan& plan, const QString& dir, const Sweep
             ctx.cancel = cancel;
             ctx.threads = threadsPerRun;
             SweepProgress p;
-            p.run = &run;
             try {
-                const ExperimentResult r = runExperiment(run.config, ctx);
-                const QJsonObject json = resultToJson(r);
-                // result.json last: its presence means the folder is complete.
-                const QString d = sweepRunDir(dir, run);
-                QString e = prepareOutputFolder(d);
-                if (e.isEmpty())
-                    e = writeRunFolder(
-                        d, resultFiles(r, QJsonDocument(json).toJson(QJsonDocument::Indented)));
-                if (!e.isEmpty()) {
-                    p.failed = true;
-                    p.message = q("failed: ") + e;
-                } else {
-                    // What resume reads back (the JSON text, not the in-memory doubles).
-                    p.result = finishedSweepResult(dir, run);
-                    p.message = r.certificate.method.empty()
-                                    ? QString::asprintf("val_mse %.3g", r.metrics.valMse)
-                                    : QString::asprintf("%s, lambda_min %.3g, val_mse %.3g",
-                                                        r.certificate.certified ? "certified"
-                                                                                : "not certified",
-                                                        r.certificate.lambdaMin, r.metrics.valMse);
-                }
+                p = runAndWrite(run, dir, ctx);
             } catch (const Cancelled&) {
                 return;
-            } catch (const std::exception& e) {
-                p.failed = true;
-                p.message = q("failed: ") + QString::fromUtf8(e.what());
             }
             if (p.failed) ++failed;
             std::lock_guard<std::mutex> lock(reportMutex);

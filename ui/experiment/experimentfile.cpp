@@ -9,54 +9,83 @@ namespace mhla::ui {
 
 namespace {
 QString tr(const char* s) { return QCoreApplication::translate("mhla::ui::ExperimentFile", s); }
+
+/// The file's JSON object when it is a sweep file (a "sweep", "figures" or "verdicts" beside the
+/// experiment), with its bytes in *raw; nullopt for anything else.
+std::optional<QJsonObject> sweepFileObject(const QString& path, QByteArray* raw) {
+    QString readError;
+    if (!readRegularFile(path, raw, &readError)) return std::nullopt;
+    QJsonObject obj;
+    try {
+        obj = experimentObjectFromJsonText(*raw);
+    } catch (const ConfigError&) {
+        return std::nullopt;
+    }
+    if (!obj.contains(QStringLiteral("sweep")) && !obj.contains(QStringLiteral("figures")) &&
+        !obj.contains(QStringLiteral("verdicts")))
+        return std::nullopt;
+    return obj;
+}
+
+/// A sweep file: its base goes into the form and its grid becomes the sweep that Run starts;
+/// all of it valid or nothing.
+ExperimentFileRead readSweepFile(const QString& path, const QJsonObject& obj,
+                                 const QByteArray& raw) {
+    ExperimentFileRead out;
+    try {
+        const SweepFile sf = parseSweep(obj);
+        const SweepPlan plan = planSweep(sf.base, sf.spec);
+        // The form shows the first point (the base alone may lack a swept key, e.g.
+        // solver.heads for a trainer); Run replaces the swept keys point by point.
+        QJsonObject first = sf.base;
+        if (!plan.points.empty())
+            for (const QString& o : plan.points.front().overrides()) applyOverride(first, o);
+        out.json = loadExperimentObject(first).json;
+        out.sweep = sf.spec;
+        out.figures = sf.figures;
+        out.hasSweep = sf.hasSweep;
+        out.usable = out.valid = true;
+        out.bytes = raw;
+        if (sf.hasSweep)
+            out.warnings << tr("This file describes a sweep of %1 runs (%2 points × %3 "
+                               "seeds); Run starts them and the Sweep tab draws them.")
+                                .arg(plan.runs.size())
+                                .arg(plan.points.size())
+                                .arg(sf.spec.seeds);
+    } catch (const ConfigError& e) {
+        out.error = path + QStringLiteral(": ") + QString::fromUtf8(e.what());
+    }
+    return out;
+}
+
+/// An invalid experiment file whose every problem is a bad value of a known key: one the user
+/// can fix in the form (usable, its JSON shown). Anything else is not an experiment file, and
+/// the window stays as it is (no bytes kept).
+void keepIfFixable(ExperimentFileRead& out) {
+    QJsonObject obj;
+    try {
+        obj = experimentObjectFromJsonText(out.bytes);
+    } catch (const ConfigError&) {
+        out.bytes.clear();
+        return;
+    }
+    for (const ConfigIssue& issue : validateAll(obj)) {
+        if (!findExperimentKey(issue.key)) {
+            out.bytes.clear();
+            return;
+        }
+    }
+    out.usable = true;
+    out.json = obj;
+}
+
 } // namespace
 
 ExperimentFileRead readExperimentFile(const QString& path) {
+    QByteArray raw;
+    if (const std::optional<QJsonObject> sweep = sweepFileObject(path, &raw))
+        return readSweepFile(path, *sweep, raw);
     ExperimentFileRead out;
-    // A sweep file (a "sweep" and perhaps "figures" beside the experiment): its base goes into
-    // the form and its grid becomes the sweep that Run starts; all of it valid or nothing.
-    {
-        QByteArray raw;
-        QString readError;
-        QJsonObject obj;
-        bool isObject = false;
-        if (readRegularFile(path, &raw, &readError)) {
-            try {
-                obj = experimentObjectFromJsonText(raw);
-                isObject = true;
-            } catch (const ConfigError&) {
-            }
-        }
-        if (isObject &&
-            (obj.contains(QStringLiteral("sweep")) || obj.contains(QStringLiteral("figures")) ||
-             obj.contains(QStringLiteral("verdicts")))) {
-            try {
-                const SweepFile sf = parseSweep(obj);
-                const SweepPlan plan = planSweep(sf.base, sf.spec);
-                // The form shows the first point (the base alone may lack a swept key, e.g.
-                // solver.heads for a trainer); Run replaces the swept keys point by point.
-                QJsonObject first = sf.base;
-                if (!plan.points.empty())
-                    for (const QString& o : plan.points.front().overrides())
-                        applyOverride(first, o);
-                out.json = loadExperimentObject(first).json;
-                out.sweep = sf.spec;
-                out.figures = sf.figures;
-                out.hasSweep = sf.hasSweep;
-                out.usable = out.valid = true;
-                out.bytes = raw;
-                if (sf.hasSweep)
-                    out.warnings << tr("This file describes a sweep of %1 runs (%2 points × %3 "
-                                       "seeds); Run starts them and the Sweep tab draws them.")
-                                        .arg(plan.runs.size())
-                                        .arg(plan.points.size())
-                                        .arg(sf.spec.seeds);
-            } catch (const ConfigError& e) {
-                out.error = path + QStringLiteral(": ") + QString::fromUtf8(e.what());
-            }
-            return out;
-        }
-    }
     try {
         const LoadedExperiment le = loadExperiment(path);
         out.usable = out.valid = true;
@@ -72,24 +101,7 @@ ExperimentFileRead readExperimentFile(const QString& path) {
         out.bytes.clear();
         return out;
     }
-    if (out.valid) return out;
-    // Bad values of known keys: an experiment file the user can fix in the form. Anything
-    // else is not an experiment file, and the window stays as it is.
-    QJsonObject obj;
-    try {
-        obj = experimentObjectFromJsonText(out.bytes);
-    } catch (const ConfigError&) {
-        out.bytes.clear();
-        return out;
-    }
-    for (const ConfigIssue& issue : validateAll(obj)) {
-        if (!findExperimentKey(issue.key)) {
-            out.bytes.clear();
-            return out;
-        }
-    }
-    out.usable = true;
-    out.json = obj;
+    if (!out.valid) keepIfFixable(out);
     return out;
 }
 

@@ -28,6 +28,70 @@ QString subfolderName(int index, const QString& name) {
     return slug.isEmpty() ? n : n + QLatin1Char('-') + slug;
 }
 
+/// A JSON value as written in the file (for messages).
+QString jsonText(const QJsonValue& v) {
+    return QString::fromUtf8(
+        QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact).chopped(1).mid(1));
+}
+
+/// Empty when `version` is the integer kSessionFormatVersion, as the writer writes it; else the
+/// message. A string "999", 1.5 or a missing key is not a version this reader can trust (it
+/// used to read as 1).
+QString checkSessionVersion(const QString& path, const QJsonValue& version) {
+    const double v = version.toDouble(-1);
+    if (version.isDouble() && v == std::floor(v) && v > kSessionFormatVersion && v < 1e15)
+        return QObject::tr("%1: key \"format_version\": %2 was written by a newer MHLA Lab; "
+                           "this version reads format %3 and older")
+            .arg(path)
+            .arg(static_cast<long long>(v))
+            .arg(kSessionFormatVersion);
+    if (!version.isDouble() || v != kSessionFormatVersion)
+        return QObject::tr("%1: key \"format_version\": %2 is not allowed; allowed: the "
+                           "integer %3 (the format this version writes)")
+            .arg(path, version.isUndefined() ? QObject::tr("missing") : jsonText(version))
+            .arg(kSessionFormatVersion);
+    return {};
+}
+
+/// The view settings (optional; a value that is there must be one this version can show).
+/// Empty on success, else the message.
+QString readSessionView(const QString& path, const QJsonValue& v, SessionView* shown) {
+    if (v.isUndefined()) return {};
+    if (!v.isObject()) return QObject::tr("%1: key \"view\": expected an object").arg(path);
+    const QJsonValue s = v.toObject().value(q("smoothing"));
+    if (s.isUndefined()) return {};
+    if (!s.isDouble() || !(s.toDouble() >= 0) || !(s.toDouble() <= kMaxSessionSmoothing))
+        return QObject::tr("%1: key \"view.smoothing\": %2 is not allowed; allowed: "
+                           "a number in [0, %3]")
+            .arg(path, jsonText(s))
+            .arg(kMaxSessionSmoothing);
+    shown->smoothing = s.toDouble();
+    return {};
+}
+
+/// Empty when one entry of "runs" names a subfolder, a name, visibility, a colour and (since
+/// "batch" came later, optionally) its group; else the message.
+QString checkRunEntry(const QString& where, const QJsonObject& r) {
+    const QString folder = r.value(q("folder")).toString();
+    if (folder.isEmpty() || folder.contains(QLatin1Char('/')) ||
+        folder.contains(QLatin1Char('\\')) || folder.startsWith(QLatin1Char('.')))
+        return QObject::tr("%1: \"folder\" must name a subfolder of the session (got \"%2\")")
+            .arg(where, folder);
+    if (!r.value(q("name")).isString() || !r.value(q("visible")).isBool())
+        return QObject::tr("%1: expected \"name\" (a string) and \"visible\" (true or false)")
+            .arg(where);
+    if (!QColor(r.value(q("color")).toString()).isValid())
+        return QObject::tr("%1: \"color\" must be a colour such as \"#0072b2\"").arg(where);
+    const QJsonValue batch = r.value(q("batch"));
+    if (!batch.isUndefined() &&
+        (!batch.isDouble() || batch.toDouble() < 0 || batch.toDouble() > 1e9 ||
+         batch.toDouble() != std::floor(batch.toDouble())))
+        return QObject::tr("%1: \"batch\" must be an integer in [0, 1000000000] (the group of "
+                           "runs made by one Run)")
+            .arg(where);
+    return {};
+}
+
 } // namespace
 
 bool isSessionFolder(const QString& dir) {
@@ -123,44 +187,11 @@ std::optional<std::vector<SessionRun>> readSession(const QString& dir, QString* 
     const QJsonObject o = doc.object();
     if (!doc.isObject() || !o.value(q("runs")).isArray())
         return fail(QObject::tr("%1: expected an object with a \"runs\" array").arg(path));
-    // The version as the writer writes it: the integer kSessionFormatVersion. A string "999",
-    // 1.5 or a missing key is not a version this reader can trust (it used to read as 1).
-    const QJsonValue version = o.value(q("format_version"));
-    const double v = version.toDouble(-1);
-    if (version.isDouble() && v == std::floor(v) && v > kSessionFormatVersion && v < 1e15)
-        return fail(QObject::tr("%1: key \"format_version\": %2 was written by a newer MHLA Lab; "
-                                "this version reads format %3 and older")
-                        .arg(path)
-                        .arg(static_cast<long long>(v))
-                        .arg(kSessionFormatVersion));
-    if (!version.isDouble() || v != kSessionFormatVersion)
-        return fail(QObject::tr("%1: key \"format_version\": %2 is not allowed; allowed: the "
-                                "integer %3 (the format this version writes)")
-                        .arg(path, version.isUndefined()
-                                       ? QObject::tr("missing")
-                                       : QString::fromUtf8(QJsonDocument(QJsonArray{version})
-                                                               .toJson(QJsonDocument::Compact)
-                                                               .chopped(1)
-                                                               .mid(1)))
-                        .arg(kSessionFormatVersion));
-    // The view settings (optional; a value that is there must be one this version can show).
+    if (const QString e = checkSessionVersion(path, o.value(q("format_version"))); !e.isEmpty())
+        return fail(e);
     SessionView shown;
-    if (const QJsonValue v = o.value(q("view")); !v.isUndefined()) {
-        if (!v.isObject())
-            return fail(QObject::tr("%1: key \"view\": expected an object").arg(path));
-        const QJsonValue s = v.toObject().value(q("smoothing"));
-        if (!s.isUndefined()) {
-            if (!s.isDouble() || !(s.toDouble() >= 0) || !(s.toDouble() <= kMaxSessionSmoothing))
-                return fail(QObject::tr("%1: key \"view.smoothing\": %2 is not allowed; allowed: "
-                                        "a number in [0, %3]")
-                                .arg(path, QString::fromUtf8(QJsonDocument(QJsonArray{s})
-                                                                 .toJson(QJsonDocument::Compact)
-                                                                 .chopped(1)
-                                                                 .mid(1)))
-                                .arg(kMaxSessionSmoothing));
-            shown.smoothing = s.toDouble();
-        }
-    }
+    if (const QString e = readSessionView(path, o.value(q("view")), &shown); !e.isEmpty())
+        return fail(e);
     // Every count before anything is read: at most kMaxSessionRuns runs, each folder named once.
     const QJsonArray runList = o.value(q("runs")).toArray();
     if (runList.size() > kMaxSessionRuns)
@@ -174,28 +205,10 @@ std::optional<std::vector<SessionRun>> readSession(const QString& dir, QString* 
     for (qsizetype i = 0; i < runs.size(); ++i) {
         const QJsonObject r = runs[i].toObject();
         const QString where = QStringLiteral("%1: runs[%2]").arg(path).arg(i);
+        if (const QString e = checkRunEntry(where, r); !e.isEmpty()) return fail(e);
         const QString folder = r.value(q("folder")).toString();
-        if (folder.isEmpty() || folder.contains(QLatin1Char('/')) ||
-            folder.contains(QLatin1Char('\\')) || folder.startsWith(QLatin1Char('.')))
-            return fail(QObject::tr("%1: \"folder\" must name a subfolder of the session "
-                                    "(got \"%2\")")
-                            .arg(where, folder));
-        if (!r.value(q("name")).isString() || !r.value(q("visible")).isBool())
-            return fail(QObject::tr("%1: expected \"name\" (a string) and \"visible\" (true or "
-                                    "false)")
-                            .arg(where));
         const QColor color(r.value(q("color")).toString());
-        if (!color.isValid())
-            return fail(
-                QObject::tr("%1: \"color\" must be a colour such as \"#0072b2\"").arg(where));
-        // "batch" came later (sessions before it have none: no groups).
         const QJsonValue batch = r.value(q("batch"));
-        if (!batch.isUndefined() &&
-            (!batch.isDouble() || batch.toDouble() < 0 || batch.toDouble() > 1e9 ||
-             batch.toDouble() != std::floor(batch.toDouble())))
-            return fail(QObject::tr("%1: \"batch\" must be an integer in [0, 1000000000] (the "
-                                    "group of runs made by one Run)")
-                            .arg(where));
         QString runError;
         std::optional<ResultFolder> res = readResultFolder(QDir(dir).filePath(folder), &runError);
         if (!res && !skipped) return fail(runError);

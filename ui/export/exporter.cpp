@@ -138,6 +138,74 @@ QString exportSizeProblem(const QSize& pixelSize) {
     return {};
 }
 
+namespace {
+
+// The three drawings of a figure, in memory; each returns an empty string or a message with
+// %1 for the path.
+
+QString svgBytes(const Figure& figure, const QSizeF& logical, const ExportMetadata& meta,
+                 QByteArray* out) {
+    const QRectF rect(QPointF(0, 0), logical);
+    QBuffer buffer(out);
+    buffer.open(QIODevice::WriteOnly);
+    QSvgGenerator gen;
+    gen.setOutputDevice(&buffer);
+    gen.setSize(logical.toSize());
+    gen.setViewBox(rect);
+    gen.setResolution(static_cast<int>(kLogicalDpi));
+    gen.setTitle(meta.title);
+    gen.setDescription(QString::fromUtf8(meta.json()));
+    QPainter p;
+    if (!p.begin(&gen)) return QStringLiteral("cannot write %1");
+    figure.paintFigure(p, rect);
+    p.end();
+    return {};
+}
+
+QString pdfBytes(const Figure& figure, const QSizeF& logical, const ExportMetadata& meta,
+                 QByteArray* out) {
+    const QRectF rect(QPointF(0, 0), logical);
+    QBuffer buffer(out);
+    buffer.open(QIODevice::WriteOnly);
+    QPdfWriter pdf(&buffer);
+    pdf.setResolution(static_cast<int>(kLogicalDpi));
+    pdf.setPageSize(QPageSize(
+        QSizeF(logical.width() * 72.0 / kLogicalDpi, logical.height() * 72.0 / kLogicalDpi),
+        QPageSize::Point, QString(), QPageSize::ExactMatch));
+    pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+    pdf.setTitle(meta.title);
+    pdf.setCreator(meta.summary());
+    pdf.setDocumentXmpMetadata(xmpPacket(meta));
+    pdf.addFileAttachment(QStringLiteral("experiment.json"), meta.json(),
+                          QStringLiteral("application/json"));
+    QPainter p;
+    if (!p.begin(&pdf)) return QStringLiteral("cannot write %1");
+    // The page may be a device pixel off the requested size: scale to fit exactly.
+    const QRect page = p.viewport();
+    p.scale(page.width() / logical.width(), page.height() / logical.height());
+    figure.paintFigure(p, rect);
+    p.end();
+    return {};
+}
+
+QString pngBytes(const Figure& figure, const QSize& pixelSize, int dpi, const ExportMetadata& meta,
+                 QByteArray* out) {
+    QImage img = renderFigure(figure, pixelSize, dpi);
+    const int dpm = static_cast<int>(std::lround(dpi / 0.0254));
+    img.setDotsPerMeterX(dpm);
+    img.setDotsPerMeterY(dpm);
+    img.setText(QStringLiteral("Title"), meta.title);
+    img.setText(QStringLiteral("Software"), appVersionString());
+    img.setText(QStringLiteral("Description"), meta.summary());
+    img.setText(QStringLiteral("Experiment"), QString::fromUtf8(meta.json()));
+    QBuffer buffer(out);
+    buffer.open(QIODevice::WriteOnly);
+    if (!img.save(&buffer, "PNG")) return QStringLiteral("cannot encode %1 as PNG");
+    return {};
+}
+
+} // namespace
+
 QString exportFigure(const Figure& figure, const QString& path, ExportFormat format,
                      const QSize& pixelSize, int dpi, const ExportMetadata& meta, bool withCsv) {
     if (!figure.hasData())
@@ -152,69 +220,17 @@ QString exportFigure(const Figure& figure, const QString& path, ExportFormat for
     if (!fi.absoluteDir().exists())
         return QStringLiteral("folder %1 does not exist").arg(fi.absolutePath());
     const QSizeF logical = logicalSize(pixelSize, dpi);
-    const QRectF rect(QPointF(0, 0), logical);
 
+    QByteArray bytes;
+    QString e;
     switch (format) {
     case ExportFormat::Csv: return writeText(path, csvWithMetadata(figure.csv(), meta).toUtf8());
-    case ExportFormat::Svg: {
-        QBuffer buffer;
-        buffer.open(QIODevice::WriteOnly);
-        QSvgGenerator gen;
-        gen.setOutputDevice(&buffer);
-        gen.setSize(logical.toSize());
-        gen.setViewBox(rect);
-        gen.setResolution(static_cast<int>(kLogicalDpi));
-        gen.setTitle(meta.title);
-        gen.setDescription(QString::fromUtf8(meta.json()));
-        QPainter p;
-        if (!p.begin(&gen)) return QStringLiteral("cannot write %1").arg(path);
-        figure.paintFigure(p, rect);
-        p.end();
-        if (const QString err = writeText(path, buffer.data()); !err.isEmpty()) return err;
-        break;
+    case ExportFormat::Svg: e = svgBytes(figure, logical, meta, &bytes); break;
+    case ExportFormat::Pdf: e = pdfBytes(figure, logical, meta, &bytes); break;
+    case ExportFormat::Png: e = pngBytes(figure, pixelSize, dpi, meta, &bytes); break;
     }
-    case ExportFormat::Pdf: {
-        QBuffer buffer;
-        buffer.open(QIODevice::WriteOnly);
-        {
-            QPdfWriter pdf(&buffer);
-            pdf.setResolution(static_cast<int>(kLogicalDpi));
-            pdf.setPageSize(QPageSize(
-                QSizeF(logical.width() * 72.0 / kLogicalDpi, logical.height() * 72.0 / kLogicalDpi),
-                QPageSize::Point, QString(), QPageSize::ExactMatch));
-            pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-            pdf.setTitle(meta.title);
-            pdf.setCreator(meta.summary());
-            pdf.setDocumentXmpMetadata(xmpPacket(meta));
-            pdf.addFileAttachment(QStringLiteral("experiment.json"), meta.json(),
-                                  QStringLiteral("application/json"));
-            QPainter p;
-            if (!p.begin(&pdf)) return QStringLiteral("cannot write %1").arg(path);
-            // The page may be a device pixel off the requested size: scale to fit exactly.
-            const QRect page = p.viewport();
-            p.scale(page.width() / logical.width(), page.height() / logical.height());
-            figure.paintFigure(p, rect);
-            p.end();
-        }
-        if (const QString err = writeText(path, buffer.data()); !err.isEmpty()) return err;
-        break;
-    }
-    case ExportFormat::Png: {
-        QImage img = renderFigure(figure, pixelSize, dpi);
-        const int dpm = static_cast<int>(std::lround(dpi / 0.0254));
-        img.setDotsPerMeterX(dpm);
-        img.setDotsPerMeterY(dpm);
-        img.setText(QStringLiteral("Title"), meta.title);
-        img.setText(QStringLiteral("Software"), appVersionString());
-        img.setText(QStringLiteral("Description"), meta.summary());
-        img.setText(QStringLiteral("Experiment"), QString::fromUtf8(meta.json()));
-        QBuffer buffer;
-        buffer.open(QIODevice::WriteOnly);
-        if (!img.save(&buffer, "PNG")) return QStringLiteral("cannot encode %1 as PNG").arg(path);
-        if (const QString err = writeText(path, buffer.data()); !err.isEmpty()) return err;
-        break;
-    }
-    }
+    if (!e.isEmpty()) return e.arg(path);
+    if (const QString err = writeText(path, bytes); !err.isEmpty()) return err;
     if (withCsv) return writeText(csvPathFor(path), csvWithMetadata(figure.csv(), meta).toUtf8());
     return {};
 }
