@@ -92,8 +92,11 @@ TrainerShape trainerShape(const ExperimentConfig& cfg) {
 
 } // namespace
 
-RunEstimate estimateRun(const ExperimentConfig& cfg, int threads) {
-    RunEstimate e;
+namespace {
+
+/// The phases of the exact solver (accumulation, trace, certificate and solve, evaluation,
+/// heads, explorer) and the extra time if the certificate fails.
+void addExactPhases(const ExperimentConfig& cfg, RunEstimate& e) {
     const int dInt = cfg.promptDim();
     const double d = dInt, dOut = cfg.outputDim();
     const double D = static_cast<double>(featureDim(dInt));
@@ -102,79 +105,90 @@ RunEstimate estimateRun(const ExperimentConfig& cfg, int threads) {
     const double ood = static_cast<double>(cfg.eval.oodSamples);
     const double gen = promptFlops(cfg);
     const bool poly = cfg.solver.kind == SolverKind::Poly;
-    const bool exact = poly || cfg.solver.compareExact;
-
-    if (exact) {
-        e.phases.emplace_back("accumulate",
-                              N * D * D / 2 / kAccumulateFlopsPerSec + sampleSeconds(gen, N));
-        // lambda_min trace (dense eigenvalues at each checkpoint, only for small D).
-        if (cfg.eval.lambdaTrace > 0 && D <= kLambdaTraceMaxFeatureDim)
-            e.phases.emplace_back("lambda_trace", (cfg.eval.lambdaTrace + 1) * 4.0 / 3.0 * cube(D) /
-                                                      kEigenvaluesFlopsPerSec);
-        CertifyOptions opt;
-        opt.fullSpectrum = computesFullSpectrum(cfg.eval.spectrum, static_cast<long long>(D));
-        double solve = cube(D) / 3 / kCholeskyFlopsPerSec + 2 * dOut * D * D / kMatVecFlopsPerSec;
-        if (cfg.solver.ridge > 0 ||
-            chooseCertifyPath(static_cast<Index>(D), opt) == CertifyPath::Dense)
-            solve += 4.0 / 3.0 * cube(D) / kEigenvaluesFlopsPerSec;
-        else solve += kLanczosProducts * 4 * D * D / kMatVecFlopsPerSec;
-        e.phases.emplace_back("certificate+solve", solve);
-        const double denseExtra = 9 * cube(D) / kEigenvectorsFlopsPerSec;
-        if (!opt.fullSpectrum && cfg.solver.ridge <= 0 && D > opt.nullSpaceCrossover) {
-            // Two more Cholesky factorisations (Lambda + delta I, Lambda + N N^T) and a few
-            // steps of block inverse iteration for the null space.
-            e.extraIfNotCertified = 2 * cube(D) / 3 / kCholeskyFlopsPerSec +
-                                    8 * kLanczosProducts * 4 * D * D / kMatVecFlopsPerSec;
-            e.extraIfLargeNullSpace = denseExtra;
-        } else e.extraIfNotCertified = denseExtra;
-        // Metrics of the exact solution: the runner evaluates P on N + val + OOD prompts (the
-        // OOD ones twice: model and teacher).
-        const double evalFlops = gen + D + 2 * dOut * D;
-        const double evalOnce =
-            sampleSeconds(evalFlops, N + val) + sampleSeconds(evalFlops + gen, 2 * ood);
-        double evaluations = 1;
-        if (poly && cfg.solver.heads > 0) evaluations += 1; // untruncated and truncated
-        if (!poly) evaluations = 1;                         // the exact reference
-        e.phases.emplace_back("evaluate", evaluations * evalOnce);
-        const double W = dOut * d, Wc = d * d;
-        const double svd =
-            12 * std::min(W, Wc) * std::min(W, Wc) * std::max(W, Wc) / kSvdFlopsPerSec;
-        e.phases.emplace_back("heads", svd);
-        // The identifiability explorer (small D only): the fewest heads (a proximal iteration,
-        // one SVD of unfold(P) a step, measured ~60 steps) and the certificate's sample curve (a
-        // dense lambda_min at each of ~12 sizes, as the trace).
-        if (poly && explores(cfg, static_cast<long long>(D))) {
-            e.phases.emplace_back("explore", kExploreSvds * svd + 13 * 4.0 / 3.0 * cube(D) /
-                                                                      kEigenvaluesFlopsPerSec);
-            // Not certified, it also evaluates the minimum-norm path once more and probes three
-            // alternative fits (each with its OOD error).
-            e.extraIfNotCertified += evalOnce + 3 * sampleSeconds(2 * gen, 2 * ood);
-        }
-        // N < D: Lambda (a sum of N rank-one terms) has rank <= N, so lambda_min = 0 and the
-        // null space has at least D - N dimensions. The failure path is then the estimate.
-        if (N < D) {
-            e.certificateFailureCertain = true;
-            const bool large = e.extraIfLargeNullSpace > 0 && D - N > kMaxIterativeNullDim;
-            e.phases.emplace_back("not certified (N < D)",
-                                  large ? e.extraIfLargeNullSpace : e.extraIfNotCertified);
-            e.extraIfNotCertified = e.extraIfLargeNullSpace = 0;
-        }
+    e.phases.emplace_back("accumulate",
+                          N * D * D / 2 / kAccumulateFlopsPerSec + sampleSeconds(gen, N));
+    // lambda_min trace (dense eigenvalues at each checkpoint, only for small D).
+    if (cfg.eval.lambdaTrace > 0 && D <= kLambdaTraceMaxFeatureDim)
+        e.phases.emplace_back("lambda_trace", (cfg.eval.lambdaTrace + 1) * 4.0 / 3.0 * cube(D) /
+                                                  kEigenvaluesFlopsPerSec);
+    CertifyOptions opt;
+    opt.fullSpectrum = computesFullSpectrum(cfg.eval.spectrum, static_cast<long long>(D));
+    double solve = cube(D) / 3 / kCholeskyFlopsPerSec + 2 * dOut * D * D / kMatVecFlopsPerSec;
+    if (cfg.solver.ridge > 0 || chooseCertifyPath(static_cast<Index>(D), opt) == CertifyPath::Dense)
+        solve += 4.0 / 3.0 * cube(D) / kEigenvaluesFlopsPerSec;
+    else solve += kLanczosProducts * 4 * D * D / kMatVecFlopsPerSec;
+    e.phases.emplace_back("certificate+solve", solve);
+    const double denseExtra = 9 * cube(D) / kEigenvectorsFlopsPerSec;
+    if (!opt.fullSpectrum && cfg.solver.ridge <= 0 && D > opt.nullSpaceCrossover) {
+        // Two more Cholesky factorisations (Lambda + delta I, Lambda + N N^T) and a few
+        // steps of block inverse iteration for the null space.
+        e.extraIfNotCertified = 2 * cube(D) / 3 / kCholeskyFlopsPerSec +
+                                8 * kLanczosProducts * 4 * D * D / kMatVecFlopsPerSec;
+        e.extraIfLargeNullSpace = denseExtra;
+    } else e.extraIfNotCertified = denseExtra;
+    // Metrics of the exact solution: the runner evaluates P on N + val + OOD prompts (the
+    // OOD ones twice: model and teacher).
+    const double evalFlops = gen + D + 2 * dOut * D;
+    const double evalOnce =
+        sampleSeconds(evalFlops, N + val) + sampleSeconds(evalFlops + gen, 2 * ood);
+    double evaluations = 1;
+    if (poly && cfg.solver.heads > 0) evaluations += 1; // untruncated and truncated
+    if (!poly) evaluations = 1;                         // the exact reference
+    e.phases.emplace_back("evaluate", evaluations * evalOnce);
+    const double W = dOut * d, Wc = d * d;
+    const double svd = 12 * std::min(W, Wc) * std::min(W, Wc) * std::max(W, Wc) / kSvdFlopsPerSec;
+    e.phases.emplace_back("heads", svd);
+    // The identifiability explorer (small D only): the fewest heads (a proximal iteration,
+    // one SVD of unfold(P) a step, measured ~60 steps) and the certificate's sample curve (a
+    // dense lambda_min at each of ~12 sizes, as the trace).
+    if (poly && explores(cfg, static_cast<long long>(D))) {
+        e.phases.emplace_back("explore", kExploreSvds * svd +
+                                             13 * 4.0 / 3.0 * cube(D) / kEigenvaluesFlopsPerSec);
+        // Not certified, it also evaluates the minimum-norm path once more and probes three
+        // alternative fits (each with its OOD error).
+        e.extraIfNotCertified += evalOnce + 3 * sampleSeconds(2 * gen, 2 * ood);
     }
-
-    if (!poly) {
-        const TrainerShape t = trainerShape(cfg);
-        const double epochs = cfg.solver.epochs;
-        const double logged = std::floor(epochs / std::max(1, cfg.solver.logEvery)) + 2;
-        const double stepWork = 2 * t.workPerSample; // forward + backward + optimiser
-        const double evalWork = t.workPerSample / 3 * 2;
-        const double kHistoryOod = std::min(ood, 512.0);
-        double train = sampleSeconds(gen, N + val);                               // data sets
-        train += epochs * N * stepWork / kTrainFlopsPerSec;                       // minibatches
-        train += logged * (N + val + kHistoryOod) * evalWork / kTrainFlopsPerSec; // history points
-        train += sampleSeconds(gen + evalWork, 2 * ood);                          // final OOD error
-        e.phases.emplace_back("train", train);
+    // N < D: Lambda (a sum of N rank-one terms) has rank <= N, so lambda_min = 0 and the
+    // null space has at least D - N dimensions. The failure path is then the estimate.
+    if (N < D) {
+        e.certificateFailureCertain = true;
+        const bool large = e.extraIfLargeNullSpace > 0 && D - N > kMaxIterativeNullDim;
+        e.phases.emplace_back("not certified (N < D)",
+                              large ? e.extraIfLargeNullSpace : e.extraIfNotCertified);
+        e.extraIfNotCertified = e.extraIfLargeNullSpace = 0;
     }
+}
 
+/// A trainer's time: the data sets, the minibatches, the history points and the final OOD error.
+double trainSeconds(const ExperimentConfig& cfg) {
+    const double N = static_cast<double>(cfg.task.samples);
+    const double val = static_cast<double>(cfg.eval.valSamples);
+    const double ood = static_cast<double>(cfg.eval.oodSamples);
+    const double gen = promptFlops(cfg);
+    const TrainerShape t = trainerShape(cfg);
+    const double epochs = cfg.solver.epochs;
+    const double logged = std::floor(epochs / std::max(1, cfg.solver.logEvery)) + 2;
+    const double stepWork = 2 * t.workPerSample; // forward + backward + optimiser
+    const double evalWork = t.workPerSample / 3 * 2;
+    const double kHistoryOod = std::min(ood, 512.0);
+    double train = sampleSeconds(gen, N + val);                               // data sets
+    train += epochs * N * stepWork / kTrainFlopsPerSec;                       // minibatches
+    train += logged * (N + val + kHistoryOod) * evalWork / kTrainFlopsPerSec; // history points
+    train += sampleSeconds(gen + evalWork, 2 * ood);                          // final OOD error
+    return train;
+}
+
+} // namespace
+
+RunEstimate estimateRun(const ExperimentConfig& cfg, int threads) {
+    RunEstimate e;
+    const int dInt = cfg.promptDim();
+    const double dOut = cfg.outputDim();
+    const double D = static_cast<double>(featureDim(dInt));
+    const double gen = promptFlops(cfg);
+    const bool poly = cfg.solver.kind == SolverKind::Poly;
+    if (poly || cfg.solver.compareExact) addExactPhases(cfg, e);
+    if (!poly) e.phases.emplace_back("train", trainSeconds(cfg));
     if (cfg.task.kind == TaskKind::Automaton) {
         const double L = cfg.task.wordLength, words = cfg.eval.words;
         // Two table prompts per step (model and teacher), the feature map and P psi.

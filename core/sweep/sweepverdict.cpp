@@ -220,6 +220,118 @@ std::vector<SweepVerdictSpec> parseSweepVerdicts(const QJsonValue& verdicts,
     return out;
 }
 
+namespace {
+
+using Selector = std::vector<std::pair<QString, QJsonValue>>;
+
+/// The result of run i, or null when it has not finished.
+const QJsonObject* resultOf(const std::vector<QJsonObject>& results, size_t i) {
+    return i < results.size() && !results[i].isEmpty() ? &results[i] : nullptr;
+}
+
+/// Values of a term over the runs a selector picks (finite values only), and by seed.
+std::vector<double> collectTerm(const SweepPlan& plan, const std::vector<QJsonObject>& results,
+                                const QString& term, const Selector& sel,
+                                std::map<int, std::vector<double>>* bySeed) {
+    std::vector<double> all;
+    for (size_t i = 0; i < plan.runs.size(); ++i) {
+        const SweepRun& run = plan.runs[i];
+        if (!selected(sel, plan.points[static_cast<size_t>(run.point)])) continue;
+        const QJsonObject* r = resultOf(results, i);
+        if (!r) continue;
+        const double y = sweepTermValue(term, plan, run, *r);
+        if (!std::isfinite(y)) continue;
+        all.push_back(y);
+        if (bySeed) (*bySeed)[run.seed].push_back(y);
+    }
+    return all;
+}
+
+/// Spearman's rho of x and y over the selected runs; the spread is its range over seeds.
+void spearmanVerdict(const SweepVerdictSpec& spec, const SweepPlan& plan,
+                     const std::vector<QJsonObject>& results, const QString& at, SweepVerdict& v) {
+    v.statistic = q("spearman(") + spec.x + q(", ") + spec.y + q(")") + at;
+    std::vector<double> xs, ys;
+    std::map<int, std::pair<std::vector<double>, std::vector<double>>> bySeed;
+    for (size_t i = 0; i < plan.runs.size(); ++i) {
+        const SweepRun& run = plan.runs[i];
+        if (!selected(spec.at, plan.points[static_cast<size_t>(run.point)])) continue;
+        const QJsonObject* r = resultOf(results, i);
+        if (!r) continue;
+        const double x = sweepTermValue(spec.x, plan, run, *r);
+        const double y = sweepTermValue(spec.y, plan, run, *r);
+        if (!std::isfinite(x) || !std::isfinite(y)) continue;
+        xs.push_back(x), ys.push_back(y);
+        bySeed[run.seed].first.push_back(x), bySeed[run.seed].second.push_back(y);
+    }
+    v.runs = static_cast<int>(xs.size());
+    if (v.runs < 3) {
+        v.reason = q("fewer than 3 runs with both values");
+        return;
+    }
+    v.value = spearmanRho(xs, ys);
+    if (!std::isfinite(v.value)) v.reason = q("one of the two is constant over the runs");
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const auto& [seed, xy] : bySeed) {
+        if (xy.first.size() < 3) continue;
+        const double r = spearmanRho(xy.first, xy.second);
+        if (std::isfinite(r)) lo = std::min(lo, r), hi = std::max(hi, r);
+    }
+    if (lo <= hi) v.spreadLow = lo, v.spreadHigh = hi;
+}
+
+/// The median (spread q10..q90) or the fraction of positive values over the selected runs.
+void locationVerdict(const SweepVerdictSpec& spec, const SweepPlan& plan,
+                     const std::vector<QJsonObject>& results, const QString& at, SweepVerdict& v) {
+    const bool fraction = spec.kind == SweepVerdictSpec::Kind::Fraction;
+    v.statistic =
+        q(fraction ? "fraction(" : "median(") + spec.y + (fraction ? q(" > 0)") : q(")")) + at;
+    std::vector<double> all = collectTerm(plan, results, spec.y, spec.at, nullptr);
+    v.runs = static_cast<int>(all.size());
+    if (all.empty()) {
+        v.reason = q("no finished run") + (at.isEmpty() ? QString() : at);
+        return;
+    }
+    if (fraction) {
+        const auto positive = std::count_if(all.begin(), all.end(), [](double y) { return y > 0; });
+        v.value = static_cast<double>(positive) / static_cast<double>(all.size());
+    } else {
+        std::sort(all.begin(), all.end());
+        v.value = sortedQuantile(all, 0.5);
+        v.spreadLow = sortedQuantile(all, 0.1);
+        v.spreadHigh = sortedQuantile(all, 0.9);
+    }
+}
+
+/// median(y) at one selection over median(y) at another; the spread is its range over seeds.
+void ratioVerdict(const SweepVerdictSpec& spec, const SweepPlan& plan,
+                  const std::vector<QJsonObject>& results, SweepVerdict& v) {
+    v.statistic = q("median(") + spec.y + q(") at ") + selectorText(spec.at) + q(" / median at ") +
+                  selectorText(spec.over);
+    std::map<int, std::vector<double>> numBySeed, denBySeed;
+    const std::vector<double> num = collectTerm(plan, results, spec.y, spec.at, &numBySeed);
+    const std::vector<double> den = collectTerm(plan, results, spec.y, spec.over, &denBySeed);
+    v.runs = static_cast<int>(num.size() + den.size());
+    if (num.empty() || den.empty()) {
+        v.reason = q("no finished run at ") + selectorText(num.empty() ? spec.at : spec.over);
+        return;
+    }
+    const double d = median(den);
+    v.value = d != 0 ? median(num) / d : kNaN;
+    if (!std::isfinite(v.value)) v.reason = q("the denominator's median is 0");
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const auto& [seed, values] : numBySeed) {
+        const auto it = denBySeed.find(seed);
+        if (it == denBySeed.end()) continue;
+        const double ds = median(it->second);
+        const double r = ds != 0 ? median(values) / ds : kNaN;
+        if (std::isfinite(r)) lo = std::min(lo, r), hi = std::max(hi, r);
+    }
+    if (lo <= hi) v.spreadLow = lo, v.spreadHigh = hi;
+}
+
+} // namespace
+
 SweepVerdict evaluateSweepVerdict(const SweepVerdictSpec& spec, const SweepPlan& plan,
                                   const std::vector<QJsonObject>& results) {
     SweepVerdict v;
@@ -227,105 +339,11 @@ SweepVerdict evaluateSweepVerdict(const SweepVerdictSpec& spec, const SweepPlan&
     v.expected = q(opName(spec.op)) + q(" ") + num(spec.value);
     v.value = v.spreadLow = v.spreadHigh = kNaN;
     const QString at = spec.at.empty() ? QString() : q(" at ") + selectorText(spec.at);
-    auto resultOf = [&](size_t i) -> const QJsonObject* {
-        return i < results.size() && !results[i].isEmpty() ? &results[i] : nullptr;
-    };
-    // Values of a term by seed, over the runs a selector picks (finite values only).
-    auto collect = [&](const QString& term, const auto& sel,
-                       std::map<int, std::vector<double>>* bySeed) {
-        std::vector<double> all;
-        for (size_t i = 0; i < plan.runs.size(); ++i) {
-            const SweepRun& run = plan.runs[i];
-            if (!selected(sel, plan.points[static_cast<size_t>(run.point)])) continue;
-            const QJsonObject* r = resultOf(i);
-            if (!r) continue;
-            const double y = sweepTermValue(term, plan, run, *r);
-            if (!std::isfinite(y)) continue;
-            all.push_back(y);
-            if (bySeed) (*bySeed)[run.seed].push_back(y);
-        }
-        return all;
-    };
     switch (spec.kind) {
-    case SweepVerdictSpec::Kind::Spearman: {
-        v.statistic = q("spearman(") + spec.x + q(", ") + spec.y + q(")") + at;
-        std::vector<double> xs, ys;
-        std::map<int, std::pair<std::vector<double>, std::vector<double>>> bySeed;
-        for (size_t i = 0; i < plan.runs.size(); ++i) {
-            const SweepRun& run = plan.runs[i];
-            if (!selected(spec.at, plan.points[static_cast<size_t>(run.point)])) continue;
-            const QJsonObject* r = resultOf(i);
-            if (!r) continue;
-            const double x = sweepTermValue(spec.x, plan, run, *r);
-            const double y = sweepTermValue(spec.y, plan, run, *r);
-            if (!std::isfinite(x) || !std::isfinite(y)) continue;
-            xs.push_back(x), ys.push_back(y);
-            bySeed[run.seed].first.push_back(x), bySeed[run.seed].second.push_back(y);
-        }
-        v.runs = static_cast<int>(xs.size());
-        if (v.runs < 3) {
-            v.reason = q("fewer than 3 runs with both values");
-            break;
-        }
-        v.value = spearmanRho(xs, ys);
-        if (!std::isfinite(v.value)) v.reason = q("one of the two is constant over the runs");
-        double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-        for (const auto& [seed, xy] : bySeed) {
-            if (xy.first.size() < 3) continue;
-            const double r = spearmanRho(xy.first, xy.second);
-            if (std::isfinite(r)) lo = std::min(lo, r), hi = std::max(hi, r);
-        }
-        if (lo <= hi) v.spreadLow = lo, v.spreadHigh = hi;
-        break;
-    }
+    case SweepVerdictSpec::Kind::Spearman: spearmanVerdict(spec, plan, results, at, v); break;
     case SweepVerdictSpec::Kind::Median:
-    case SweepVerdictSpec::Kind::Fraction: {
-        const bool fraction = spec.kind == SweepVerdictSpec::Kind::Fraction;
-        v.statistic =
-            q(fraction ? "fraction(" : "median(") + spec.y + (fraction ? q(" > 0)") : q(")")) + at;
-        std::vector<double> all = collect(spec.y, spec.at, nullptr);
-        v.runs = static_cast<int>(all.size());
-        if (all.empty()) {
-            v.reason = q("no finished run") + (at.isEmpty() ? QString() : at);
-            break;
-        }
-        if (fraction) {
-            const auto positive =
-                std::count_if(all.begin(), all.end(), [](double y) { return y > 0; });
-            v.value = static_cast<double>(positive) / static_cast<double>(all.size());
-        } else {
-            std::sort(all.begin(), all.end());
-            v.value = sortedQuantile(all, 0.5);
-            v.spreadLow = sortedQuantile(all, 0.1);
-            v.spreadHigh = sortedQuantile(all, 0.9);
-        }
-        break;
-    }
-    case SweepVerdictSpec::Kind::Ratio: {
-        v.statistic = q("median(") + spec.y + q(") at ") + selectorText(spec.at) +
-                      q(" / median at ") + selectorText(spec.over);
-        std::map<int, std::vector<double>> numBySeed, denBySeed;
-        const std::vector<double> num = collect(spec.y, spec.at, &numBySeed);
-        const std::vector<double> den = collect(spec.y, spec.over, &denBySeed);
-        v.runs = static_cast<int>(num.size() + den.size());
-        if (num.empty() || den.empty()) {
-            v.reason = q("no finished run at ") + selectorText(num.empty() ? spec.at : spec.over);
-            break;
-        }
-        const double d = median(den);
-        v.value = d != 0 ? median(num) / d : kNaN;
-        if (!std::isfinite(v.value)) v.reason = q("the denominator's median is 0");
-        double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-        for (const auto& [seed, values] : numBySeed) {
-            const auto it = denBySeed.find(seed);
-            if (it == denBySeed.end()) continue;
-            const double ds = median(it->second);
-            const double r = ds != 0 ? median(values) / ds : kNaN;
-            if (std::isfinite(r)) lo = std::min(lo, r), hi = std::max(hi, r);
-        }
-        if (lo <= hi) v.spreadLow = lo, v.spreadHigh = hi;
-        break;
-    }
+    case SweepVerdictSpec::Kind::Fraction: locationVerdict(spec, plan, results, at, v); break;
+    case SweepVerdictSpec::Kind::Ratio: ratioVerdict(spec, plan, results, v); break;
     }
     v.reproduces =
         v.reason.isEmpty() && std::isfinite(v.value) && holds(v.value, spec.op, spec.value);

@@ -33,8 +33,11 @@ QStringList exportedFileNames(ExportLayout layout) {
             q("validation_targets.npy"), q("dataset.json")};
 }
 
-QString exportTaskSamples(const ExperimentConfig& cfg, const QString& dir,
-                          const CancelToken* cancel, ExportedSamples* out, ExportLayout layout) {
+namespace {
+
+/// Refuses what one N x n x d export cannot hold: a dataset (already files), a causal task, or
+/// arrays of more than half this machine's memory. Returns the arrays' bytes.
+long long checkExportable(const ExperimentConfig& cfg) {
     if (cfg.task.kind == TaskKind::Dataset)
         throw ConfigError("task.kind: a dataset task's samples are already files (task.prompts, "
                           "task.targets); export-data writes the samples of a synthetic task "
@@ -52,6 +55,72 @@ QString exportTaskSamples(const ExperimentConfig& cfg, const QString& dir,
                            gib(physicalMemoryBytes()) + q("); export fewer samples"))
                               .toStdString(),
                           q("task.samples"));
+    return bytes;
+}
+
+using NamedArrays = std::vector<std::pair<QString, QByteArray>>;
+
+/// Writes the .npy arrays as one data.npz or as one file each; *where gets the path
+/// dataset.json gives each array (relative to the folder). Empty on success.
+QString writeArrays(const QDir& folder, NamedArrays& arrays, ExportLayout layout,
+                    QHash<QString, QString>* whereOut) {
+    QHash<QString, QString>& where = *whereOut;
+    if (layout == ExportLayout::Npz) {
+        QByteArray archive;
+        try {
+            archive = npzBytes(arrays);
+        } catch (const NpyError& e) {
+            return QString::fromStdString(e.what());
+        }
+        NamedArrays().swap(arrays); // the .npy bytes, released before the archive is written
+        if (QString e = writeFileAtomic(folder.filePath(q("data.npz")), archive); !e.isEmpty())
+            return e;
+        for (const char* name : {"prompts", "targets", "validation_prompts", "validation_targets"})
+            where.insert(q(name), q("data.npz:") + q(name));
+    } else {
+        for (const auto& [name, bytes] : arrays) {
+            if (QString e = writeFileAtomic(folder.filePath(name + q(".npy")), bytes); !e.isEmpty())
+                return e;
+            where.insert(name, name + q(".npy"));
+        }
+    }
+    return {};
+}
+
+/// dataset.json: the dataset task on the written files, with the source's solver and eval keys
+/// that a dataset run reads (the others, e.g. eval.words, would be refused as not read).
+QJsonObject datasetExperiment(const ExperimentConfig& cfg, const QDir& folder,
+                              const QHash<QString, QString>& where, bool validation) {
+    QJsonObject datasetTask{{q("kind"), q("dataset")},
+                            {q("prompts"), where.value(q("prompts"))},
+                            {q("targets"), where.value(q("targets"))}};
+    if (validation) {
+        datasetTask.insert(q("validation_prompts"), where.value(q("validation_prompts")));
+        datasetTask.insert(q("validation_targets"), where.value(q("validation_targets")));
+    }
+    const QJsonObject source = experimentToJson(cfg);
+    QJsonObject probe{
+        {q("task"),
+         QJsonObject{{q("kind"), q("dataset")},
+                     {q("prompts"), folder.absoluteFilePath(where.value(q("prompts")))},
+                     {q("targets"), folder.absoluteFilePath(where.value(q("targets")))}}}};
+    const QStringList read = keysReadBy(loadExperimentObject(probe).config);
+    QJsonObject experiment{{q("task"), datasetTask}};
+    for (const char* section : {"solver", "eval"}) {
+        QJsonObject kept;
+        const QJsonObject src = source.value(q(section)).toObject();
+        for (auto it = src.begin(); it != src.end(); ++it)
+            if (read.contains(q(section) + q(".") + it.key())) kept.insert(it.key(), it.value());
+        if (!kept.isEmpty()) experiment.insert(q(section), kept);
+    }
+    return experiment;
+}
+
+} // namespace
+
+QString exportTaskSamples(const ExperimentConfig& cfg, const QString& dir,
+                          const CancelToken* cancel, ExportedSamples* out, ExportLayout layout) {
+    const long long bytes = checkExportable(cfg);
     const auto task = makeTask(cfg.task);
     const long long N = cfg.task.samples, V = cfg.eval.valSamples, n = task->tokens(),
                     d = task->d(), dOut = task->dOut();
@@ -78,7 +147,7 @@ QString exportTaskSamples(const ExperimentConfig& cfg, const QString& dir,
     const QDir folder(dir);
     // The arrays by their dataset keys' names; each vector is released once it is in .npy form,
     // so that the data are held about twice at most (values once, file bytes once).
-    std::vector<std::pair<QString, QByteArray>> arrays;
+    NamedArrays arrays;
     const auto add = [&](const char* name, std::vector<long long> shape, std::vector<double>& v) {
         arrays.emplace_back(q(name), npyBytes(shape, v.data()));
         std::vector<double>().swap(v);
@@ -89,51 +158,9 @@ QString exportTaskSamples(const ExperimentConfig& cfg, const QString& dir,
         add("validation_prompts", {V, n, d}, VZ);
         add("validation_targets", {V, dOut}, VY);
     }
-    // The path dataset.json gives each array (relative to the folder).
     QHash<QString, QString> where;
-    if (layout == ExportLayout::Npz) {
-        QByteArray archive;
-        try {
-            archive = npzBytes(arrays);
-        } catch (const NpyError& e) {
-            return QString::fromStdString(e.what());
-        }
-        decltype(arrays)().swap(arrays);
-        if (QString e = writeFileAtomic(folder.filePath(q("data.npz")), archive); !e.isEmpty())
-            return e;
-        for (const char* name : {"prompts", "targets", "validation_prompts", "validation_targets"})
-            where.insert(q(name), q("data.npz:") + q(name));
-    } else {
-        for (const auto& [name, bytes] : arrays) {
-            if (QString e = writeFileAtomic(folder.filePath(name + q(".npy")), bytes); !e.isEmpty())
-                return e;
-            where.insert(name, name + q(".npy"));
-        }
-    }
-    // dataset.json: the dataset task on these files, with the source's solver and eval keys that
-    // a dataset run reads (the others, e.g. eval.words, would be refused as not read).
-    QJsonObject datasetTask{{q("kind"), q("dataset")},
-                            {q("prompts"), where.value(q("prompts"))},
-                            {q("targets"), where.value(q("targets"))}};
-    if (V > 0) {
-        datasetTask.insert(q("validation_prompts"), where.value(q("validation_prompts")));
-        datasetTask.insert(q("validation_targets"), where.value(q("validation_targets")));
-    }
-    const QJsonObject source = experimentToJson(cfg);
-    QJsonObject probe{
-        {q("task"),
-         QJsonObject{{q("kind"), q("dataset")},
-                     {q("prompts"), folder.absoluteFilePath(where.value(q("prompts")))},
-                     {q("targets"), folder.absoluteFilePath(where.value(q("targets")))}}}};
-    const QStringList read = keysReadBy(loadExperimentObject(probe).config);
-    QJsonObject experiment{{q("task"), datasetTask}};
-    for (const char* section : {"solver", "eval"}) {
-        QJsonObject kept;
-        const QJsonObject src = source.value(q(section)).toObject();
-        for (auto it = src.begin(); it != src.end(); ++it)
-            if (read.contains(q(section) + q(".") + it.key())) kept.insert(it.key(), it.value());
-        if (!kept.isEmpty()) experiment.insert(q(section), kept);
-    }
+    if (QString e = writeArrays(folder, arrays, layout, &where); !e.isEmpty()) return e;
+    const QJsonObject experiment = datasetExperiment(cfg, folder, where, V > 0);
     if (QString e = writeFileAtomic(folder.filePath(q("dataset.json")),
                                     QJsonDocument(experiment).toJson(QJsonDocument::Indented));
         !e.isEmpty())

@@ -82,6 +82,60 @@ HeatmapWidget::Layout HeatmapWidget::layoutFor(const QRectF& rect) const {
     return L;
 }
 
+namespace {
+
+/// One matrix as cells coloured on the diverging scale [-s, s], framed, with 1-based index
+/// labels where there is room (the column labels only above `bottom`).
+void drawMatrix(QPainter& p, const QRectF& mr, const Mat& m, double s, const QColor& fg,
+                const QFont& panelFont, double bottom) {
+    const double cw = mr.width() / m.cols(), ch = mr.height() / m.rows();
+    p.setPen(Qt::NoPen);
+    for (Index r = 0; r < m.rows(); ++r)
+        for (Index c = 0; c < m.cols(); ++c) {
+            // Slight overlap avoids hairline gaps between cells in vector output.
+            const QRectF cell(mr.left() + c * cw, mr.top() + r * ch, cw + 0.3, ch + 0.3);
+            p.fillRect(cell, divergingColor(m(r, c), s));
+        }
+    p.setPen(QPen(fg, 0.8));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(mr);
+    // Index labels when there is room.
+    QFont sf = panelFont;
+    sf.setPointSizeF(7);
+    p.setFont(sf);
+    if (ch >= 11 && m.rows() <= 40)
+        for (Index r = 0; r < m.rows(); ++r)
+            p.drawText(QRectF(mr.left() - 20, mr.top() + r * ch, 17, ch),
+                       Qt::AlignRight | Qt::AlignVCenter, QString::number(r + 1));
+    if (cw >= 11 && m.cols() <= 40 && mr.bottom() + 12 <= bottom)
+        for (Index c = 0; c < m.cols(); ++c)
+            p.drawText(QRectF(mr.left() + c * cw, mr.bottom() + 1, cw, 11),
+                       Qt::AlignHCenter | Qt::AlignTop, QString::number(c + 1));
+}
+
+/// The colour bar of the scale [-s, s] with five ticks and its label.
+void drawColorBar(QPainter& p, const QRectF& cb, double s, const QColor& fg, const QString& label) {
+    const int steps = 64;
+    for (int k = 0; k < steps; ++k) {
+        const double v = s * (1.0 - 2.0 * (k + 0.5) / steps);
+        p.fillRect(QRectF(cb.left(), cb.top() + k * cb.height() / steps, cb.width(),
+                          cb.height() / steps + 0.3),
+                   divergingColor(v, s));
+    }
+    p.setPen(QPen(fg, 0.8));
+    p.drawRect(cb);
+    for (int k = 0; k <= 4; ++k) {
+        const double v = s * (1.0 - k / 2.0);
+        const double y = cb.top() + k * cb.height() / 4;
+        p.drawLine(QPointF(cb.right(), y), QPointF(cb.right() + 3, y));
+        p.drawText(QRectF(cb.right() + 5, y - 8, 60, 16), Qt::AlignLeft | Qt::AlignVCenter,
+                   QString::number(v, 'g', 3));
+    }
+    p.drawText(QRectF(cb.left() - 14, cb.top() - 20, 80, 16), Qt::AlignLeft, label);
+}
+
+} // namespace
+
 void HeatmapWidget::paintImpl(QPainter& p, const QRectF& rect, bool exportMode) const {
     const QPalette pal = palette();
     const QColor bg = exportMode ? Qt::white : pal.color(QPalette::Base);
@@ -116,52 +170,10 @@ void HeatmapWidget::paintImpl(QPainter& p, const QRectF& rect, bool exportMode) 
                        panel.emptyText.isEmpty() ? tr("(no data)") : panel.emptyText);
             continue;
         }
-        const double cw = mr.width() / m.cols(), ch = mr.height() / m.rows();
-        p.setPen(Qt::NoPen);
-        for (Index r = 0; r < m.rows(); ++r)
-            for (Index c = 0; c < m.cols(); ++c) {
-                // Slight overlap avoids hairline gaps between cells in vector output.
-                const QRectF cell(mr.left() + c * cw, mr.top() + r * ch, cw + 0.3, ch + 0.3);
-                p.fillRect(cell, divergingColor(m(r, c), s));
-            }
-        p.setPen(QPen(fg, 0.8));
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(mr);
-        // Index labels when there is room.
-        QFont sf = panelFont;
-        sf.setPointSizeF(7);
-        p.setFont(sf);
-        if (ch >= 11 && m.rows() <= 40)
-            for (Index r = 0; r < m.rows(); ++r)
-                p.drawText(QRectF(mr.left() - 20, mr.top() + r * ch, 17, ch),
-                           Qt::AlignRight | Qt::AlignVCenter, QString::number(r + 1));
-        if (cw >= 11 && m.cols() <= 40 && mr.bottom() + 12 <= rect.bottom())
-            for (Index c = 0; c < m.cols(); ++c)
-                p.drawText(QRectF(mr.left() + c * cw, mr.bottom() + 1, cw, 11),
-                           Qt::AlignHCenter | Qt::AlignTop, QString::number(c + 1));
+        drawMatrix(p, mr, m, s, fg, panelFont, rect.bottom());
         p.setFont(panelFont);
     }
-    // Colour bar.
-    const QRectF cb = L.colorBar;
-    if (hasData()) {
-        const int steps = 64;
-        for (int k = 0; k < steps; ++k) {
-            const double v = s * (1.0 - 2.0 * (k + 0.5) / steps);
-            p.fillRect(QRectF(cb.left(), cb.top() + k * cb.height() / steps, cb.width(),
-                              cb.height() / steps + 0.3),
-                       divergingColor(v, s));
-        }
-        p.setPen(QPen(fg, 0.8));
-        p.drawRect(cb);
-        for (int k = 0; k <= 4; ++k) {
-            const double v = s * (1.0 - k / 2.0);
-            const double y = cb.top() + k * cb.height() / 4;
-            p.drawLine(QPointF(cb.right(), y), QPointF(cb.right() + 3, y));
-            p.drawText(QRectF(cb.right() + 5, y - 8, 60, 16), Qt::AlignLeft | Qt::AlignVCenter,
-                       QString::number(v, 'g', 3));
-        }
-        p.drawText(QRectF(cb.left() - 14, cb.top() - 20, 80, 16), Qt::AlignLeft, tr("value"));
-    }
+    if (hasData()) drawColorBar(p, L.colorBar, s, fg, tr("value"));
     p.restore();
 }
 
