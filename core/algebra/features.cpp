@@ -63,12 +63,10 @@ MomentAccumulator::MomentAccumulator(int d, int dOut)
     m_c = kernels::AlignedDoubles(static_cast<size_t>(Index{m_P} * m_ldy));
 }
 
-void MomentAccumulator::addBlock(const Mat& U, const Mat& Qz, const Mat& Y, int threads,
-                                 const CancelToken* cancel) {
+void MomentAccumulator::layOutBlock(const Mat& U, const Mat& Qz, const Mat& Y, int threads) {
     const Index B = U.rows();
-    if (B == 0) return;
     const Index P = m_P, d = m_d, dOut = m_dOut, ldq = m_ldq, ldy = m_ldy;
-    // The block's rows as the kernel reads them (row-major, one sample per row): u = vech(S),
+    // The rows as the kernel reads them (row-major, one sample per row): u = vech(S),
     // the query's pair products q_c q_c' (zero-padded to ldq) and y (x) q (zero-padded to ldy).
     // Kept between blocks: only the columns before the padding are written, so it stays zero.
     if (static_cast<Index>(m_ur.size()) < B * P) {
@@ -104,6 +102,17 @@ void MomentAccumulator::addBlock(const Mat& U, const Mat& Qz, const Mat& Y, int 
             }
         }
     });
+}
+
+void MomentAccumulator::addBlock(const Mat& U, const Mat& Qz, const Mat& Y, int threads,
+                                 const CancelToken* cancel) {
+    const Index B = U.rows();
+    if (B == 0) return;
+    const Index P = m_P, d = m_d, dOut = m_dOut, ldq = m_ldq, ldy = m_ldy;
+    layOutBlock(U, Qz, Y, threads);
+    const double* const ur = m_ur.data();
+    const double* const q2 = m_q2.data();
+    const double* const yq = m_yq.data();
     const kernels::OuterSum outer = kernels::accumulationGemm().outer;
     // target (m x n, row length ldb) += the piece's sum of outer products of u's rows (from a)
     // and b's (scaled by `scale`), summed apart first: three levels of sums (the kernel's chunks,

@@ -58,6 +58,8 @@ private:
     kernels::AlignedDoubles m_g; ///< rows (p <= p') in order, columns the query pairs (c <= c')
     kernels::AlignedDoubles m_c; ///< rows p, columns (o, c): the unnormalised C
     kernels::AlignedDoubles m_ur, m_q2, m_yq; ///< a block's rows laid out for the kernel
+    /// Fills m_ur, m_q2, m_yq with the block's rows (row-major, one sample per row).
+    void layOutBlock(const Mat& U, const Mat& Qz, const Mat& Y, int threads);
 };
 
 /// Samples per accumulation block: the unit of the lambda_min trace, of progress reports and of

@@ -46,6 +46,32 @@ SampleCheckpoint checkpointOf(const MomentAccumulator& acc, double toleranceRel)
     return SampleCheckpoint{acc.count(), c.lambdaMin, c.lambdaMax, c.nullDim, c.certified};
 }
 
+/// The last three doubling checkpoints, the first at structuralFrom samples or more, share a
+/// positive null dimension: more data does not shrink the null space.
+bool nullDimStalled(const std::vector<SampleCheckpoint>& doubling, long long structuralFrom) {
+    const size_t c = doubling.size();
+    return c >= 3 && doubling[c - 3].samples >= structuralFrom && doubling[c - 3].nullDim > 0 &&
+           doubling[c - 3].nullDim == doubling[c - 2].nullDim &&
+           doubling[c - 2].nullDim == doubling[c - 1].nullDim;
+}
+
+/// The one-line outcome: certified from N, structural, fewer samples than features, or the
+/// budget spent.
+std::string samplesNote(const CertificateSamplesResult& r) {
+    if (r.certificateSamples > 0)
+        return "certified from N = " + std::to_string(r.certificateSamples) +
+               " samples (D = " + std::to_string(r.featureDim) + ")";
+    else if (r.structural)
+        return "structural: the null dimension stayed " + std::to_string(r.structuralNullDim) +
+               " while N doubled twice; the task's distribution ties features together and more data "
+               "will not certify (see the null relations)";
+    else if (r.budget < r.featureDim)
+        return "not certified: " + std::to_string(r.budget) +
+               " samples are fewer than the D = " + std::to_string(r.featureDim) +
+               " features, so the second moment cannot have full rank";
+    else return "not certified within the budget of " + std::to_string(r.budget) + " samples";
+}
+
 } // namespace
 
 CertificateSamplesResult certificateSamples(const Task& task, const CertificateSamplesOptions& opt,
@@ -102,10 +128,7 @@ CertificateSamplesResult certificateSamples(const Task& task, const CertificateS
         }
         snapshot = acc;
         lo = N;
-        const size_t c = doubling.size();
-        if (doubled && c >= 3 && doubling[c - 3].samples >= structuralFrom &&
-            doubling[c - 3].nullDim > 0 && doubling[c - 3].nullDim == doubling[c - 2].nullDim &&
-            doubling[c - 2].nullDim == doubling[c - 1].nullDim) {
+        if (doubled && nullDimStalled(doubling, structuralFrom)) {
             out.structural = true;
             out.structuralNullDim = cp.nullDim;
             break;
@@ -114,19 +137,7 @@ CertificateSamplesResult certificateSamples(const Task& task, const CertificateS
     std::sort(
         out.checkpoints.begin(), out.checkpoints.end(),
         [](const SampleCheckpoint& a, const SampleCheckpoint& b) { return a.samples < b.samples; });
-    if (out.certificateSamples > 0)
-        out.note = "certified from N = " + std::to_string(out.certificateSamples) +
-                   " samples (D = " + std::to_string(D) + ")";
-    else if (out.structural)
-        out.note =
-            "structural: the null dimension stayed " + std::to_string(out.structuralNullDim) +
-            " while N doubled twice; the task's distribution ties features together and more data "
-            "will not certify (see the null relations)";
-    else if (out.budget < D)
-        out.note = "not certified: " + std::to_string(out.budget) +
-                   " samples are fewer than the D = " + std::to_string(D) +
-                   " features, so the second moment cannot have full rank";
-    else out.note = "not certified within the budget of " + std::to_string(out.budget) + " samples";
+    out.note = samplesNote(out);
     return out;
 }
 

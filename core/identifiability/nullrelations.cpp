@@ -121,6 +121,62 @@ void renderRelation(NullRelation& rel, int d) {
     rel.textAscii = ascii + " = 0";
 }
 
+/// Brings R to reduced row echelon form in place (partial pivoting, columns in order; a column
+/// whose best pivot is at most pivotTol times R's largest entry is skipped). Returns the pivot
+/// columns, one per nonzero row.
+std::vector<Index> reduceToRowEchelon(Mat& R, double pivotTol) {
+    const Index k = R.rows(), D = R.cols();
+    const double scale = R.size() ? R.cwiseAbs().maxCoeff() : 0.0;
+    std::vector<Index> pivots;
+    Index row = 0;
+    for (Index col = 0; col < D && row < k; ++col) {
+        Index p = row;
+        const double best = R.col(col).segment(row, k - row).cwiseAbs().maxCoeff(&p);
+        p += row;
+        if (best <= pivotTol * scale) continue;
+        R.row(row).swap(R.row(p));
+        R.row(row) /= R(row, col);
+        for (Index i = 0; i < k; ++i)
+            if (i != row) R.row(i) -= R(i, col) * R.row(row);
+        pivots.push_back(col);
+        ++row;
+    }
+    return pivots;
+}
+
+/// v as the smallest integer vector along it, when every entry is p/q with q <= maxDenominator
+/// (within snapTol relative); nullopt otherwise.
+std::optional<Vec> snapToIntegers(const Vec& v, int maxDenominator, double snapTol) {
+    const Index D = v.size();
+    Vec num(D), den(D);
+    for (Index j = 0; j < D; ++j) {
+        num(j) = 0;
+        den(j) = 1;
+        if (v(j) == 0.0) continue;
+        bool ok = false;
+        for (int qd = 1; qd <= maxDenominator && !ok; ++qd) {
+            const double p = std::round(v(j) * qd);
+            if (std::abs(v(j) - p / qd) <= snapTol * std::max(1.0, std::abs(v(j)))) {
+                num(j) = p;
+                den(j) = qd;
+                ok = true;
+            }
+        }
+        if (!ok) return std::nullopt;
+    }
+    long long l = 1;
+    for (Index j = 0; j < D; ++j)
+        if (num(j) != 0) l = std::lcm(l, static_cast<long long>(den(j)));
+    Vec ints(D);
+    long long g = 0;
+    for (Index j = 0; j < D; ++j) {
+        ints(j) = num(j) * static_cast<double>(l / static_cast<long long>(den(j)));
+        g = std::gcd(g, std::llabs(std::llround(ints(j))));
+    }
+    if (g > 1) ints /= static_cast<double>(g);
+    return ints;
+}
+
 } // namespace
 
 NullRelationsResult nullRelationsFromBasis(const Mat& basis, const Mat& lambda, int d,
@@ -140,22 +196,8 @@ NullRelationsResult nullRelationsFromBasis(const Mat& basis, const Mat& lambda, 
     out.tolerance = opt.toleranceRel * lmax;
     // Reduced row echelon form of basis^T with partial pivoting, columns in feature order.
     Mat R = basis.transpose();
-    const Index k = R.rows();
-    const double scale = R.size() ? R.cwiseAbs().maxCoeff() : 0.0;
-    std::vector<Index> pivots;
-    Index row = 0;
-    for (Index col = 0; col < D && row < k; ++col) {
-        Index p = row;
-        const double best = R.col(col).segment(row, k - row).cwiseAbs().maxCoeff(&p);
-        p += row;
-        if (best <= opt.pivotTol * scale) continue;
-        R.row(row).swap(R.row(p));
-        R.row(row) /= R(row, col);
-        for (Index i = 0; i < k; ++i)
-            if (i != row) R.row(i) -= R(i, col) * R.row(row);
-        pivots.push_back(col);
-        ++row;
-    }
+    const std::vector<Index> pivots = reduceToRowEchelon(R, opt.pivotTol);
+    const Index row = static_cast<Index>(pivots.size());
     out.nullDim = static_cast<int>(row);
     for (Index i = 0; i < row; ++i) {
         NullRelation rel;
@@ -163,39 +205,11 @@ NullRelationsResult nullRelationsFromBasis(const Mat& basis, const Mat& lambda, 
         Vec v = R.row(i).transpose();
         for (Index j = 0; j < D; ++j)
             if (std::abs(v(j)) <= 1e-12) v(j) = 0.0;
-        // Snap to p/q with q <= maxDenominator.
-        Vec num(D), den(D);
-        bool snapped = true;
-        for (Index j = 0; j < D && snapped; ++j) {
-            num(j) = 0;
-            den(j) = 1;
-            if (v(j) == 0.0) continue;
-            bool ok = false;
-            for (int qd = 1; qd <= opt.maxDenominator && !ok; ++qd) {
-                const double p = std::round(v(j) * qd);
-                if (std::abs(v(j) - p / qd) <= opt.snapTol * std::max(1.0, std::abs(v(j)))) {
-                    num(j) = p;
-                    den(j) = qd;
-                    ok = true;
-                }
-            }
-            snapped = ok;
-        }
-        if (snapped) {
-            long long l = 1;
-            for (Index j = 0; j < D; ++j)
-                if (num(j) != 0) l = std::lcm(l, static_cast<long long>(den(j)));
-            Vec ints(D);
-            long long g = 0;
-            for (Index j = 0; j < D; ++j) {
-                ints(j) = num(j) * static_cast<double>(l / static_cast<long long>(den(j)));
-                g = std::gcd(g, std::llabs(std::llround(ints(j))));
-            }
-            if (g > 1) ints /= static_cast<double>(g);
+        if (const std::optional<Vec> ints = snapToIntegers(v, opt.maxDenominator, opt.snapTol)) {
             const bool inNull =
-                lambda.size() == 0 || (lambda * ints).norm() <= out.tolerance * ints.norm();
+                lambda.size() == 0 || (lambda * *ints).norm() <= out.tolerance * ints->norm();
             if (inNull) {
-                v = ints;
+                v = *ints;
                 rel.rational = true;
             }
         }

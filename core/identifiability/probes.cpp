@@ -29,6 +29,52 @@ ProbeResult probeAlternativeFit(const Mat& lambda, const Mat& P, int d, int H,
                                           lambda, ctx);
 }
 
+namespace {
+
+const std::string kNoneFoundCaveat =
+    "\"none found\" is evidence, not proof: the search is non-convex and an alternative with at most H "
+    "heads may exist that no start reached";
+
+/// An orthonormal (Euclidean) basis of the column span of `basis` (D rows; rank-revealing QR).
+Mat orthonormalColumns(const Mat& basis, Index D) {
+    if (basis.cols() == 0) return Mat();
+    Eigen::ColPivHouseholderQR<Mat> qr(basis);
+    qr.setThreshold(1e-12);
+    return (qr.householderQ() * Mat::Identity(D, basis.cols())).leftCols(qr.rank());
+}
+
+/// A basis Bw of the same span that is orthonormal in the feature weights w:
+/// Bw^T diag(w) Bw = I (Bw = B Rw^{-1}, Rw from the QR of diag(sqrt w) B).
+Mat weightOrthonormal(const Mat& B, int d) {
+    const Index k = B.cols();
+    const Vec sw = featureWeights(d).cwiseSqrt();
+    Eigen::HouseholderQR<Mat> wqr(sw.asDiagonal() * B);
+    const Mat Rw = wqr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
+    return Rw.transpose().triangularView<Eigen::Lower>().solve(B.transpose()).transpose();
+}
+
+/// A found alternative: its distance and residual, P', its canonical heads and the training
+/// loss change relative to P's (zero up to rounding when the offset is in the null space).
+void recordFound(ProbeResult& out, const Mat& P, const Mat& Palt, const Mat& Wr, int d, int H,
+                 double dist, double residual, const Mat& lambda) {
+    out.found = true;
+    out.distanceRel = dist;
+    out.fitResidualRel = residual;
+    out.alternativeP = Palt;
+    out.alternativeHeads = canonicalHeadsOfW(Wr, d, H, nullptr);
+    if (lambda.size() > 0) {
+        const Mat N = Palt - P;
+        const double base = (P * lambda * P.transpose()).trace();
+        out.lossChangeRel = (N * lambda * N.transpose()).trace() / base;
+    }
+}
+
+} // namespace
+
+// Long on purpose (~105 lines): the set-up (the bases B and Bw, G, the fit set) and the
+// multi-start loop share a dozen matrices that the closures `coefficients`, `fits`, `pushAway`
+// and `pinned` capture. Split, they would travel as one struct of references with no second
+// user; as it is, one start reads top to bottom: start, alternating projections, polish, check.
 ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, int d, int H,
                                            const ProbeOptions& opt, const Mat& lambda,
                                            const RunContext& ctx) {
@@ -47,16 +93,8 @@ ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, i
     const double pNorm = P.norm();
     // Orthonormal (Euclidean) basis B of the null space, and a w-orthonormal one Bw (B_w^T diag(w)
     // B_w = I).
-    Mat B;
-    if (nullBasis.cols() > 0) {
-        Eigen::ColPivHouseholderQR<Mat> qr(nullBasis);
-        qr.setThreshold(1e-12);
-        B = (qr.householderQ() * Mat::Identity(D, nullBasis.cols())).leftCols(qr.rank());
-    }
+    const Mat B = orthonormalColumns(nullBasis, D);
     out.nullDim = static_cast<int>(B.cols());
-    const std::string caveat =
-        "\"none found\" is evidence, not proof: the search is non-convex and an alternative with at most H "
-        "heads may exist that no start reached";
     if (out.nullDim == 0 || pNorm == 0 || H < 1) {
         out.note =
             out.nullDim == 0
@@ -65,13 +103,8 @@ ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, i
         return out;
     }
     const Index k = B.cols();
-    const Vec w = featureWeights(d);
-    const Vec sw = w.cwiseSqrt();
-    Eigen::HouseholderQR<Mat> wqr(sw.asDiagonal() * B);
-    const Mat Rw = wqr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
-    const Mat Bw =
-        Rw.transpose().triangularView<Eigen::Lower>().solve(B.transpose()).transpose(); // B Rw^{-1}
-    const Mat G = w.asDiagonal() * Bw;                                                  // D x k
+    const Mat Bw = weightOrthonormal(B, d);            // B Rw^{-1}
+    const Mat G = featureWeights(d).asDiagonal() * Bw; // D x k
     const Mat W0 = unfoldP(P, d);
     const double wNorm = W0.norm();
     const Svd s0 = svdOf(W0);
@@ -132,15 +165,7 @@ ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, i
         ++out.startsTried;
         if (dist < opt.minDistanceRel) continue;
         if (residual <= opt.exactTol) {
-            out.found = true;
-            out.distanceRel = dist;
-            out.fitResidualRel = residual;
-            out.alternativeP = Palt;
-            out.alternativeHeads = canonicalHeadsOfW(Wr, d, H, nullptr);
-            if (lambda.size() > 0) {
-                const double base = (P * lambda * P.transpose()).trace();
-                out.lossChangeRel = (N * lambda * N.transpose()).trace() / base;
-            }
+            recordFound(out, P, Palt, Wr, d, H, dist, residual, lambda);
             break;
         }
         bestFailed = std::min(bestFailed, residual);
@@ -152,7 +177,8 @@ ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, i
             std::to_string(H) + " (checkable)";
     } else {
         out.bestResidualRel = bestFailed;
-        out.note = "none found from " + std::to_string(out.startsTried) + " starts; " + caveat;
+        out.note =
+            "none found from " + std::to_string(out.startsTried) + " starts; " + kNoneFoundCaveat;
     }
     return out;
 }

@@ -21,6 +21,55 @@ bool explores(const ExperimentConfig& cfg, long long featureDim) {
     return false;
 }
 
+namespace {
+
+/// A probe for an exact fit other than P with at most H heads; a found one is scored by its
+/// OOD error relative to P (closed form) and, with a teacher, to the teacher (sampled).
+ProbeReport probeReport(const Task& task, const ExperimentConfig& cfg, const Mat& lambda,
+                        const Mat& P, int H, const Mat& oodMoment, const RunContext& ctx) {
+    const int d = task.d();
+    ProbeOptions po;
+    po.toleranceRel = cfg.solver.tolerance;
+    ProbeReport rep;
+    rep.probe = probeAlternativeFit(lambda, P, d, H, po, ctx);
+    if (!rep.probe.found || rep.probe.alternativeP.size() == 0) return rep;
+    const Mat alt = rep.probe.alternativeP;
+    rep.oodRelToFit = expectedOodRelMse(alt, P, oodMoment);
+    if (task.hasTeacher()) {
+        const long long D = featureDim(d);
+        rep.oodRelMse = oodRelMse(
+            task,
+            [&](const Mat& Z) {
+                Vec psi(D);
+                featureVectorInto(Z, psi.data());
+                return Vec(alt * psi);
+            },
+            cfg.eval.oodSamples, ctx);
+    }
+    return rep;
+}
+
+/// The noise analysis of this fit (core/identifiability/noise.h): the predicted effect of label
+/// noise beside what the run measured.
+NoiseAnalysis noiseReport(const Task& task, const ExperimentConfig& cfg, const Mat& lambda,
+                          const Mat& P, const Metrics& fit, const ExperimentResult& r,
+                          const RunContext& ctx) {
+    NoiseInputs in;
+    in.samples = cfg.task.samples;
+    in.trainMse = fit.trainMse;
+    in.configuredNoise = cfg.task.kind == TaskKind::RandomMhla ? cfg.task.noise : 0.0;
+    // Without a teacher the fit defines ||P|| and E||P psi||^2 (NoiseInputs::referenceP).
+    in.referenceP = task.hasTeacher() ? r.teacherP : P;
+    in.oodMoment = genericFeatureMoment(task.d(), task.tokens(), 1.0);
+    in.measuredDistanceP2 = fit.distanceP * fit.distanceP;
+    in.measuredOodRelMse = fit.oodRelMse;
+    NoiseOptions no;
+    no.toleranceRel = cfg.solver.tolerance;
+    return noiseAnalysis(lambda, in, no, ctx.slice(progress::kNoiseStart, 1.0));
+}
+
+} // namespace
+
 IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentConfig& cfg,
                                              const Mat& lambda, const Mat& P, const Metrics& fit,
                                              const ExperimentResult& r, const RunContext& ctx) {
@@ -61,8 +110,6 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
                 static_cast<const AutomatonTask&>(task), P, nullPathP(*out.nullPath, 1.0),
                 cfg.eval.words, cfg.task.seed,
                 ctx.slice(progress::kNullPathEnd, progress::kOodExecutionEnd));
-        ProbeOptions po;
-        po.toleranceRel = cfg.solver.tolerance;
         const int probeHeads[] = {1, 2, 4};
         const Mat oodMoment = nonzeroFit ? genericFeatureMoment(d, task.tokens(), 1.0) : Mat();
         for (int i = 0; nonzeroFit && i < 3; ++i) {
@@ -70,41 +117,11 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
             const RunContext probeCtx =
                 ctx.slice(progress::kOodExecutionEnd + progress::kProbeWidth * i,
                           progress::kOodExecutionEnd + progress::kProbeWidth * (i + 1));
-            ProbeReport rep;
-            rep.probe = probeAlternativeFit(lambda, P, d, H, po, probeCtx);
-            if (rep.probe.found && rep.probe.alternativeP.size() > 0) {
-                const Mat alt = rep.probe.alternativeP;
-                rep.oodRelToFit = expectedOodRelMse(alt, P, oodMoment);
-                if (task.hasTeacher()) {
-                    const long long D = featureDim(d);
-                    rep.oodRelMse = oodRelMse(
-                        task,
-                        [&](const Mat& Z) {
-                            Vec psi(D);
-                            featureVectorInto(Z, psi.data());
-                            return Vec(alt * psi);
-                        },
-                        cfg.eval.oodSamples, probeCtx);
-                }
-            }
-            out.probes.push_back(std::move(rep));
+            out.probes.push_back(probeReport(task, cfg, lambda, P, H, oodMoment, probeCtx));
         }
     }
 
-    if (fitted) {
-        NoiseInputs in;
-        in.samples = cfg.task.samples;
-        in.trainMse = fit.trainMse;
-        in.configuredNoise = cfg.task.kind == TaskKind::RandomMhla ? cfg.task.noise : 0.0;
-        // Without a teacher the fit defines ||P|| and E||P psi||^2 (NoiseInputs::referenceP).
-        in.referenceP = task.hasTeacher() ? r.teacherP : P;
-        in.oodMoment = genericFeatureMoment(d, task.tokens(), 1.0);
-        in.measuredDistanceP2 = fit.distanceP * fit.distanceP;
-        in.measuredOodRelMse = fit.oodRelMse;
-        NoiseOptions no;
-        no.toleranceRel = cfg.solver.tolerance;
-        out.noise = noiseAnalysis(lambda, in, no, ctx.slice(progress::kNoiseStart, 1.0));
-    }
+    if (fitted) out.noise = noiseReport(task, cfg, lambda, P, fit, r, ctx);
     return out;
 }
 

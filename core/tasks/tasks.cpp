@@ -238,6 +238,64 @@ int decodeState(const Vec& y, const Mat& values) {
 }
 } // namespace
 
+namespace {
+
+struct WordOutcome {
+    int modelSteps = 0, teacherSteps = 0;
+    bool modelWord = true, teacherWord = true;
+    int statesVisited = 0; ///< distinct true states after the start
+};
+struct WordTrace {
+    Dfa dfa;
+    std::vector<int> letters, trueStates, predicted, teacherPredicted;
+};
+
+/// Word w executed by the model P and by the teacher, step by step; the same for a given
+/// (seed, w) whatever the thread count.
+WordOutcome runWord(const AutomatonTask& task, const Mat& P, long long seed, long long w,
+                    WordTrace& wt) {
+    const TaskConfig& cfg = task.config();
+    const int L = cfg.wordLength;
+    Rng rng(static_cast<std::uint64_t>(seed), Stream::Execution, static_cast<std::uint64_t>(w),
+            task.rngKind());
+    wt.dfa = task.randomDfa(rng);
+    const Dfa& dfa = wt.dfa;
+    const AutomatonCodes codes = task.randomCodes(rng);
+    const std::vector<int> order = permutation(cfg.states * cfg.alphabet, rng);
+    int model = 0, teacher = 0, truth = 0;
+    WordOutcome o;
+    Vec psi(featureDim(task.d()));
+    std::vector<char> seen(static_cast<size_t>(std::max(cfg.states, 1)), 0);
+    for (int step = 0; step < L; ++step) {
+        const int a = static_cast<int>(rng.below(static_cast<std::uint64_t>(cfg.alphabet)));
+        Vec g(task.valueDim());
+        for (Index i = 0; i < g.size(); ++i) g(i) = rng.normal();
+        const Mat Zm = task.tablePrompt(dfa, codes, order, model, a, g);
+        featureVectorInto(Zm, psi.data());
+        const int nextModel = decodeState(P * psi, codes.values);
+        if (nextModel == dfa.delta(model, a)) ++o.modelSteps;
+        else o.modelWord = false;
+        const Mat Zt = task.tablePrompt(dfa, codes, order, teacher, a, g);
+        const int nextTeacher = decodeState(mhlaOutput(task.teacher(), Zt), codes.values);
+        if (nextTeacher == dfa.delta(teacher, a)) ++o.teacherSteps;
+        else o.teacherWord = false;
+        truth = dfa.delta(truth, a);
+        model = nextModel;
+        teacher = nextTeacher;
+        if (truth >= 0 && truth < static_cast<int>(seen.size()) && !seen[truth]) {
+            seen[truth] = 1;
+            ++o.statesVisited;
+        }
+        wt.letters.push_back(a);
+        wt.trueStates.push_back(truth);
+        wt.predicted.push_back(model);
+        wt.teacherPredicted.push_back(teacher);
+    }
+    return o;
+}
+
+} // namespace
+
 ExecutionResult executeWords(const AutomatonTask& task, const Mat& P, int words, long long seed,
                              const RunContext& ctx) {
     ExecutionResult r;
@@ -245,59 +303,11 @@ ExecutionResult executeWords(const AutomatonTask& task, const Mat& P, int words,
     r.words = words;
     r.wordLength = cfg.wordLength;
     const int L = cfg.wordLength;
-    struct WordOutcome {
-        int modelSteps = 0, teacherSteps = 0;
-        bool modelWord = true, teacherWord = true;
-        int statesVisited = 0; ///< distinct true states after the start
-    };
-    struct WordTrace {
-        Dfa dfa;
-        std::vector<int> letters, trueStates, predicted, teacherPredicted;
-    };
     std::vector<WordOutcome> outcomes(static_cast<size_t>(words));
-    // One word, the same for a given (seed, w) whatever the thread count.
-    auto runWord = [&](long long w, WordTrace& wt) {
-        Rng rng(static_cast<std::uint64_t>(seed), Stream::Execution, static_cast<std::uint64_t>(w),
-                task.rngKind());
-        wt.dfa = task.randomDfa(rng);
-        const Dfa& dfa = wt.dfa;
-        const AutomatonCodes codes = task.randomCodes(rng);
-        const std::vector<int> order = permutation(cfg.states * cfg.alphabet, rng);
-        int model = 0, teacher = 0, truth = 0;
-        WordOutcome o;
-        Vec psi(featureDim(task.d()));
-        std::vector<char> seen(static_cast<size_t>(std::max(cfg.states, 1)), 0);
-        for (int step = 0; step < L; ++step) {
-            const int a = static_cast<int>(rng.below(static_cast<std::uint64_t>(cfg.alphabet)));
-            Vec g(task.valueDim());
-            for (Index i = 0; i < g.size(); ++i) g(i) = rng.normal();
-            const Mat Zm = task.tablePrompt(dfa, codes, order, model, a, g);
-            featureVectorInto(Zm, psi.data());
-            const int nextModel = decodeState(P * psi, codes.values);
-            if (nextModel == dfa.delta(model, a)) ++o.modelSteps;
-            else o.modelWord = false;
-            const Mat Zt = task.tablePrompt(dfa, codes, order, teacher, a, g);
-            const int nextTeacher = decodeState(mhlaOutput(task.teacher(), Zt), codes.values);
-            if (nextTeacher == dfa.delta(teacher, a)) ++o.teacherSteps;
-            else o.teacherWord = false;
-            truth = dfa.delta(truth, a);
-            model = nextModel;
-            teacher = nextTeacher;
-            if (truth >= 0 && truth < static_cast<int>(seen.size()) && !seen[truth]) {
-                seen[truth] = 1;
-                ++o.statesVisited;
-            }
-            wt.letters.push_back(a);
-            wt.trueStates.push_back(truth);
-            wt.predicted.push_back(model);
-            wt.teacherPredicted.push_back(teacher);
-        }
-        return o;
-    };
     parallelFor(words, ctx.threads, [&](long long w) {
         ctx.checkCancel();
         WordTrace wt;
-        outcomes[static_cast<size_t>(w)] = runWord(w, wt);
+        outcomes[static_cast<size_t>(w)] = runWord(task, P, seed, w, wt);
     });
     // The example shown is the first word that visits the most states (a word that falls into
     // an absorbing state at once shows nothing of the execution); it is run again to trace it.
@@ -305,7 +315,7 @@ ExecutionResult executeWords(const AutomatonTask& task, const Mat& P, int words,
     for (size_t w = 1; w < outcomes.size(); ++w)
         if (outcomes[w].statesVisited > outcomes[example].statesVisited) example = w;
     WordTrace ex;
-    if (words > 0) runWord(static_cast<long long>(example), ex);
+    if (words > 0) runWord(task, P, seed, static_cast<long long>(example), ex);
     const Dfa& exDfa = ex.dfa;
     const std::vector<int>&exWord = ex.letters, &exTrue = ex.trueStates, &exPred = ex.predicted,
           &exTeacher = ex.teacherPredicted;

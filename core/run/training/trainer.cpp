@@ -22,6 +22,30 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 double overflowAsInfinity(double relErr) {
     return std::isnan(relErr) ? std::numeric_limits<double>::infinity() : relErr;
 }
+/// Appends p to a bounded history: past kMaxHistoryPoints, keep the first point and every
+/// second one after it (the newest always stays), so a run of any length keeps at most
+/// kMaxHistoryPoints points.
+void appendBounded(std::vector<HistoryPoint>& history, const HistoryPoint& p) {
+    history.push_back(p);
+    if (history.size() <= kMaxHistoryPoints) return;
+    std::vector<HistoryPoint> thinned;
+    thinned.reserve(history.size() / 2 + 2);
+    for (size_t i = 0; i < history.size(); i += 2) thinned.push_back(history[i]);
+    if (thinned.back().step != history.back().step) thinned.push_back(history.back());
+    history = std::move(thinned);
+}
+
+/// The epoch's order of the training samples: a Fisher-Yates shuffle of 0..N-1 drawn from the
+/// (seed, TrainShuffle, epoch) stream, the same for any thread count.
+void shuffle(std::vector<long long>& perm, long long seed, int epoch) {
+    const long long N = static_cast<long long>(perm.size());
+    std::iota(perm.begin(), perm.end(), 0LL);
+    Rng rng(static_cast<std::uint64_t>(seed), Stream::TrainShuffle,
+            static_cast<std::uint64_t>(epoch));
+    for (long long i = N - 1; i > 0; --i)
+        std::swap(perm[static_cast<size_t>(i)], perm[rng.below(static_cast<std::uint64_t>(i) + 1)]);
+}
+
 } // namespace
 
 /// TrainableModel::mse() with the same blocks (same bits), checking the cancel token before
@@ -217,17 +241,7 @@ void Trainer::run(ExperimentResult& out) {
     // legitimately overflow (deep linear-attention stacks are high-degree polynomials).
     auto isFinitePoint = [](const HistoryPoint& p) { return std::isfinite(p.trainMse); };
     auto log = [&](const HistoryPoint& p) {
-        out.history.push_back(p);
-        if (out.history.size() > kMaxHistoryPoints) {
-            // Bounded history: keep the first point and every second one after it (the newest
-            // always stays), so a run of any length keeps at most kMaxHistoryPoints points.
-            std::vector<HistoryPoint> thinned;
-            thinned.reserve(out.history.size() / 2 + 2);
-            for (size_t i = 0; i < out.history.size(); i += 2) thinned.push_back(out.history[i]);
-            if (thinned.back().step != out.history.back().step)
-                thinned.push_back(out.history.back());
-            out.history = std::move(thinned);
-        }
+        appendBounded(out.history, p);
         ProgressEvent e;
         e.phase = "train";
         e.fraction = total > 0 ? static_cast<double>(m_steps) / static_cast<double>(total) : 1.0;
@@ -247,12 +261,7 @@ void Trainer::run(ExperimentResult& out) {
     for (int epoch = 1; epoch <= s.epochs && !diverged && reason == "epochs"; ++epoch) {
         waitWhilePaused(total > 0 ? static_cast<double>(m_steps) / static_cast<double>(total)
                                   : 1.0);
-        std::iota(perm.begin(), perm.end(), 0LL);
-        Rng rng(static_cast<std::uint64_t>(s.seed), Stream::TrainShuffle,
-                static_cast<std::uint64_t>(epoch));
-        for (long long i = N - 1; i > 0; --i)
-            std::swap(perm[static_cast<size_t>(i)],
-                      perm[rng.below(static_cast<std::uint64_t>(i) + 1)]);
+        shuffle(perm, s.seed, epoch);
         for (long long b = 0; b < m_stepsPerEpoch; ++b) {
             m_ctx.checkCancel();
             lr = scheduledRate(s.schedule, s.lr, s.warmup, m_steps, total);
@@ -292,6 +301,13 @@ void Trainer::run(ExperimentResult& out) {
 
     out.stopReason = reason;
     out.solveMethod = m_model->name();
+    finalMetrics(out);
+}
+
+/// The final model's metrics (train and validation from the last history point, OOD on
+/// eval.ood_samples fresh prompts) and, for an MHLA model, its folded P and heads.
+void Trainer::finalMetrics(ExperimentResult& out) const {
+    const auto& s = m_cfg.solver;
     Metrics m;
     if (!out.history.empty()) {
         m.trainMse = out.history.back().trainMse;

@@ -71,6 +71,7 @@ private:
     void waitWhilePaused(double fraction) const;
 
     HistoryPoint evaluate(int epoch, double lr, double trainMse) const;
+    void finalMetrics(ExperimentResult& out) const;
     double historyOod() const;
 
     ExperimentConfig m_cfg;
