@@ -217,7 +217,7 @@ private Q_SLOTS:
         QCOMPARE(panel.figures().size(), 1);
         const SweepFigureData& d = panel.data();
         const auto line = std::find_if(d.series.begin(), d.series.end(),
-                                       [](const auto& sr) { return sr.name == s("lambda_min"); });
+                                       [](const auto& sr) { return sr.name == s("λ_min"); });
         QVERIFY(line != d.series.end());
         QCOMPARE(line->x, (std::vector<double>{0, 0.5, 1}));
         // lambda_min falls with p (the paper's claim (ii)), here in the tab's own series.

@@ -368,7 +368,7 @@ private Q_SLOTS:
             QVERIFY2(sr.name.contains(s("≤ 0")), qPrintable(sr.name));
         }
         QCOMPARE(floorSeries, 2); // one per sampler's line
-        QVERIFY2(d.note.contains(s("8 of 24 runs have a value <= 0")), qPrintable(d.note));
+        QVERIFY2(d.note.contains(s("8 of 24 runs have a value ≤ 0")), qPrintable(d.note));
         QVERIFY2(d.note.contains(s("8 at orthogonal_prob = 1")), qPrintable(d.note));
         // The CSV keeps the values, not the floor.
         QVERIFY2(QString::fromUtf8(d.csv).contains(s("orthogonal_sampler=haar,1,0,0,0,4\n")),

@@ -151,7 +151,7 @@ double placeOnLogFloor(std::vector<SweepPlotSeries>* series) {
             continue;
         }
         SweepPlotSeries f;
-        f.name = s.name + q(" · ≤ 0, at the floor");
+        f.name = s.name + q(" ≤ 0 (at the floor)");
         f.style = SweepPlotSeries::Style::Floor;
         f.colour = s.colour;
         SweepPlotSeries kept = s;
@@ -217,7 +217,8 @@ BandGroups collectBandGroups(const SweepFigureSpec& spec, const SweepPlan& plan,
         for (size_t a = 0; a < p.values.size(); ++a)
             if (static_cast<int>(a) != xa)
                 parts << shortKey(p.values[a].first) + q("=") + valueText(p.values[a].second);
-        const QString name = parts.isEmpty() ? spec.y : parts.join(q(", "));
+        // With no other swept key the one group is the metric itself, named as the axis is.
+        const QString name = parts.isEmpty() ? termTitle(yt) : parts.join(q(", "));
         qsizetype gi = g.names.indexOf(name);
         if (gi < 0) {
             g.names << name;
@@ -447,7 +448,7 @@ void reduceCurves(const SweepFigureSpec& spec, const SweepPlan& plan, RunMarks& 
                 spec.y + q("_") + bc[2], q("runs")});
     for (const SweepPoint& p : plan.points) {
         const auto byX = pointCurves(spec, plan, p, m, &anyHistory);
-        const QString name = p.values.empty() ? spec.y : p.label();
+        const QString name = p.values.empty() ? metricLabel(spec.y) : p.label();
         addBandSeries(
             name, p.index, byX, spec.band, [](double x) { return CsvTable::number(x); }, &d.series,
             &t, false);
@@ -569,9 +570,9 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
         QStringList at;
         for (const auto& [x, n] : m.floorByX)
             at << QString::asprintf("%d at %s = ", n, qPrintable(shortKey(spec.x))) + x;
-        d.note += QString::asprintf(" %d of %d runs have a value <= 0, which a log axis cannot "
-                                    "show: drawn at the floor %s with hollow diamonds",
-                                    d.runsAtFloor, finished, qPrintable(numberText(d.floorY))) +
+        d.note += QString::asprintf(" %d of %d runs have a value ", d.runsAtFloor, finished) +
+                  q("≤ 0, which a log axis cannot show: drawn at the floor ") +
+                  numberText(d.floorY) + q(" with hollow diamonds") +
                   (at.isEmpty() ? QString() : q(" (") + at.join(q(", ")) + q(")")) +
                   q("; the CSV has the values.");
     }
