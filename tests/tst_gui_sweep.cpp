@@ -524,6 +524,21 @@ private Q_SLOTS:
         for (const PlotSeries& ps : plot->series())
             if (ps.name.startsWith(s("learned"))) learned += static_cast<int>(ps.points.size());
         QCOMPARE(learned, L + 1);
+        // The trace table as core's CsvTable writes it: a header, then one row per step 0..L
+        // with the step, the letter read (none at step 0) and three integer states; the true
+        // states are the plot's.
+        const QStringList rows = panel.traceCsv().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(rows.first(), s("step,letter,true_state,learned_state,teacher_state"));
+        QCOMPARE(rows.size(), L + 2);
+        for (int k = 0; k <= L; ++k) {
+            const QStringList cells = rows[k + 1].split(QLatin1Char(','));
+            QCOMPARE(cells.size(), 5);
+            QCOMPARE(cells[0], QString::number(k));
+            QCOMPARE(cells[1].isEmpty(), k == 0);
+            QCOMPARE(cells[2].toDouble(), plot->series().first().points[k].y());
+        }
+        QCOMPARE(panel.tables().size(), 1);
+        QCOMPARE(panel.tables().first().csv, panel.traceCsv());
         panel.showRun(nullptr);
         QVERIFY(panel.figures().isEmpty());
     }

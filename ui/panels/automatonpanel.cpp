@@ -1,4 +1,5 @@
 #include "ui/panels/automatonpanel.h"
+#include "core/records/csvtable.h"
 #include "ui/panels/explanations.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/plot/theme.h"
@@ -159,7 +160,8 @@ void AutomatonPanel::showTrace(const RunRecord* run, const ExecutionResult& e,
     };
     // The traces list the state after each step; with L+1 entries the first is the start state.
     const bool withStart = static_cast<int>(e.exampleTrueStates.size()) == L + 1;
-    m_csv = QStringLiteral("step,letter,true_state,learned_state,teacher_state\n");
+    CsvTable csv({QStringLiteral("step"), QStringLiteral("letter"), QStringLiteral("true_state"),
+                  QStringLiteral("learned_state"), QStringLiteral("teacher_state")});
     PlotSeries trueS, learnedS, teacherS, wrongS;
     trueS.name = tr("true state");
     trueS.color = colors::kTrueState;
@@ -199,13 +201,12 @@ void AutomatonPanel::showTrace(const RunRecord* run, const ExecutionResult& e,
         if (teacher >= 0) teacherS.points << QPointF(t, teacher);
         if (learned >= 0)
             (t > 0 && learned != truth ? wrongS : learnedS).points << QPointF(t, learned);
-        m_csv += QStringLiteral("%1,%2,%3,%4,%5\n")
-                     .arg(t)
-                     .arg(t >= 1 ? letterName(e.exampleWord[t - 1]) : QString())
-                     .arg(truth)
-                     .arg(learned)
-                     .arg(teacher);
+        csv.addRow({CsvTable::integer(t),
+                    CsvTable::text(t >= 1 ? letterName(e.exampleWord[t - 1]) : QString()),
+                    CsvTable::integer(truth), CsvTable::integer(learned),
+                    CsvTable::integer(teacher)});
     }
+    m_csv = QString::fromUtf8(csv.bytes());
     for (int r = 0; r < 4; ++r)
         for (int t = 0; t <= L; ++t)
             if (auto* it = m_trace->item(r, t)) it->setTextAlignment(Qt::AlignCenter);
