@@ -63,6 +63,18 @@ void setAppInfo() {
     QApplication::setDesktopFileName(QStringLiteral("mhla-lab"));
 }
 
+/// The QApplication of a headless `figures` run (a QChart needs one): the offscreen platform
+/// without a display, the C numeric locale, the application's names and its resources. argc
+/// must outlive it.
+std::unique_ptr<QApplication> headlessApp(int& argc, char** argv) {
+    ensurePlatform();
+    auto app = std::make_unique<QApplication>(argc, argv);
+    useCNumericLocale();
+    setAppInfo();
+    initResources();
+    return app;
+}
+
 const char* kFiguresUsage =
     "usage: mhla-lab figures --config FILE --out DIR [--set key=value]...\n"
     "\n"
@@ -213,11 +225,7 @@ int runSweepFigures(const FiguresOptions& opt, int argc, char** argv) {
     if (const int code = planSweepFigures(opt, &plan, &specs, &verdictSpecs); code != Success)
         return code;
     if (const int code = admitSweepFigures(opt, plan); code != Success) return code;
-    ensurePlatform();
-    QApplication app(argc, argv);
-    useCNumericLocale();
-    setAppInfo();
-    initResources();
+    const auto app = headlessApp(argc, argv);
 
     CancelToken cancel;
     std::optional<CancelOnSignals> onSignals(&cancel);
@@ -475,11 +483,7 @@ int runFigures(int argc, char** argv) {
                 return refuse(
                     QStringLiteral("the results of a run (%1)").arg(QString::fromLatin1(name)));
 
-    ensurePlatform();
-    QApplication app(argc, argv);
-    useCNumericLocale();
-    setAppInfo();
-    initResources();
+    const auto app = headlessApp(argc, argv);
 
     // A fatal signal cancels the run (exit 130, nothing written); one that arrives while the
     // figures are exported waits for the export to finish, so the folder is whole.
