@@ -126,13 +126,16 @@ private Q_SLOTS:
         std::vector<CancelSample> s;
         for (int delay : {100, 400})
             s.push_back(measure(
-                [&](const RunContext& ctx) { certify(L, CertifyOptions{}, "dense", ctx); }, delay));
+                [&](const RunContext& ctx) { (void)certify(L, CertifyOptions{}, "dense", ctx); },
+                delay));
         record("dense eigenvalues (D=2176)", s);
         std::vector<CancelSample> v;
         const Mat C = Mat::Ones(4, L.cols());
         for (int delay : {150, 600})
             v.push_back(measure(
-                [&](const RunContext& ctx) { solveCertified(L, C, 0.0, CertifyOptions{}, ctx); },
+                [&](const RunContext& ctx) {
+                    (void)solveCertified(L, C, 0.0, CertifyOptions{}, ctx);
+                },
                 delay));
         record("solve, not certified: eigenvectors (D=2176)", v);
         for (const CancelSample& x : s)
@@ -169,14 +172,14 @@ private Q_SLOTS:
                 for (double f : {0.2, 0.6})
                     chol.push_back(measure(
                         [&](const RunContext& ctx) {
-                            certify(L, CertifyOptions{}, "lanczos", ctx);
+                            (void)certify(L, CertifyOptions{}, "lanczos", ctx);
                         },
                         static_cast<int>(f * tChol)));
             if (!landed(lan))
                 for (double f : {0.3, 0.7})
                     lan.push_back(measure(
                         [&](const RunContext& ctx) {
-                            certify(L, CertifyOptions{}, "lanczos", ctx);
+                            (void)certify(L, CertifyOptions{}, "lanczos", ctx);
                         },
                         static_cast<int>(tChol + f * std::max(1.0, tAll - tChol))));
             if (landed(chol) && landed(lan)) break;
@@ -208,8 +211,9 @@ private Q_SLOTS:
         std::printf("  (D=2176, null dim 40: certify + minimum-norm solve %.0f ms)\n", tAll);
         std::vector<CancelSample> s;
         for (double f : {0.15, 0.45, 0.75, 0.9})
-            s.push_back(measure([&](const RunContext& ctx) { solveCertified(L, C, 0.0, opt, ctx); },
-                                static_cast<int>(f * tAll)));
+            s.push_back(
+                measure([&](const RunContext& ctx) { (void)solveCertified(L, C, 0.0, opt, ctx); },
+                        static_cast<int>(f * tAll)));
         record("null space by inverse iteration (D=2176)", s);
         for (const CancelSample& x : s) QVERIFY(!x.cancelled || x.latencyMs < kGenerousBoundMs);
     }
@@ -220,8 +224,8 @@ private Q_SLOTS:
         const Mat P = rng.normalMatrix(32, featureDim(32));
         std::vector<CancelSample> s;
         for (int delay : {100, 400})
-            s.push_back(
-                measure([&](const RunContext& ctx) { headsFromP(P, 32, 0, 1e-8, ctx); }, delay));
+            s.push_back(measure(
+                [&](const RunContext& ctx) { (void)headsFromP(P, 32, 0, 1e-8, ctx); }, delay));
         record("SVD of unfold(P) (1024 x 1024)", s);
         for (const CancelSample& x : s) QVERIFY(!x.cancelled || x.latencyMs < kGenerousBoundMs);
     }
@@ -232,13 +236,13 @@ private Q_SLOTS:
         // three fifths of this machine's own time for one checkpoint.
         const Mat L = randomSymmetric(600, 4, false);
         const auto t0 = Clock::now();
-        smallestEigenvalue(L);
+        (void)smallestEigenvalue(L);
         const double full = msBetween(t0, Clock::now());
         std::printf("one lambda_min checkpoint (D=600) uncancelled: %.1f ms\n", full);
         std::vector<CancelSample> s;
         for (double at : {0.2, 0.6})
-            s.push_back(
-                measure([&](const RunContext& ctx) { smallestEigenvalue(L, ctx); }, at * full));
+            s.push_back(measure([&](const RunContext& ctx) { (void)smallestEigenvalue(L, ctx); },
+                                at * full));
         record("lambda_min trace checkpoint (D=600)", s);
         for (const CancelSample& x : s) QVERIFY(!x.cancelled || x.latencyMs < kGenerousBoundMs);
     }

@@ -93,7 +93,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString path = write(dir, "bad.json", text);
         QString gotKey;
-        const QString e = errorOf([&] { loadExperiment(path); }, &gotKey);
+        const QString e = errorOf([&] { (void)loadExperiment(path); }, &gotKey);
         QVERIFY2(e.contains(expected), qPrintable(e));
         QVERIFY2(e.startsWith(path), qPrintable(e)); // the file is named
         QCOMPARE(gotKey, key);
@@ -101,41 +101,44 @@ private Q_SLOTS:
     void readsOnlyRegularFiles() {
         QTemporaryDir dir;
         QVERIFY(errorOf([] {
-                    loadExperiment(QStringLiteral("/dev/zero"));
+                    (void)loadExperiment(QStringLiteral("/dev/zero"));
                 }).contains(QStringLiteral("not a regular file")));
-        QVERIFY(
-            errorOf([&] { loadExperiment(dir.path()); }).contains(QStringLiteral("is a folder")));
         QVERIFY(errorOf([&] {
-                    loadExperiment(dir.filePath(QStringLiteral("missing.json")));
+                    (void)loadExperiment(dir.path());
+                }).contains(QStringLiteral("is a folder")));
+        QVERIFY(errorOf([&] {
+                    (void)loadExperiment(dir.filePath(QStringLiteral("missing.json")));
                 }).contains(QStringLiteral("No such file or directory")));
         const QString fifo = dir.filePath(QStringLiteral("fifo"));
         QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
         // Must return at once (no writer will ever come), not hang.
-        QVERIFY(
-            errorOf([&] { loadExperiment(fifo); }).contains(QStringLiteral("not a regular file")));
+        QVERIFY(errorOf([&] {
+                    (void)loadExperiment(fifo);
+                }).contains(QStringLiteral("not a regular file")));
         const QString big = write(dir, "big.json", QByteArray(2 * 1024 * 1024, ' '));
-        QVERIFY(errorOf([&] { loadExperiment(big); }).contains(QStringLiteral("bytes are read")));
+        QVERIFY(
+            errorOf([&] { (void)loadExperiment(big); }).contains(QStringLiteral("bytes are read")));
     }
     void overrideOfAKeyTheRunDoesNotRead() {
         QString key;
         const QString e =
-            errorOf([] { loadExperiment(QString(), {QStringLiteral("task.d=8")}); }, &key);
+            errorOf([] { (void)loadExperiment(QString(), {QStringLiteral("task.d=8")}); }, &key);
         QVERIFY2(e.contains(QStringLiteral("does not read this key; it applies to random_mhla")),
                  qPrintable(e));
         QVERIFY(e.contains(QStringLiteral("task.pairs")));
         QCOMPARE(key, QStringLiteral("task.d"));
         // Adam does not read momentum; SGD does.
         QVERIFY(!errorOf([] {
-                     loadExperiment(QString(), {QStringLiteral("solver.kind=mhla"),
-                                                QStringLiteral("solver.heads=1"),
-                                                QStringLiteral("solver.optimizer=adam"),
-                                                QStringLiteral("solver.momentum=0.5")});
+                     (void)loadExperiment(QString(), {QStringLiteral("solver.kind=mhla"),
+                                                      QStringLiteral("solver.heads=1"),
+                                                      QStringLiteral("solver.optimizer=adam"),
+                                                      QStringLiteral("solver.momentum=0.5")});
                  }).isEmpty());
         QVERIFY(errorOf([] {
-                    loadExperiment(QString(), {QStringLiteral("solver.kind=mhla"),
-                                               QStringLiteral("solver.heads=1"),
-                                               QStringLiteral("solver.optimizer=sgd"),
-                                               QStringLiteral("solver.momentum=0.5")});
+                    (void)loadExperiment(QString(), {QStringLiteral("solver.kind=mhla"),
+                                                     QStringLiteral("solver.heads=1"),
+                                                     QStringLiteral("solver.optimizer=sgd"),
+                                                     QStringLiteral("solver.momentum=0.5")});
                 }).isEmpty());
     }
     void fileKeysNotReadAreWarnings() {

@@ -65,7 +65,8 @@ private Q_SLOTS:
     void valuesRefused() {
         QFETCH(QString, spec);
         try {
-            parseSweepValues(s("task.samples"), QJsonValue(spec), s("sweep.grid.task.samples"));
+            (void)parseSweepValues(s("task.samples"), QJsonValue(spec),
+                                   s("sweep.grid.task.samples"));
             QFAIL("accepted");
         } catch (const ConfigError& e) {
             QCOMPARE(e.key(), s("sweep.grid.task.samples"));
@@ -100,7 +101,7 @@ private Q_SLOTS:
             QJsonDocument::fromJson((s(R"({"sweep": )") + sweep + s("}")).toUtf8()).object();
         QVERIFY(!file.isEmpty());
         try {
-            parseSweep(file);
+            (void)parseSweep(file);
             QFAIL("accepted");
         } catch (const ConfigError& e) {
             QVERIFY2(e.key() == key, qPrintable(e.key()));

@@ -60,7 +60,7 @@ std::vector<QJsonObject> results(const SweepPlan& p,
 
 QString errorOf(const SweepPlan& p, const char* figures) {
     try {
-        parseSweepFigures(jsonValue(figures), p);
+        (void)parseSweepFigures(jsonValue(figures), p);
     } catch (const ConfigError& e) {
         return QString::fromUtf8(e.what()) + s(" @") + e.key();
     }

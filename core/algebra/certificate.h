@@ -54,8 +54,8 @@ enum class CertifyPath {
 /// The single rule: method "dense" or "lanczos" forces a path; "auto" takes Lanczos when
 /// D > opt.denseCrossover and the full spectrum is not wanted (a full spectrum needs the dense
 /// decomposition anyway, so a Lanczos solve first would be thrown away).
-CertifyPath chooseCertifyPath(Index D, const CertifyOptions& opt,
-                              const std::string& method = "auto");
+[[nodiscard]] CertifyPath chooseCertifyPath(Index D, const CertifyOptions& opt,
+                                            const std::string& method = "auto");
 
 /// The tridiagonal form Lambda / scale = Q T Q^T of the dense path (Householder, ~4/3 D^3).
 /// The eigenvalues are those of T (times scale); the eigenvectors, when needed, are Q times
@@ -82,21 +82,21 @@ struct EigenPairs {
     Vec values;
     Mat vectors;
 };
-EigenPairs eigenPairs(const std::shared_ptr<const DenseReduction>& reduction,
-                      const RunContext& ctx = {});
+[[nodiscard]] EigenPairs eigenPairs(const std::shared_ptr<const DenseReduction>& reduction,
+                                    const RunContext& ctx = {});
 
 /// Certificate of Lambda. method: "auto", "dense" or "lanczos" (see chooseCertifyPath()).
 /// Cancellable within ~10 ms at any point (see runAbandonable() in core/base/abandonable.h); throws
 /// Cancelled.
-Certificate certify(const std::shared_ptr<const Mat>& lambda, const CertifyOptions& opt,
-                    const std::string& method, const RunContext& ctx,
-                    CertifyByproducts* byproducts = nullptr);
+[[nodiscard]] Certificate certify(const std::shared_ptr<const Mat>& lambda,
+                                  const CertifyOptions& opt, const std::string& method,
+                                  const RunContext& ctx, CertifyByproducts* byproducts = nullptr);
 /// The same on a matrix the caller keeps (copied when ctx can cancel).
-Certificate certify(const Mat& lambda, const CertifyOptions& opt,
-                    const std::string& method = "auto", const RunContext& ctx = {});
+[[nodiscard]] Certificate certify(const Mat& lambda, const CertifyOptions& opt,
+                                  const std::string& method = "auto", const RunContext& ctx = {});
 
 /// Smallest eigenvalue only (dense; for the lambda_min-vs-samples trace, D <= 600).
 /// Cancellable like certify().
-double smallestEigenvalue(const Mat& lambda, const RunContext& ctx = {});
+[[nodiscard]] double smallestEigenvalue(const Mat& lambda, const RunContext& ctx = {});
 
 } // namespace mhla

@@ -9,7 +9,7 @@
 namespace mhla {
 
 /// psi(Z)_{(a,b),c} = S_ab z_{q,c}, index pairIndex(a,b)*d + c. Length featureDim(d).
-Vec featureVector(const Mat& Z);
+[[nodiscard]] Vec featureVector(const Mat& Z);
 /// Writes psi(Z) to out[0..D).
 void featureVectorInto(const Mat& Z, double* out);
 /// psi from vech(S) = u and the query z_q (d entries) into out[0..D): u_p z_{q,c}, the numbers
@@ -70,9 +70,9 @@ constexpr long long kAccumulationBlock = 4096;
 /// training error is computed without drawing the samples again; larger sets are redrawn.
 constexpr double kTrainRowCacheBytes = 64.0 * 1024 * 1024;
 /// Bytes of the rows of `samples` training samples (0 when they exceed kTrainRowCacheBytes).
-double trainRowCacheBytes(int d, int dOut, long long samples);
+[[nodiscard]] double trainRowCacheBytes(int d, int dOut, long long samples);
 /// Bytes the accumulation and the solve of feature dimension D need (with a block of B samples,
 /// and the cached rows of `samples` training samples when they are cached).
-double estimateSolveBytes(int d, int dOut, int block, long long samples = 0);
+[[nodiscard]] double estimateSolveBytes(int d, int dOut, int block, long long samples = 0);
 
 } // namespace mhla

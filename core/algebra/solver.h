@@ -24,10 +24,11 @@ struct PolySolution {
 /// eigendecomposition with eigenvectors; either also gives the null vector. No decomposition is
 /// computed twice and no Lanczos result is thrown away.
 /// Cancellable within ~10 ms in every phase (see runAbandonable()); throws Cancelled.
-PolySolution solveCertified(const std::shared_ptr<const Mat>& lambda, const Mat& C, double ridge,
-                            const CertifyOptions& opt, const RunContext& ctx = {});
+[[nodiscard]] PolySolution solveCertified(const std::shared_ptr<const Mat>& lambda, const Mat& C,
+                                          double ridge, const CertifyOptions& opt,
+                                          const RunContext& ctx = {});
 /// The same on a matrix the caller keeps (copied only when ctx can cancel).
-PolySolution solveCertified(const Mat& lambda, const Mat& C, double ridge,
-                            const CertifyOptions& opt, const RunContext& ctx = {});
+[[nodiscard]] PolySolution solveCertified(const Mat& lambda, const Mat& C, double ridge,
+                                          const CertifyOptions& opt, const RunContext& ctx = {});
 
 } // namespace mhla

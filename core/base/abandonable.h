@@ -16,12 +16,12 @@ namespace mhla {
 
 /// A shared_ptr that does not own m: for handing a caller's matrix to code that runs inline
 /// (ctx without a cancel token), where no copy is needed.
-inline std::shared_ptr<const Mat> borrowMatrix(const Mat& m) {
+[[nodiscard]] inline std::shared_ptr<const Mat> borrowMatrix(const Mat& m) {
     return std::shared_ptr<const Mat>(&m, [](const Mat*) {});
 }
 /// The matrix as shared input of runAbandonable(): borrowed when nothing can cancel (the work
 /// runs inline), else copied so that abandoned work never reads freed memory.
-inline std::shared_ptr<const Mat> shareMatrix(const Mat& m, const RunContext& ctx) {
+[[nodiscard]] inline std::shared_ptr<const Mat> shareMatrix(const Mat& m, const RunContext& ctx) {
     return ctx.cancel ? std::make_shared<const Mat>(m) : borrowMatrix(m);
 }
 

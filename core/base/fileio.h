@@ -22,11 +22,11 @@ constexpr qint64 kMaxReadBytes = 64LL * 1024 * 1024;
 /// path is replaced by the file, never followed. On failure the temporary file is removed,
 /// path is unchanged, and the returned message names the file and the OS reason. Returns an
 /// empty string on success.
-QString writeFileAtomic(const QString& path, const QByteArray& data);
+[[nodiscard]] QString writeFileAtomic(const QString& path, const QByteArray& data);
 
 /// Removes the file (or symbolic link) at path; a missing one is no error. Returns an empty
 /// string on success, else a message naming the file and the OS reason (e.g. a folder there).
-QString removeFile(const QString& path);
+[[nodiscard]] QString removeFile(const QString& path);
 
 /// Removes the temporary files writeFileAtomic() left in dir (".NAME.tmp-PID-N") when process
 /// PID no longer runs (killed mid-write); a live writer's are kept. Returns their names.
@@ -35,10 +35,10 @@ QStringList removeStaleTemporaries(const QString& dir);
 /// Makes sure dir is a usable output folder: creates it (and its parents) if missing; refuses
 /// a symbolic link, a non-folder in the way and a folder that cannot be written. Returns an
 /// empty string on success, else the reason.
-QString prepareOutputFolder(const QString& dir);
+[[nodiscard]] QString prepareOutputFolder(const QString& dir);
 
 /// True when the path's bytes are valid UTF-8 (paths that are not cannot round-trip through
 /// QString; they are refused with a clear message instead of being written elsewhere).
-bool isUtf8Path(const QByteArray& localPath);
+[[nodiscard]] bool isUtf8Path(const QByteArray& localPath);
 
 } // namespace mhla

@@ -8,7 +8,7 @@
 namespace mhla {
 
 /// Number of threads to use for a request (0 = hardware concurrency, at least 1).
-int resolveThreads(int requested);
+[[nodiscard]] int resolveThreads(int requested);
 /// Most threads a run may ask for (--threads and the GUI are bounded by it).
 constexpr int kMaxThreads = 256;
 /// Runs body(i) for i in [0, n) on up to `threads` threads: the caller and workers of a pool

@@ -76,7 +76,7 @@ struct Kernel {
     const char* name;
 };
 /// The kernel this CPU runs.
-const Kernel& kernel();
+[[nodiscard]] const Kernel& kernel();
 /// Every kernel this CPU can run (the build target's first): for the tests.
 [[nodiscard]] std::array<const Kernel*, 3> availableKernels();
 

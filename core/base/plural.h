@@ -5,7 +5,7 @@
 
 namespace mhla {
 
-inline QString countOf(long long n, const QString& singular, const QString& plural) {
+[[nodiscard]] inline QString countOf(long long n, const QString& singular, const QString& plural) {
     return QString::number(n) + u' ' + (n == 1 ? singular : plural);
 }
 

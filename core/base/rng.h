@@ -28,7 +28,7 @@ enum class Stream : std::uint64_t {
     ProbeStart = 0x5052,       ///< the H-head probe's random starts ("PR")
 };
 
-inline std::uint64_t splitmix64(std::uint64_t& x) {
+[[nodiscard]] inline std::uint64_t splitmix64(std::uint64_t& x) {
     std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;

@@ -5,6 +5,6 @@
 
 namespace mhla {
 
-inline QString q(const char* s) { return QString::fromUtf8(s); }
+[[nodiscard]] inline QString q(const char* s) { return QString::fromUtf8(s); }
 
 } // namespace mhla

@@ -157,7 +157,7 @@ constexpr long long kAutoSpectrumMaxFeatureDim = 1024;
 
 /// Automaton: transition-table pairs listed in a training prompt, ceil(coverage * s * k),
 /// at least 1 (the queried pair is always listed).
-int automatonListedPairs(const TaskConfig& task);
+[[nodiscard]] int automatonListedPairs(const TaskConfig& task);
 
 /// Prompt dimension d, tokens per prompt n (query included) and output dimension d_out.
 struct TaskDims {
@@ -239,17 +239,17 @@ struct ExperimentConfig {
 [[nodiscard]] ExperimentConfig experimentFromJsonText(const QByteArray& text);
 /// Parses JSON text into an experiment object without interpreting the keys: malformed JSON,
 /// a non-object and repeated keys are errors. Throws ConfigError.
-QJsonObject experimentObjectFromJsonText(const QByteArray& text);
+[[nodiscard]] QJsonObject experimentObjectFromJsonText(const QByteArray& text);
 /// Reads a file (see loadExperiment() in core/experiment/loader.h, which also returns the
 /// warnings). Throws ConfigError (unreadable file, malformed JSON, invalid values).
-ExperimentConfig experimentFromFile(const QString& path);
+[[nodiscard]] ExperimentConfig experimentFromFile(const QString& path);
 /// Why an integer key's JSON number literal (as written: "9007199254740993.0", "9.1e15")
 /// cannot be read exactly, or empty: a fraction that the parser would round away, or a value
 /// above 2^53, which a double does not hold exactly. Plain literals in range give empty.
 struct KeyInfo;
-QString integerLiteralProblem(const KeyInfo& k, QStringView literal);
+[[nodiscard]] QString integerLiteralProblem(const KeyInfo& k, QStringView literal);
 /// The resolved experiment with every key (defaults filled in).
-QJsonObject experimentToJson(const ExperimentConfig& cfg);
+[[nodiscard]] QJsonObject experimentToJson(const ExperimentConfig& cfg);
 /// Applies "dotted.key=value" to an experiment object (value parsed as JSON, else as a string).
 /// Throws ConfigError for a malformed assignment; the key itself is checked when parsing.
 void applyOverride(QJsonObject& obj, const QString& assignment);
@@ -259,12 +259,12 @@ void validate(const ExperimentConfig& cfg);
 /// Every problem of an experiment object at once (types, ranges, unknown keys, cross-key
 /// constraints; not memory, see core/run/admission.h), each with its key: what the GUI marks at the
 /// fields. Empty = valid.
-std::vector<ConfigIssue> validateAll(const QJsonObject& obj);
+[[nodiscard]] std::vector<ConfigIssue> validateAll(const QJsonObject& obj);
 /// Keys present in obj that the run it describes does not read (e.g. task.d with the
 /// associative memory), as dotted paths. The parser accepts them; callers warn.
-QStringList unreadKeys(const QJsonObject& obj, const ExperimentConfig& cfg);
+[[nodiscard]] QStringList unreadKeys(const QJsonObject& obj, const ExperimentConfig& cfg);
 /// A multi-line description of every key, its default and what is allowed (for --help).
-QString experimentKeysHelp();
+[[nodiscard]] QString experimentKeysHelp();
 
 /// Which runs read a key: a bit per task kind, per solver kind and (for trainers) per
 /// optimizer; `exactOnly` keys are read only when the exact solver runs (poly, or a trainer
@@ -314,25 +314,25 @@ struct KeyInfo {
     QJsonValue value(const ExperimentConfig& cfg) const;
 };
 /// Every key of the experiment file, in file order.
-const std::vector<KeyInfo>& experimentKeys();
+[[nodiscard]] const std::vector<KeyInfo>& experimentKeys();
 /// The key with this dotted path ("task.samples"), or null.
-const KeyInfo* findExperimentKey(const QString& dottedPath);
+[[nodiscard]] const KeyInfo* findExperimentKey(const QString& dottedPath);
 /// A number as the user wrote it: integers without a decimal point, others in the shortest
 /// form that reads back to the same double (1000.0000000000001 stays so).
-QString numberText(double v);
+[[nodiscard]] QString numberText(double v);
 
-QString toString(TaskKind);
-QString toString(Embedding);
-QString toString(OrthogonalSampler);
-QString toString(TokenScale);
-QString toString(RngKind);
+[[nodiscard]] QString toString(TaskKind);
+[[nodiscard]] QString toString(Embedding);
+[[nodiscard]] QString toString(OrthogonalSampler);
+[[nodiscard]] QString toString(TokenScale);
+[[nodiscard]] QString toString(RngKind);
 /// The generator an experiment object without task.rng means: the one every experiment and
 /// result written before the key existed was drawn with, so that they reproduce bit for bit.
 constexpr RngKind kRngWhenAbsent = RngKind::XoshiroZiggurat;
-QString toString(SolverKind);
-QString toString(OptimizerKind);
-QString toString(ScheduleKind);
-QString toString(SpectrumMode);
-QString toString(ExploreMode);
+[[nodiscard]] QString toString(SolverKind);
+[[nodiscard]] QString toString(OptimizerKind);
+[[nodiscard]] QString toString(ScheduleKind);
+[[nodiscard]] QString toString(SpectrumMode);
+[[nodiscard]] QString toString(ExploreMode);
 
 } // namespace mhla

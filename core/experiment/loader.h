@@ -23,23 +23,26 @@ struct LoadedExperiment {
 /// file paths (task.prompts, task.targets) in the file are resolved against its folder, those
 /// from overrides against the working folder; the config holds them absolute.
 /// Throws ConfigError; its message starts with the file's name when the file is at fault.
-LoadedExperiment loadExperiment(const QString& path, const QStringList& overrides = {});
+[[nodiscard]] LoadedExperiment loadExperiment(const QString& path,
+                                              const QStringList& overrides = {});
 
 /// The same from JSON text already in memory (a preset, a dropped file); `origin` names it in
 /// messages.
-LoadedExperiment loadExperimentText(const QByteArray& text, const QStringList& overrides = {},
-                                    const QString& origin = {});
+[[nodiscard]] LoadedExperiment loadExperimentText(const QByteArray& text,
+                                                  const QStringList& overrides = {},
+                                                  const QString& origin = {});
 
 /// Applies overrides to an experiment object and validates it (what loadExperiment does after
 /// reading). Throws ConfigError; an override of a key the run does not read is named as given
 /// by `option` ("--set", or "--grid" for a sweep's points).
 /// `knownShape`: a dataset task's shape when its data is already in memory (its files are then
 /// not read; see TaskConfig::arrays).
-LoadedExperiment loadExperimentObject(QJsonObject obj, const QStringList& overrides = {},
-                                      const char* option = "--set",
-                                      const DatasetShape* knownShape = nullptr);
+[[nodiscard]] LoadedExperiment loadExperimentObject(QJsonObject obj,
+                                                    const QStringList& overrides = {},
+                                                    const char* option = "--set",
+                                                    const DatasetShape* knownShape = nullptr);
 
 /// Keys of the experiment file that a run with this configuration reads, as dotted paths.
-QStringList keysReadBy(const ExperimentConfig& cfg);
+[[nodiscard]] QStringList keysReadBy(const ExperimentConfig& cfg);
 
 } // namespace mhla

@@ -64,10 +64,10 @@ struct CertificateSamplesResult {
 /// distribution (exact relations among the features, see nullRelations): structural = true and
 /// the search stops. This is a heuristic: a rare event that would eventually fill a direction
 /// looks structural until it occurs.
-CertificateSamplesResult certificateSamples(const Task& task,
-                                            const CertificateSamplesOptions& opt = {},
-                                            const RunContext& ctx = {});
+[[nodiscard]] CertificateSamplesResult certificateSamples(const Task& task,
+                                                          const CertificateSamplesOptions& opt = {},
+                                                          const RunContext& ctx = {});
 
-QJsonObject toJson(const CertificateSamplesResult& r);
+[[nodiscard]] QJsonObject toJson(const CertificateSamplesResult& r);
 
 } // namespace mhla

@@ -132,16 +132,16 @@ struct MinHeadsResult {
 /// (genericMinHeads) gives e.g. 4 at d = 3 and 7 at d = 4 (d_out = d), not d^2.
 ///
 /// Cost per iteration: one SVD of a (d_out d) x d^2 matrix.
-MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt = {},
-                        const RunContext& ctx = {});
+[[nodiscard]] MinHeadsResult minHeads(const Mat& P, int d, const MinHeadsOptions& opt = {},
+                                      const RunContext& ctx = {});
 
 /// The number of heads a generic P (d_out x D) needs: the smallest r for which the map
 /// (U, V) -> fold(U V^T) (U: (d_out d) x r, V: d^2 x r) has a Jacobian of full row rank d_out D
 /// at a random point. For smaller r the image has dimension < d_out D, so P drawn from any
 /// density needs more heads almost surely; at that r the image has non-empty interior (over the
 /// reals some P may still need more). Cost O(d_out D * (r (d_out d + d^2))^2); meant for d <= 6.
-int genericMinHeads(int d, int dOut, std::uint64_t seed = 1);
+[[nodiscard]] int genericMinHeads(int d, int dOut, std::uint64_t seed = 1);
 
-QJsonObject toJson(const MinHeadsResult& r);
+[[nodiscard]] QJsonObject toJson(const MinHeadsResult& r);
 
 } // namespace mhla

@@ -23,12 +23,12 @@ namespace mhla {
 ///   E S_ab S_a'b' z_c z_c' = v^3 [E S'S' delta_cc' + k delta_ab E4(a'b'cc') + k delta_a'b'
 ///   E4(abcc') + E6(aba'b'cc')]
 /// with E4, E6 the Gaussian moments (sums over pairings). For d = 1: (n + 2)(n + 4) v^3.
-Mat genericFeatureMoment(int d, int n, double variance = 1.0);
+[[nodiscard]] Mat genericFeatureMoment(int d, int n, double variance = 1.0);
 
 /// Exact E ||(P - Pref) psi||^2 / E ||Pref psi||^2 over prompts with second moment oodMoment:
 /// tr(dP M dP^T) / tr(Pref M Pref^T). With genericFeatureMoment this is the expectation that
 /// ood_rel_mse estimates by Monte-Carlo.
-double expectedOodRelMse(const Mat& P, const Mat& Pref, const Mat& oodMoment);
+[[nodiscard]] double expectedOodRelMse(const Mat& P, const Mat& Pref, const Mat& oodMoment);
 
 struct NoiseInputs {
     long long samples = 0; ///< N of the training set
@@ -89,9 +89,9 @@ struct NoiseAnalysis {
 /// prediction then covers the identified directions only (the null directions add a bias the
 /// data cannot see), and `note` says so. A certified run whose predicted error exceeds warnRel
 /// gets a `warning`: the certificate says the fit is unique, not that it is accurate.
-NoiseAnalysis noiseAnalysis(const Mat& lambda, const NoiseInputs& in, const NoiseOptions& opt = {},
-                            const RunContext& ctx = {});
+[[nodiscard]] NoiseAnalysis noiseAnalysis(const Mat& lambda, const NoiseInputs& in,
+                                          const NoiseOptions& opt = {}, const RunContext& ctx = {});
 
-QJsonObject toJson(const NoiseAnalysis& r);
+[[nodiscard]] QJsonObject toJson(const NoiseAnalysis& r);
 
 } // namespace mhla

@@ -20,11 +20,11 @@ namespace mhla {
 struct FeatureTriple {
     int a = 0, b = 0, c = 0;
 };
-FeatureTriple featureTriple(long long index, int d);
+[[nodiscard]] FeatureTriple featureTriple(long long index, int d);
 /// "S₁₂·z₃" (1-based, Unicode subscripts when a, b, c + 1 are single digits), else "S_{10,11}·z_3".
-std::string featureName(long long index, int d);
+[[nodiscard]] std::string featureName(long long index, int d);
 /// ASCII form: "S_12*z_3" when single digits, else "S_{10,11}*z_{3}".
-std::string featureNameAscii(long long index, int d);
+[[nodiscard]] std::string featureNameAscii(long long index, int d);
 
 struct NullRelationTerm {
     long long feature = 0;   ///< json: feature, index into psi
@@ -64,11 +64,12 @@ struct NullRelationsResult {
 /// integers only when the snapped vector still satisfies ||Lambda v|| <= tau ||v|| (tau as in
 /// the certificate); otherwise the row is kept in floating point (rational = false). Each
 /// relation v says sum_k v_k psi_k(Z) = 0 on every training prompt (to round-off).
-NullRelationsResult nullRelations(const Mat& lambda, int d, const NullRelationsOptions& opt = {});
+[[nodiscard]] NullRelationsResult nullRelations(const Mat& lambda, int d,
+                                                const NullRelationsOptions& opt = {});
 /// The same from a given null basis (D x k).
-NullRelationsResult nullRelationsFromBasis(const Mat& basis, const Mat& lambda, int d,
-                                           const NullRelationsOptions& opt = {});
+[[nodiscard]] NullRelationsResult nullRelationsFromBasis(const Mat& basis, const Mat& lambda, int d,
+                                                         const NullRelationsOptions& opt = {});
 
-QJsonObject toJson(const NullRelationsResult& r);
+[[nodiscard]] QJsonObject toJson(const NullRelationsResult& r);
 
 } // namespace mhla

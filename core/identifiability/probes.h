@@ -64,14 +64,16 @@ struct ProbeResult {
 /// proof: the search is non-convex and a fit with <= H heads may exist that no start reached.
 /// With a certified Lambda (empty null space) there is nothing to search: found = false,
 /// distance 0, and that answer is exact.
-ProbeResult probeAlternativeFit(const Mat& lambda, const Mat& P, int d, int H,
-                                const ProbeOptions& opt = {}, const RunContext& ctx = {});
+[[nodiscard]] ProbeResult probeAlternativeFit(const Mat& lambda, const Mat& P, int d, int H,
+                                              const ProbeOptions& opt = {},
+                                              const RunContext& ctx = {});
 /// The same from a null-space basis (D x k, any basis: it is orthonormalised). lambda may be
 /// empty (then loss_change_rel is null).
-ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, int d, int H,
-                                           const ProbeOptions& opt = {}, const Mat& lambda = {},
-                                           const RunContext& ctx = {});
+[[nodiscard]] ProbeResult probeAlternativeFitInNullSpace(const Mat& nullBasis, const Mat& P, int d,
+                                                         int H, const ProbeOptions& opt = {},
+                                                         const Mat& lambda = {},
+                                                         const RunContext& ctx = {});
 
-QJsonObject toJson(const ProbeResult& r);
+[[nodiscard]] QJsonObject toJson(const ProbeResult& r);
 
 } // namespace mhla

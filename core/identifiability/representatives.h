@@ -23,13 +23,13 @@ namespace mhla {
 //   proj(W) = W - sym(W) + unfold(P)    (keep the antisymmetric part, replace the symmetric one).
 
 /// The component of W in ker(fold): each block M^{ic} replaced by (M - M^T)/2.
-Mat foldKernelPart(const Mat& W, int d);
+[[nodiscard]] Mat foldKernelPart(const Mat& W, int d);
 /// Euclidean projection of W onto {W' : fold(W') = P}: W - sym(W) + unfold(P).
-Mat projectOntoRepresentatives(const Mat& W, const Mat& P, int d);
+[[nodiscard]] Mat projectOntoRepresentatives(const Mat& W, const Mat& P, int d);
 /// The top r heads of W in canonical SVD form: W = sum_k s_k u_k v_k^T, head k is
 /// V_k = reshape(sqrt(s_k) u_k), Q_k = reshape(sqrt(s_k) v_k), the sign fixed so that the
 /// largest-|entry| of V_k is positive (as headsFromP). Heads are unique only up to an invertible
 /// mixing; this form makes two representatives of one function comparable entry by entry.
-Heads canonicalHeadsOfW(const Mat& W, int d, int r, Vec* singularValues = nullptr);
+[[nodiscard]] Heads canonicalHeadsOfW(const Mat& W, int d, int r, Vec* singularValues = nullptr);
 
 } // namespace mhla

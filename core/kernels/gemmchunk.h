@@ -8,6 +8,6 @@ namespace mhla::kernels {
 /// Samples per partial sum of the x86-64 OuterSum kernels.
 constexpr long kOuterSumChunk = 64;
 /// n rounded up to the column group of OuterSum (8).
-constexpr long outerSumPad(long n) { return (n + 7) / 8 * 8; }
+[[nodiscard]] constexpr long outerSumPad(long n) { return (n + 7) / 8 * 8; }
 
 } // namespace mhla::kernels

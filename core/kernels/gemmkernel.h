@@ -79,8 +79,8 @@ struct GemmKernel {
 
 /// The kernel for this CPU, chosen once. MHLA_GEMM_KERNEL=build|v3|v4 overrides the choice
 /// (a level the CPU lacks is refused and the automatic choice kept).
-const GemmKernel& accumulationGemm();
+[[nodiscard]] const GemmKernel& accumulationGemm();
 /// Every kernel this CPU can run (the build target's first), for tests and the bench.
-std::vector<GemmKernel> availableGemmKernels();
+[[nodiscard]] std::vector<GemmKernel> availableGemmKernels();
 
 } // namespace mhla::kernels

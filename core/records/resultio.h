@@ -15,17 +15,17 @@
 namespace mhla {
 
 /// spectrum.csv: index (0-based, ascending eigenvalues), eigenvalue, below_tolerance.
-CsvTable spectrumTable(const ExperimentResult& r);
+[[nodiscard]] CsvTable spectrumTable(const ExperimentResult& r);
 /// heads.csv: model (learned | teacher), head, matrix (V | Q), row, col, value (0-based).
-CsvTable headsTable(const ExperimentResult& r);
+[[nodiscard]] CsvTable headsTable(const ExperimentResult& r);
 /// lambda_trace.csv: samples, lambda_min.
-CsvTable lambdaTraceTable(const ExperimentResult& r);
+[[nodiscard]] CsvTable lambdaTraceTable(const ExperimentResult& r);
 /// history.csv: epoch, step, lr, train_mse, val_mse, ood_rel_mse, distance_p,
 /// distance_p_rel, distance_exact_rel.
-CsvTable historyTable(const ExperimentResult& r);
+[[nodiscard]] CsvTable historyTable(const ExperimentResult& r);
 /// seeds.csv: task_seed, task_rng (the generator's name), solver_seed, certified, then every
 /// scalar metric.
-CsvTable seedsTable(const std::vector<ExperimentResult>& runs);
+[[nodiscard]] CsvTable seedsTable(const std::vector<ExperimentResult>& runs);
 
 /// The version of the result.json layout (its "format_version" key). Readers refuse a newer
 /// one; files written before the key existed are version 1.
@@ -38,38 +38,40 @@ constexpr int kResultFormatVersion = 2;
 
 /// Runs of one experiment over several seeds: the task seed and the solver seed of run k are
 /// the configured ones plus k. Throws ConfigError if a seed would leave [0, 2^53].
-std::vector<ExperimentConfig> seedVariants(const ExperimentConfig& cfg, int count);
+[[nodiscard]] std::vector<ExperimentConfig> seedVariants(const ExperimentConfig& cfg, int count);
 /// Mean and sample standard deviation (divisor n - 1; 0 for a single value) of `v`, which
 /// must not be empty: the one formula behind every mean ± std summary (seeds, sweeps, bands).
 struct MeanStd {
     double mean = 0;
     double std = 0;
 };
-MeanStd meanAndStd(const std::vector<double>& v);
+[[nodiscard]] MeanStd meanAndStd(const std::vector<double>& v);
 /// Mean, sample standard deviation, min and max over runs of every scalar metric (and the
 /// fraction of certified runs), for mean ± band summaries.
-QJsonObject seedSummaryJson(const std::vector<ExperimentResult>& runs);
+[[nodiscard]] QJsonObject seedSummaryJson(const std::vector<ExperimentResult>& runs);
 
 /// The names of the data files resultFiles() writes, in its order: result.json,
 /// experiment.json, spectrum.csv, heads.csv, lambda_trace.csv, history.csv (the last for
 /// trainers only). The one home of these names for every caller that must avoid or list them.
-QStringList resultFileNames();
+[[nodiscard]] QStringList resultFileNames();
 /// The data files of one run, by file name, in the order they are written: result.json,
 /// experiment.json, spectrum.csv, heads.csv, lambda_trace.csv, and history.csv for trainers.
 /// `resultJson` is the text of result.json (the caller may have built a larger object).
-std::vector<std::pair<QString, QByteArray>> resultFiles(const ExperimentResult& r,
-                                                        const QByteArray& resultJson);
+[[nodiscard]] std::vector<std::pair<QString, QByteArray>> resultFiles(const ExperimentResult& r,
+                                                                      const QByteArray& resultJson);
 /// Writes files into dir, each atomically (core/base/fileio.h). Stops at the first failure and
 /// returns its message (naming the file and the OS reason); empty on success. `written`
 /// receives the paths written.
-QString writeFiles(const QString& dir, const std::vector<std::pair<QString, QByteArray>>& files,
-                   QStringList* written = nullptr);
+[[nodiscard]] QString writeFiles(const QString& dir,
+                                 const std::vector<std::pair<QString, QByteArray>>& files,
+                                 QStringList* written = nullptr);
 
 /// Writes the files of one run (resultFiles(), plus seeds.csv) into dir so that the folder is
 /// at every moment either one whole run or refused by the reader (which needs result.json):
 /// the old result.json is removed first, then the old run's files this one does not write
 /// (seeds.csv, history.csv) and stale temporaries of killed writers; then every file, each
 /// atomically, and result.json last. Returns the first failure's message, empty on success.
-QString writeRunFolder(const QString& dir, std::vector<std::pair<QString, QByteArray>> files);
+[[nodiscard]] QString writeRunFolder(const QString& dir,
+                                     std::vector<std::pair<QString, QByteArray>> files);
 
 } // namespace mhla

@@ -25,6 +25,6 @@ struct ResultFolder {
 [[nodiscard]] std::optional<ResultFolder> readResultFolder(const QString& dir, QString* error);
 
 /// True when dir holds a result.json (it looks like a results folder, whether or not it reads).
-bool isResultFolder(const QString& dir);
+[[nodiscard]] bool isResultFolder(const QString& dir);
 
 } // namespace mhla

@@ -32,7 +32,7 @@ struct RunEstimate {
 /// Estimates the time and memory of runExperiment(cfg) with `threads` workers (0: all cores;
 /// the bytes are estimateRunBytes(), core/run/admission.h). Never throws for a configuration
 /// that validate() accepts; cheap (no allocation proportional to the run).
-RunEstimate estimateRun(const ExperimentConfig& cfg, int threads = 0);
+[[nodiscard]] RunEstimate estimateRun(const ExperimentConfig& cfg, int threads = 0);
 
 /// Runs estimated above this need --yes (the GUI asks first): solve, sweep and figures alike.
 constexpr double kLongRunSeconds = 600.0;
@@ -52,14 +52,15 @@ struct BatchEstimate {
 };
 /// Estimates `runs` executed `jobs` at a time on this machine (at most its cores go at once;
 /// each run gets cores / jobs threads, as the sweep runner gives them).
-BatchEstimate estimateBatch(const std::vector<const ExperimentConfig*>& runs, int jobs = 1);
+[[nodiscard]] BatchEstimate estimateBatch(const std::vector<const ExperimentConfig*>& runs,
+                                          int jobs = 1);
 /// Why `e` may not start without --yes: "this sweep is estimated at 2 h 10 min (more than
 /// 10 min); pass --yes to run it anyway, or choose smaller sizes", or empty.
-std::string longRunRefusal(const BatchEstimate& e, const std::string& what);
+[[nodiscard]] std::string longRunRefusal(const BatchEstimate& e, const std::string& what);
 
 /// "850 ms", "12 s", "3 min 20 s", "2 h 05 min", "3.2 days".
-std::string formatDuration(double seconds);
+[[nodiscard]] std::string formatDuration(double seconds);
 /// "512 KiB", "1.5 GiB".
-std::string formatBytes(double bytes);
+[[nodiscard]] std::string formatBytes(double bytes);
 
 } // namespace mhla

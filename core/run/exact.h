@@ -28,11 +28,11 @@ struct ExactOutput {
 /// Sample counts at which lambda_min is recorded: geometric from D/2 to N, `count` of them
 /// (none when count = 0 or D > kLambdaTraceMaxFeatureDim, where each checkpoint is a large
 /// eigenproblem).
-std::vector<long long> traceCheckpoints(long long D, long long N, int count);
+[[nodiscard]] std::vector<long long> traceCheckpoints(long long D, long long N, int count);
 
 /// Streams the training samples into Lambda and C, then certifies and solves. Progress runs
 /// from 0 to fractionEnd of the whole run.
-ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunContext& ctx,
-                     double fractionEnd);
+[[nodiscard]] ExactOutput runExact(const Task& task, const ExperimentConfig& cfg,
+                                   const RunContext& ctx, double fractionEnd);
 
 } // namespace mhla

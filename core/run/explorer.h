@@ -11,18 +11,19 @@ namespace mhla {
 
 /// Whether a run explores: eval.identifiability = full, or auto and D <= kExploreAutoMaxD.
 constexpr long long kExploreAutoMaxD = 300;
-bool explores(const ExperimentConfig& cfg, long long featureDim);
+[[nodiscard]] bool explores(const ExperimentConfig& cfg, long long featureDim);
 
 /// Computes the report for a poly run: P is the least-squares fit (before any truncation to
 /// solver.heads), fit its metrics, lambda the second moment; r gives the certificate and P*.
 /// Polls ctx's cancel token throughout.
-IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentConfig& cfg,
-                                             const Mat& lambda, const Mat& P, const Metrics& fit,
-                                             const ExperimentResult& r, const RunContext& ctx = {});
+[[nodiscard]] IdentifiabilityReport
+exploreIdentifiability(const Task& task, const ExperimentConfig& cfg, const Mat& lambda,
+                       const Mat& P, const Metrics& fit, const ExperimentResult& r,
+                       const RunContext& ctx = {});
 
 /// {"min_heads": ..., "certificate_samples": ..., "null_relations": ..., "probes": [...],
 ///  "noise": ...}: the blocks' own JSON (core/identifiability/).
-QJsonObject toJson(const IdentifiabilityReport& report);
+[[nodiscard]] QJsonObject toJson(const IdentifiabilityReport& report);
 
 // ---- Moving along a null direction (issue 11 §2)
 // ------------------------------------------------
@@ -36,18 +37,19 @@ QJsonObject toJson(const IdentifiabilityReport& report);
 
 /// The path through P along v (normalised here; length D) in output row `output` (0-based).
 /// Polls ctx's cancel token. Throws std::invalid_argument on a wrong shape or a zero v.
-NullPath nullPath(const Task& task, const ExperimentConfig& cfg, const Mat& P, const Vec& v,
-                  int output, const RunContext& ctx = {});
+[[nodiscard]] NullPath nullPath(const Task& task, const ExperimentConfig& cfg, const Mat& P,
+                                const Vec& v, int output, const RunContext& ctx = {});
 /// Execution accuracy of P and of `witness` on words over fresh DFAs (executeWords, `words`
 /// words, seed): in distribution, with the other codes (one-hot -> orthogonal, orthogonal and
 /// Gaussian -> one-hot) and with words 4 times longer. The listing order is already a fresh
 /// permutation per word in distribution. Deterministic; polls ctx.
-std::vector<OodExecution> automatonOodExecution(const AutomatonTask& task, const Mat& P,
-                                                const Mat& witness, int words, long long seed,
-                                                const RunContext& ctx = {});
+[[nodiscard]] std::vector<OodExecution> automatonOodExecution(const AutomatonTask& task,
+                                                              const Mat& P, const Mat& witness,
+                                                              int words, long long seed,
+                                                              const RunContext& ctx = {});
 /// P(t) = P + t step.
-Mat nullPathP(const NullPath& path, double t);
+[[nodiscard]] Mat nullPathP(const NullPath& path, double t);
 /// The metrics of P(t) (atZero itself at t = 0); the losses are clamped at 0 from below.
-Metrics nullPathMetrics(const NullPath& path, double t);
+[[nodiscard]] Metrics nullPathMetrics(const NullPath& path, double t);
 
 } // namespace mhla

@@ -20,6 +20,6 @@ public:
 };
 
 /// The learner of a solver kind.
-const Learner& learnerFor(SolverKind kind);
+[[nodiscard]] const Learner& learnerFor(SolverKind kind);
 
 } // namespace mhla

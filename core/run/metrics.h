@@ -57,10 +57,11 @@ std::array<double, 2> chunkedSum2(long long count, const RunContext& ctx, F&& f)
 /// train_mse on the first N training samples, val_mse, ood_rel_mse and the distances to P*.
 /// With `trainRows` (the exact solver's cached rows of the N training samples), train_mse is
 /// computed from them: the same features and labels, so the same numbers, without redrawing.
-Metrics evaluateFolded(const Task& task, const Mat& P, const ExperimentConfig& cfg,
-                       const RunContext& ctx = {}, const SampleRows* trainRows = nullptr);
+[[nodiscard]] Metrics evaluateFolded(const Task& task, const Mat& P, const ExperimentConfig& cfg,
+                                     const RunContext& ctx = {},
+                                     const SampleRows* trainRows = nullptr);
 /// ood_rel_mse of any model given as a function of the prompt, on the task's generic prompts.
-double oodRelMse(const Task& task, const std::function<Vec(const Mat&)>& model, long long count,
-                 const RunContext& ctx = {});
+[[nodiscard]] double oodRelMse(const Task& task, const std::function<Vec(const Mat&)>& model,
+                               long long count, const RunContext& ctx = {});
 
 } // namespace mhla

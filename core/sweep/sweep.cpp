@@ -156,7 +156,7 @@ SweepAxis parseGridAssignment(const QString& assignment) {
             fail(where + q(": \"") + text + q("\" is not a JSON array"), key);
         // Its numbers as written, through the experiment file's reader (as a grid in a file).
         try {
-            experimentObjectFromJsonText(
+            (void)experimentObjectFromJsonText( // parsed for its error only
                 (q("{\"sweep\": {\"grid\": {") + jsonText(key) + q(": ") + text + q("}}}"))
                     .toUtf8());
         } catch (const ConfigError& e) {

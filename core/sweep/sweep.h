@@ -80,11 +80,12 @@ struct SweepFile {
 /// Strips "sweep" (and "figures", "verdicts") from an experiment file object and parses it
 /// strictly. Throws ConfigError naming the offending key ("sweep.grid.task.pairs",
 /// "sweep.mode"...).
-SweepFile parseSweep(const QJsonObject& experimentFileObject);
+[[nodiscard]] SweepFile parseSweep(const QJsonObject& experimentFileObject);
 /// Resolves VALUES (see above) for `key`; `where` names it in errors. Throws ConfigError.
-QJsonArray parseSweepValues(const QString& key, const QJsonValue& values, const QString& where);
+[[nodiscard]] QJsonArray parseSweepValues(const QString& key, const QJsonValue& values,
+                                          const QString& where);
 /// Parses a command-line "key=VALUES" into an axis. Throws ConfigError.
-SweepAxis parseGridAssignment(const QString& assignment);
+[[nodiscard]] SweepAxis parseGridAssignment(const QString& assignment);
 
 /// One grid point: the value of each swept key.
 struct SweepPoint {
@@ -98,7 +99,7 @@ struct SweepPoint {
     QString label() const;
 };
 /// Every point of the grid. Throws ConfigError (zip lengths differ, more than 1e6 points).
-std::vector<SweepPoint> sweepPoints(const SweepSpec& spec);
+[[nodiscard]] std::vector<SweepPoint> sweepPoints(const SweepSpec& spec);
 /// The number of points of the grid, counted without building them (saturates above 1e6 + 1,
 /// so any grid is counted in microseconds). Throws ConfigError (zip lengths differ).
 long long sweepPointCount(const SweepSpec& spec);
@@ -133,21 +134,24 @@ struct SweepPlan {
                                   const QStringList& overrides = {}, long long maxRuns = 0);
 
 /// Column names of runs.csv after the run, point and swept-key columns.
-QStringList sweepMetricColumns();
+[[nodiscard]] QStringList sweepMetricColumns();
 /// runs.csv from the result.json objects of the runs, in run order (missing runs are skipped).
 /// Deterministic: the same bytes for any --jobs, any sharding, any machine (no timings).
-QByteArray sweepRunsCsv(const SweepPlan& plan, const std::vector<QJsonObject>& results);
+[[nodiscard]] QByteArray sweepRunsCsv(const SweepPlan& plan,
+                                      const std::vector<QJsonObject>& results);
 /// summary.csv: per point and numeric metric: mean, std (sample), median, q10, q90 (linear
 /// interpolation between order statistics), min, max, runs (finite values).
-QByteArray sweepSummaryCsv(const SweepPlan& plan, const std::vector<QJsonObject>& results);
+[[nodiscard]] QByteArray sweepSummaryCsv(const SweepPlan& plan,
+                                         const std::vector<QJsonObject>& results);
 /// timings.csv: run, folder, wall_ms (from each result's timings_ms.total).
-QByteArray sweepTimingsCsv(const SweepPlan& plan, const std::vector<QJsonObject>& results);
+[[nodiscard]] QByteArray sweepTimingsCsv(const SweepPlan& plan,
+                                         const std::vector<QJsonObject>& results);
 
 /// The value of a runs.csv metric column (sweepMetricColumns()) in a run's result.json:
 /// undefined when the run has none. Booleans (certified) are JSON booleans.
-QJsonValue sweepMetric(const QJsonObject& result, const QString& column);
+[[nodiscard]] QJsonValue sweepMetric(const QJsonObject& result, const QString& column);
 
 /// Quantile q in [0, 1] of sorted values (linear interpolation, as numpy's default).
-double sortedQuantile(const std::vector<double>& sorted, double q);
+[[nodiscard]] double sortedQuantile(const std::vector<double>& sorted, double q);
 
 } // namespace mhla

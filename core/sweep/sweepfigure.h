@@ -70,9 +70,10 @@ struct SweepFigureSpec {
 /// Parses and validates a "figures" value against the plan (swept keys, metrics). An undefined
 /// or null value (a file without a "figures" block) gives defaultSweepFigures(plan). Throws
 /// ConfigError naming "figures[i].member".
-std::vector<SweepFigureSpec> parseSweepFigures(const QJsonValue& figures, const SweepPlan& plan);
+[[nodiscard]] std::vector<SweepFigureSpec> parseSweepFigures(const QJsonValue& figures,
+                                                             const SweepPlan& plan);
 /// The figures drawn when the file names none.
-std::vector<SweepFigureSpec> defaultSweepFigures(const SweepPlan& plan);
+[[nodiscard]] std::vector<SweepFigureSpec> defaultSweepFigures(const SweepPlan& plan);
 
 /// One plotted series. Band: y is the upper edge and lower the lower edge. ErrorBar: one
 /// vertical segment from (x[0], y[0]) to (x[1], y[1]) (the band at a categorical x). Floor:
@@ -107,15 +108,15 @@ struct SweepFigureData {
 /// Reduces the finished runs (results in run order, empty objects for missing runs) to the
 /// figure's series and CSV. Deterministic: depends only on the runs' result.json values.
 /// Throws ConfigError when the runs cannot give the figure (curves without trainer runs).
-SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& plan,
-                                  const std::vector<QJsonObject>& results);
+[[nodiscard]] SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& plan,
+                                                const std::vector<QJsonObject>& results);
 
 /// A plan that describes runs made elsewhere (the GUI's runs of a preset's sweep times seeds):
 /// the axes are the keys whose values differ between the configs (task.seed and solver.seed
 /// excepted: those are the seeds), sorted; values and points in order of first appearance; each
 /// config is one run, its seed its rank among the runs of its point. Runs of configs that differ
 /// in seeds only share one point.
-SweepPlan sweepPlanFromConfigs(const std::vector<ExperimentConfig>& configs);
+[[nodiscard]] SweepPlan sweepPlanFromConfigs(const std::vector<ExperimentConfig>& configs);
 
 /// The value of a metric term (METRIC above) for one run: NaN when the run has none.
 [[nodiscard]] double sweepTermValue(const QString& term, const SweepPlan& plan, const SweepRun& run,

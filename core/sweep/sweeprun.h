@@ -18,21 +18,22 @@ namespace mhla {
 /// "figures" value and `*verdicts` its "verdicts" (undefined when absent). Throws ConfigError
 /// naming the file and key; more than `maxRuns` (> 0) runs is one with key "--yes", thrown
 /// before any run is validated.
-SweepPlan planSweepFile(const QString& config, const QStringList& grids, int seeds,
-                        const QStringList& sets, QJsonValue* figures = nullptr,
-                        long long maxRuns = 0, QJsonValue* verdicts = nullptr);
+[[nodiscard]] SweepPlan planSweepFile(const QString& config, const QStringList& grids, int seeds,
+                                      const QStringList& sets, QJsonValue* figures = nullptr,
+                                      long long maxRuns = 0, QJsonValue* verdicts = nullptr);
 
 /// DIR/runs/<run folder>.
-QString sweepRunDir(const QString& dir, const SweepRun& run);
+[[nodiscard]] QString sweepRunDir(const QString& dir, const SweepRun& run);
 /// The run's result.json when complete and of this run (same resolved config), else empty.
-QJsonObject finishedSweepResult(const QString& dir, const SweepRun& run);
+[[nodiscard]] QJsonObject finishedSweepResult(const QString& dir, const SweepRun& run);
 /// Writes DIR/sweep.json, or checks that DIR's equals it. Returns an error or empty.
-QString claimSweepFolder(const QString& dir, const SweepPlan& plan);
+[[nodiscard]] QString claimSweepFolder(const QString& dir, const SweepPlan& plan);
 /// Reads every finished run (empty objects for missing ones, in run order).
-std::vector<QJsonObject> readSweepResults(const QString& dir, const SweepPlan& plan, int* missing);
+[[nodiscard]] std::vector<QJsonObject> readSweepResults(const QString& dir, const SweepPlan& plan,
+                                                        int* missing);
 /// runs.csv, summary.csv and timings.csv from the finished runs. Returns an error or empty.
-QString writeSweepTables(const QString& dir, const SweepPlan& plan,
-                         const std::vector<QJsonObject>& results);
+[[nodiscard]] QString writeSweepTables(const QString& dir, const SweepPlan& plan,
+                                       const std::vector<QJsonObject>& results);
 
 /// One finished (or failed) run, reported as it completes.
 struct SweepProgress {
@@ -68,9 +69,11 @@ struct SweepAdmission {
     BatchEstimate estimate;
     std::vector<ConfigIssue> issues;
 };
-SweepAdmission admitSweep(const SweepPlan& plan, const QString& dir, const SweepExecution& ex);
+[[nodiscard]] SweepAdmission admitSweep(const SweepPlan& plan, const QString& dir,
+                                        const SweepExecution& ex);
 
 /// Runs the unfinished runs of the shard into DIR (claimSweepFolder first).
-SweepOutcome executeSweep(const SweepPlan& plan, const QString& dir, const SweepExecution& ex);
+[[nodiscard]] SweepOutcome executeSweep(const SweepPlan& plan, const QString& dir,
+                                        const SweepExecution& ex);
 
 } // namespace mhla

@@ -8,7 +8,7 @@ namespace mhla {
 
 /// psi_t for every position of a prompt Z (d x n): column t-1 is psi(S_t, z_t), built from the
 /// running sum S_t (O(n d^3), no prefix copies). Equals featureVector(Z.leftCols(t)).
-Mat causalFeatures(const Mat& Z);
+[[nodiscard]] Mat causalFeatures(const Mat& Z);
 
 /// The causal version of a task: sample `index` of a stream is position t = index mod T + 1 of
 /// the base task's prompt index / T (T = tokens per prompt), as the prefix Z[:, 1..t] with the
@@ -16,6 +16,7 @@ Mat causalFeatures(const Mat& Z);
 /// query's output (the exact solver through psi(prefix) = psi_t, MHLA, the causal multilayer
 /// stack, the softmax block whose query attends to every earlier token) then regresses every
 /// position of every prompt: the all-positions objective. T consecutive indices share a prompt.
-std::unique_ptr<Task> makeCausalTask(std::unique_ptr<Task> base, const TaskConfig& cfg);
+[[nodiscard]] std::unique_ptr<Task> makeCausalTask(std::unique_ptr<Task> base,
+                                                   const TaskConfig& cfg);
 
 } // namespace mhla

@@ -41,8 +41,8 @@ enum class ExportLayout {
 /// dataset task (its data is already on disk), a causal task (its samples are prefixes of different
 /// lengths) and arrays that would take more than half of this machine's memory. Returns an error
 /// about the folder or a write, or empty. Polls cancel per sample (throws Cancelled).
-QString exportTaskSamples(const ExperimentConfig& cfg, const QString& dir,
-                          const CancelToken* cancel, ExportedSamples* out = nullptr,
-                          ExportLayout layout = ExportLayout::NpyFiles);
+[[nodiscard]] QString exportTaskSamples(const ExperimentConfig& cfg, const QString& dir,
+                                        const CancelToken* cancel, ExportedSamples* out = nullptr,
+                                        ExportLayout layout = ExportLayout::NpyFiles);
 
 } // namespace mhla

@@ -19,7 +19,7 @@ struct Sample {
 
 /// vech(S(Z)) of a drawn sample: the one its task formed (Sample::vech), else promptVech of Z
 /// written to `scratch` (pairCount(d) doubles), which is then returned.
-const double* sampleVech(const Sample& s, double* scratch);
+[[nodiscard]] const double* sampleVech(const Sample& s, double* scratch);
 
 class Task {
 public:
@@ -90,12 +90,12 @@ struct TaskKindInfo {
 };
 
 /// The registry, in TaskKind order.
-const std::vector<TaskKindInfo>& taskRegistry();
+[[nodiscard]] const std::vector<TaskKindInfo>& taskRegistry();
 /// The registry entry of a task kind.
-const TaskKindInfo& taskKindInfo(TaskKind kind);
+[[nodiscard]] const TaskKindInfo& taskKindInfo(TaskKind kind);
 
 /// Creates the task of a (validated) configuration.
-std::unique_ptr<Task> makeTask(const TaskConfig& cfg);
+[[nodiscard]] std::unique_ptr<Task> makeTask(const TaskConfig& cfg);
 
 // ---- Automaton (MATH.md §7) ------------------------------------------------------------------
 
@@ -141,7 +141,7 @@ struct ExecutionResult {
     Dfa exampleDfa;
     std::vector<int> exampleWord, exampleTrueStates, examplePredicted, exampleTeacherPredicted;
 };
-ExecutionResult executeWords(const AutomatonTask& task, const Mat& P, int words, long long seed,
-                             const RunContext& ctx = {});
+[[nodiscard]] ExecutionResult executeWords(const AutomatonTask& task, const Mat& P, int words,
+                                           long long seed, const RunContext& ctx = {});
 
 } // namespace mhla

@@ -9,8 +9,8 @@ namespace mhla::training {
 /// linear warm-up over the first W = floor(warmup * total) steps: lr = base * (step+1) / W.
 /// After it, Constant keeps `base`; Cosine decays as base * (1 + cos(pi * (step - W) /
 /// (total - W))) / 2, reaching 0 at step == total.
-double scheduledRate(ScheduleKind kind, double base, double warmup, long long step,
-                     long long total);
+[[nodiscard]] double scheduledRate(ScheduleKind kind, double base, double warmup, long long step,
+                                   long long total);
 
 /// Scales `grad` to global L2 norm `maxNorm` when it is larger (maxNorm <= 0: off).
 /// Returns the norm before clipping.

@@ -22,7 +22,7 @@ struct TrainingData {
 };
 
 /// Wraps `data`; with `moments` also computes S(Z_s) and z_q for every sample.
-TrainingData prepareTrainingData(const Dataset& data, bool moments, int threads = 1);
+[[nodiscard]] TrainingData prepareTrainingData(const Dataset& data, bool moments, int threads = 1);
 
 /// A model trained by minibatch gradient descent on the MSE. Parameters live in one flat
 /// vector made of named blocks (column-major matrices), so optimisers, clipping and finite
@@ -119,6 +119,7 @@ private:
 /// Creates the (randomly initialised, Rng(solver.seed, Stream::TrainInit)) model of a
 /// trainer configuration for prompts of dimension d and outputs of dimension dOut.
 /// Throws std::invalid_argument for SolverKind::Poly or invalid sizes.
-std::unique_ptr<TrainableModel> makeModel(const SolverConfig& solver, int d, int dOut);
+[[nodiscard]] std::unique_ptr<TrainableModel> makeModel(const SolverConfig& solver, int d,
+                                                        int dOut);
 
 } // namespace mhla::training

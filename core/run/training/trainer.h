@@ -98,9 +98,9 @@ struct TrainerBytes {
     double other = 0; ///< generic prompts of the history, the history, the shuffle
     double total() const { return data + model + other; }
 };
-TrainerBytes trainerPeakBytes(const ExperimentConfig& cfg, int threads = 0);
+[[nodiscard]] TrainerBytes trainerPeakBytes(const ExperimentConfig& cfg, int threads = 0);
 
 /// Relative distance ||A - B||_F / ||B||_F (NaN if B is empty or zero or sizes differ).
-double relativeDistance(const Mat& A, const Mat& B);
+[[nodiscard]] double relativeDistance(const Mat& A, const Mat& B);
 
 } // namespace mhla::training

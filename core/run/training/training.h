@@ -12,7 +12,8 @@ struct Dataset {
 };
 
 /// Generates the first N samples of a stream of a task.
-Dataset makeDataset(const Task& task, Stream stream, long long count, const RunContext& ctx = {});
+[[nodiscard]] Dataset makeDataset(const Task& task, Stream stream, long long count,
+                                  const RunContext& ctx = {});
 
 /// Trains the model of cfg.solver.kind (mhla, multilayer, softmax) on `train`. Fills P (mhla
 /// only), heads, metrics, history and stopReason of `out`. `exactP` (may be empty) is the
@@ -35,5 +36,5 @@ struct TrainerBenchRow {
 };
 /// `mhla-lab bench` part for the trainers: minibatch steps per second of each trainer at a
 /// few sizes (median of several repeats), printed as aligned text and returned.
-std::vector<TrainerBenchRow> benchTrainers(std::ostream& out, int repeats);
+[[nodiscard]] std::vector<TrainerBenchRow> benchTrainers(std::ostream& out, int repeats);
 } // namespace mhla
