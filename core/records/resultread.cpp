@@ -4,6 +4,7 @@
 #include "core/base/process.h"
 #include "core/base/text.h"
 #include "core/records/resultio.h"
+#include "core/records/tablereader.h"
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -18,13 +19,12 @@ namespace mhla {
 
 namespace {
 
+using records::CsvReader;
+using records::ReadError;
+
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 /// A reading error; the message already names the file and the place.
-struct ReadError : std::runtime_error {
-    explicit ReadError(const QString& m)
-        : std::runtime_error(escapeControlCharacters(m).toStdString()) {}
-};
 
 /// The largest number of rows a folder's CSV may declare, whatever the experiment says: a
 /// 64 MiB file (kMaxReadBytes) holds fewer lines of at least two bytes.
@@ -303,123 +303,6 @@ bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResu
     return o.has("identifiability");
 }
 
-// ---- CSV ---------------------------------------------------------------------------------
-
-/// One CSV file with a fixed header; cells are read by column.
-class CsvReader {
-public:
-    /// `maxRows` (data rows) is checked on the raw bytes, before any line is split.
-    CsvReader(QString file, const QByteArray& bytes, const QStringList& header, long long maxRows,
-              const QString& why)
-        : m_file(std::move(file)) {
-        const long long lineCount = bytes.count('\n') + (bytes.endsWith('\n') ? 0 : 1);
-        if (lineCount - 1 > maxRows)
-            throw ReadError(q("%1: %2 rows; %3 allows at most %4")
-                                .arg(m_file)
-                                .arg(lineCount - 1)
-                                .arg(why)
-                                .arg(maxRows));
-        const QString text = QString::fromUtf8(bytes);
-        QStringList lines = text.split(QLatin1Char('\n'));
-        if (!lines.isEmpty() && lines.last().isEmpty()) lines.removeLast();
-        if (lines.isEmpty())
-            throw ReadError(q("%1 line 1: empty file (expected the header \"%2\")")
-                                .arg(m_file, header.join(QLatin1Char(','))));
-        for (int i = 0; i < lines.size(); ++i) {
-            QString line = lines[i];
-            if (line.endsWith(QLatin1Char('\r'))) line.chop(1);
-            const QStringList cells = split(line, i + 1);
-            if (i == 0) {
-                if (cells != header)
-                    throw ReadError(q("%1 line 1: header \"%2\"; expected \"%3\"")
-                                        .arg(m_file, line, header.join(QLatin1Char(','))));
-                continue;
-            }
-            if (cells.size() != header.size())
-                throw ReadError(q("%1 line %2: %3 cells; expected %4 (%5)")
-                                    .arg(m_file)
-                                    .arg(i + 1)
-                                    .arg(cells.size())
-                                    .arg(header.size())
-                                    .arg(header.join(QLatin1Char(','))));
-            m_rows.push_back(cells);
-        }
-        m_header = header;
-    }
-
-    const QString& file() const { return m_file; }
-    qsizetype rows() const { return static_cast<qsizetype>(m_rows.size()); }
-    int line(qsizetype row) const { return static_cast<int>(row) + 2; }
-    const QString& cell(qsizetype row, int col) const { return m_rows[row][col]; }
-
-    [[noreturn]] void fail(qsizetype row, int col, const QString& what) const {
-        throw ReadError(
-            q("%1 line %2, column \"%3\": %4").arg(m_file).arg(line(row)).arg(m_header[col], what));
-    }
-    /// A number; an empty cell is how non-finite values are written and reads as NaN.
-    double real(qsizetype row, int col) const {
-        const QString& s = cell(row, col);
-        if (s.isEmpty()) return kNaN;
-        bool ok = false;
-        const double v = s.toDouble(&ok);
-        if (!ok || !std::isfinite(v))
-            fail(row, col,
-                 q("\"%1\" is not a number (expected a finite number or an empty cell)").arg(s));
-        return v;
-    }
-    long long integer(qsizetype row, int col, long long min, long long max) const {
-        const QString& s = cell(row, col);
-        bool ok = false;
-        const long long v = s.toLongLong(&ok);
-        if (!ok || v < min || v > max)
-            fail(row, col, q("\"%1\" is not an integer in [%2, %3]").arg(s).arg(min).arg(max));
-        return v;
-    }
-    QString choice(qsizetype row, int col, const QStringList& allowed) const {
-        const QString& s = cell(row, col);
-        if (!allowed.contains(s))
-            fail(row, col, q("\"%1\"; expected one of %2").arg(s, allowed.join(q(", "))));
-        return s;
-    }
-
-private:
-    QStringList split(const QString& line, int lineNo) const {
-        QStringList out;
-        QString cur;
-        bool quoted = false;
-        for (qsizetype i = 0; i < line.size(); ++i) {
-            const QChar ch = line[i];
-            if (quoted) {
-                if (ch == QLatin1Char('"')) {
-                    if (i + 1 < line.size() && line[i + 1] == QLatin1Char('"')) {
-                        cur += ch;
-                        ++i;
-                    } else {
-                        quoted = false;
-                    }
-                } else {
-                    cur += ch;
-                }
-            } else if (ch == QLatin1Char('"') && cur.isEmpty()) {
-                quoted = true;
-            } else if (ch == QLatin1Char(',')) {
-                out << cur;
-                cur.clear();
-            } else {
-                cur += ch;
-            }
-        }
-        if (quoted)
-            throw ReadError(q("%1 line %2: unterminated quoted cell").arg(m_file).arg(lineNo));
-        out << cur;
-        return out;
-    }
-
-    QString m_file;
-    QStringList m_header;
-    std::vector<QStringList> m_rows;
-};
-
 void readSpectrum(const CsvReader& t, Certificate& c, long long D) {
     if (t.rows() != 0 && t.rows() != D)
         throw ReadError(q("%1: %2 rows; expected D = %3 (one per eigenvalue of Lambda) or none")
@@ -431,7 +314,7 @@ void readSpectrum(const CsvReader& t, Certificate& c, long long D) {
         if (t.integer(i, 0, 0, t.rows() - 1) != i)
             t.fail(i, 0, q("expected %1 (rows in order, from 0)").arg(i));
         c.spectrum(i) = t.real(i, 1);
-        t.choice(i, 2, {q("true"), q("false")});
+        (void)t.choice(i, 2, {q("true"), q("false")}); // checked, not kept
     }
 }
 
