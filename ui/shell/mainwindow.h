@@ -173,8 +173,10 @@ public:
     /// Live redraw budget: at most this many plot redraws per second in all, across every plot
     /// (what the eye needs to see a curve grow; the rest of the GUI thread is for input).
     static constexpr int kLiveRedrawsPerSecond = 20;
-    /// A live redraw may use at most this share of the GUI thread's time: after a redraw that
-    /// took t ms, the next waits at least t / share ms (a slow, loaded machine redraws less often).
+    /// The live view may use at most this share of the wall time as GUI-thread CPU: a redraw
+    /// cycle that cost the GUI thread t ms of CPU (the redraw, the paint events it scheduled,
+    /// the progress stored meanwhile) is followed by one at least t / share ms long (a slow,
+    /// loaded machine redraws less often, and input keeps the rest).
     static constexpr double kLiveRedrawShare = 0.1;
     /// Live redraws so far (each of the plots redrawn counts one), for tests and benchmarks.
     long long liveRedraws() const { return m_liveRedraws; }
@@ -307,6 +309,7 @@ private:
     int m_liveRun = 0;
     QSet<ResultPanel*> m_liveStale;
     long long m_liveRedraws = 0;
+    double m_liveCpuMark = -1; ///< the GUI thread's CPU seconds when the last redraw began
     // Autosave (scheduleAutosave): armed by the first finished run or a restore.
     QTimer m_autosaveTimer;
     bool m_autosaveArmed = false;
