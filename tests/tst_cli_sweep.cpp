@@ -6,6 +6,7 @@
 #include "testutil.h"
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -154,6 +155,27 @@ private Q_SLOTS:
         QVERIFY2(p.err.contains("sweep point ") && p.err.contains("task.pairs=99"),
                  p.err.constData());
         QVERIFY(!QFile::exists(tmp.filePath(s("bad/runs"))));
+    }
+    void setOfTheSweepItselfIsExplained() {
+        // --set changes each point's experiment; the sweep's own keys are --grid and --seeds.
+        // It used to fail inside the first point with "unknown key \"sweep\" at the top level".
+        QTemporaryDir tmp;
+        const QString cfg = tmp.filePath(s("sweep.json"));
+        {
+            QFile f(cfg);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(kSmallSweep);
+        }
+        for (const char* command : {"sweep", "figures"}) {
+            const Proc p = runBinary({s(command), s("--config"), cfg, s("--out"),
+                                      tmp.filePath(s("out")), s("--set"), s("sweep.seeds=1")});
+            QCOMPARE(p.code, 2);
+            QVERIFY2(p.err.contains("--set sweep.seeds: --set changes the experiment of every "
+                                    "point") &&
+                         p.err.contains("--grid KEY=VALUES and --seeds K"),
+                     p.err.constData());
+            QVERIFY(!QFileInfo::exists(tmp.filePath(s("out"))));
+        }
     }
     void ctrlCLosesNothing() {
         QTemporaryDir tmp;

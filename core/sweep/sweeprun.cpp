@@ -35,6 +35,19 @@ SweepPlan planSweepFile(const QString& config, const QStringList& grids, int see
     SweepFile sf = parseSweep(file);
     if (figures) *figures = sf.figures;
     if (verdicts) *verdicts = sf.verdicts;
+    // --set changes the experiment of every point; the sweep's own sections are not part of it.
+    for (const QString& s : sets) {
+        const QString key = s.section(QLatin1Char('='), 0, 0).trimmed();
+        const QString top = key.section(QLatin1Char('.'), 0, 0);
+        if (top == q("sweep") || top == q("figures") || top == q("verdicts"))
+            throw ConfigError((q("--set ") + key +
+                               q(": --set changes the experiment of every point "
+                                 "(task., solver. and eval. keys); the sweep "
+                                 "itself is changed with --grid KEY=VALUES "
+                                 "and --seeds K"))
+                                  .toStdString(),
+                              q("--set"));
+    }
     for (const QString& g : grids) sf.spec.setAxis(parseGridAssignment(g));
     if (seeds > 0) sf.spec.seeds = seeds;
     return planSweep(sf.base, sf.spec, sets, maxRuns);
