@@ -2,6 +2,7 @@
 // empty data and manual ranges; tick labels are readable numbers that tell ticks apart.
 #include "testutil.h"
 #include "ui/plot/plotmath.h"
+#include <QApplication>
 #include <QFontMetricsF>
 #include <QTest>
 #include <cmath>
@@ -25,6 +26,33 @@ PlotState withPoints(const QList<QPointF>& pts, bool logX = false, bool logY = f
 class TstGuiPlotMath : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void elisionKeepsWholeWords() {
+        // Qt cuts "…random_mh…" mid-word; elideAtWords cuts where a word ends (a space or one of
+        // "·,=/()_." on one side of each cut) and is never wider than Qt's own elision.
+        const QString text = QStringLiteral("#13 mhla · random_mhla d=4, heads=2, teacher_heads=3");
+        const QFontMetricsF fm(QApplication::font());
+        const auto boundary = [](QChar c) {
+            return c.isSpace() || QStringView(u"·,=/()_.").contains(c);
+        };
+        const auto atBoundary = [&](qsizetype i) { // a cut between text[i - 1] and text[i]
+            return i <= 0 || i >= text.size() || boundary(text[i - 1]) || boundary(text[i]);
+        };
+        for (Qt::TextElideMode mode : {Qt::ElideRight, Qt::ElideMiddle})
+            for (double frac : {0.35, 0.5, 0.65, 0.8}) {
+                const double room = frac * fm.horizontalAdvance(text);
+                const QString e = plotmath::elideAtWords(text, fm, room, mode);
+                const QString qt = fm.elidedText(text, mode, room);
+                QVERIFY2(fm.horizontalAdvance(e) <= fm.horizontalAdvance(qt) + 1e-9, qPrintable(e));
+                const qsizetype at = e.indexOf(QChar(0x2026));
+                QVERIFY2(at >= 0, qPrintable(e));
+                const QString left = e.left(at), right = e.mid(at + 1);
+                QVERIFY2(text.startsWith(left) && text.endsWith(right), qPrintable(e));
+                QVERIFY2(atBoundary(left.size()), qPrintable(e));
+                QVERIFY2(atBoundary(text.size() - right.size()), qPrintable(e));
+            }
+        // A text that fits is returned unchanged.
+        QCOMPARE(plotmath::elideAtWords(text, fm, 1e6, Qt::ElideRight), text);
+    }
     void niceTicksStayInsideTheRange_data() {
         QTest::addColumn<double>("lo");
         QTest::addColumn<double>("hi");

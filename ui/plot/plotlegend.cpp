@@ -96,7 +96,7 @@ LegendLayout layoutLegend(const QList<plotmath::LegendEntry>& entries, const QFo
         QString text = e.name;
         if (e.offScale) text += QCoreApplication::translate("PlotLegend", " (off scale)");
         if (fm.horizontalAdvance(text) > maxText)
-            text = fm.elidedText(text, Qt::ElideMiddle, maxText);
+            text = plotmath::elideAtWords(text, fm, maxText, Qt::ElideMiddle);
         const double w = kGlyph + kGap + fm.horizontalAdvance(text);
         if (x > 0 && x + w > width) {
             x = 0;

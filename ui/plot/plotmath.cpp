@@ -592,10 +592,40 @@ FittedTitle fitTitle(const QString& title, TitleText kind, const QFont& font, do
     while (width(out.font) > room && out.font.pointSizeF() > minPt + 1e-9)
         out.font.setPointSizeF(std::max(minPt, out.font.pointSizeF() - 0.25));
     if (width(out.font) <= room) return out;
-    out.text = metrics(out.font).elidedText(title, Qt::ElideRight, room);
+    out.text = elideAtWords(title, metrics(out.font), room, Qt::ElideRight);
     out.html = out.text.toHtmlEscaped();
     out.elided = true;
     return out;
+}
+
+namespace {
+bool isWordBoundary(QChar c) { return c.isSpace() || QStringView(u"·,=/()_.").contains(c); }
+} // namespace
+
+QString elideAtWords(const QString& text, const QFontMetricsF& fm, double width,
+                     Qt::TextElideMode mode) {
+    const QString e = fm.elidedText(text, mode, width);
+    const QChar dots(0x2026);
+    const qsizetype at = e.indexOf(dots);
+    if (e == text || at < 0) return e;
+    QString left = e.left(at), right = e.mid(at + 1);
+    // The left part ends inside a word when both the kept and the next dropped character are
+    // word characters: cut back to the last boundary (kept) if that keeps half of it.
+    if (!left.isEmpty() && left.size() < text.size() && !isWordBoundary(left.back()) &&
+        !isWordBoundary(text[left.size()])) {
+        qsizetype b = left.size() - 1;
+        while (b >= 0 && !isWordBoundary(left[b])) --b;
+        if (b >= 0 && b + 1 >= left.size() / 2) left = left.left(b + 1);
+    }
+    // The right part (ElideMiddle) starts inside a word: cut forward past the next boundary.
+    const qsizetype start = text.size() - right.size();
+    if (!right.isEmpty() && start > 0 && !isWordBoundary(right.front()) &&
+        !isWordBoundary(text[start - 1])) {
+        qsizetype b = 0;
+        while (b < right.size() && !isWordBoundary(right[b])) ++b;
+        if (b < right.size() && b < right.size() / 2) right = right.mid(b + 1);
+    }
+    return left.trimmed().isEmpty() && right.trimmed().isEmpty() ? e : left + dots + right;
 }
 
 QString exact(double v) { return QString::number(v, 'g', 17); }

@@ -5,6 +5,7 @@
 #include "core/base/displayfloor.h"
 #include <QColor>
 #include <QFont>
+#include <QFontMetricsF>
 #include <QList>
 #include <QPaintDevice>
 #include <QPointF>
@@ -228,6 +229,13 @@ struct FittedTitle {
 };
 FittedTitle fitTitle(const QString& title, TitleText kind, const QFont& font, double room,
                      const QPaintDevice* device = nullptr);
+
+/// QFontMetricsF::elidedText that does not cut a word: the text elided as Qt does (Right or
+/// Middle), then the cut moved to the nearest word boundary (a space or one of "·,=/()_.")
+/// when that keeps at least half of the kept part (a legend shows "#13 mhla · …heads=2" rather
+/// than "#13 mhla · rand…eads=2"). Never wider than Qt's text.
+[[nodiscard]] QString elideAtWords(const QString& text, const QFontMetricsF& fm, double width,
+                                   Qt::TextElideMode mode);
 
 /// Plain text with "_x" subscripts in Unicode subscript letters where they exist ("λ_min" →
 /// "λₘᵢₙ", "σ_r" → "σᵣ"; a subscript with a letter that has none stays as it is): for text
