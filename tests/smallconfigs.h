@@ -3,7 +3,9 @@
 #pragma once
 
 #include "core/experiment/config.h"
+#include "core/run/runner.h"
 #include <QJsonObject>
+#include <QStringList>
 
 namespace mhla::test {
 
@@ -40,6 +42,20 @@ inline ExperimentConfig configFromSections(const QJsonObject& task, const QJsonO
     return experimentFromJson(QJsonObject{{QStringLiteral("task"), task},
                                           {QStringLiteral("solver"), solver},
                                           {QStringLiteral("eval"), eval}});
+}
+
+/// A small sweep file: 3 points x 2 seeds of the associative memory, poly, a few hundred samples.
+inline constexpr char kSmallSweep[] = R"({
+  "task": {"kind": "associative_memory", "pairs": 2, "samples": 400},
+  "eval": {"val_samples": 200, "ood_samples": 200, "lambda_trace": 0},
+  "sweep": {"grid": {"task.orthogonal_prob": "0:1:0.5"}, "seeds": 2}
+})";
+
+/// A whole run of the default experiment with `key=value` overrides (as --set).
+inline ExperimentResult runWithOverrides(const QStringList& sets) {
+    QJsonObject o;
+    for (const QString& a : sets) applyOverride(o, a);
+    return runExperiment(experimentFromJson(o));
 }
 
 } // namespace mhla::test

@@ -3,6 +3,7 @@
 // another sweep refused, Ctrl+C loses no finished run, and the Slurm scripts.
 #include "app/sweep.h"
 #include "core/records/resultio.h"
+#include "smallconfigs.h"
 #include "testutil.h"
 #include <QDir>
 #include <QFile>
@@ -25,12 +26,15 @@ using Proc = mhla::test::Outcome;
 /// The binary, with a sweep's time limit (10 minutes).
 Proc runBinary(const QStringList& args) { return mhla::test::runBinary(args, 600000); }
 
-/// A small sweep: 3 points x 2 seeds of the associative memory, poly, a few hundred samples.
-const char kSmallSweep[] = R"({
-  "task": {"kind": "associative_memory", "pairs": 2, "samples": 400},
-  "eval": {"val_samples": 200, "ood_samples": 200, "lambda_trace": 0},
-  "sweep": {"grid": {"task.orthogonal_prob": "0:1:0.5"}, "seeds": 2}
-})";
+using mhla::test::kSmallSweep;
+
+/// kSmallSweep as sweep.json in `tmp`: its path, or empty when it cannot be written.
+QString writeSmallSweep(const QTemporaryDir& tmp) {
+    const QString cfg = tmp.filePath(s("sweep.json"));
+    QFile f(cfg);
+    if (!f.open(QIODevice::WriteOnly) || f.write(kSmallSweep) < 0) return {};
+    return cfg;
+}
 
 } // namespace
 
@@ -80,12 +84,8 @@ private Q_SLOTS:
     void jobsResumeShardMerge() {
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
-        const QString cfg = tmp.filePath(s("sweep.json"));
-        {
-            QFile f(cfg);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(kSmallSweep);
-        }
+        const QString cfg = writeSmallSweep(tmp);
+        QVERIFY(!cfg.isEmpty());
         const QString a = tmp.filePath(s("a")), b = tmp.filePath(s("b"));
         Proc p = runBinary({s("sweep"), s("--config"), cfg, s("--out"), a, s("--jobs"), s("1")});
         QVERIFY2(p.code == 0, p.err.constData());
@@ -160,12 +160,8 @@ private Q_SLOTS:
         // --set changes each point's experiment; the sweep's own keys are --grid and --seeds.
         // It used to fail inside the first point with "unknown key \"sweep\" at the top level".
         QTemporaryDir tmp;
-        const QString cfg = tmp.filePath(s("sweep.json"));
-        {
-            QFile f(cfg);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(kSmallSweep);
-        }
+        const QString cfg = writeSmallSweep(tmp);
+        QVERIFY(!cfg.isEmpty());
         for (const char* command : {"sweep", "figures"}) {
             const Proc p = runBinary({s(command), s("--config"), cfg, s("--out"),
                                       tmp.filePath(s("out")), s("--set"), s("sweep.seeds=1")});
@@ -179,12 +175,8 @@ private Q_SLOTS:
     }
     void ctrlCLosesNothing() {
         QTemporaryDir tmp;
-        const QString cfg = tmp.filePath(s("sweep.json"));
-        {
-            QFile f(cfg);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(kSmallSweep);
-        }
+        const QString cfg = writeSmallSweep(tmp);
+        QVERIFY(!cfg.isEmpty());
         const QStringList more{s("--seeds"), s("30"), s("--set"), s("task.samples=2000")};
         const QString ref = tmp.filePath(s("ref")), cut = tmp.filePath(s("cut"));
         Proc p = runBinary(
@@ -212,12 +204,8 @@ private Q_SLOTS:
     }
     void slurmScripts() {
         QTemporaryDir tmp;
-        const QString cfg = tmp.filePath(s("sweep.json"));
-        {
-            QFile f(cfg);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(kSmallSweep);
-        }
+        const QString cfg = writeSmallSweep(tmp);
+        QVERIFY(!cfg.isEmpty());
         const QString dir = tmp.filePath(s("job"));
         const Proc p = runBinary({s("sweep"), s("slurm"), s("--config"), cfg, s("--out"), dir,
                                   s("--shards"), s("3"), s("--partition"), s("debug"), s("--time"),

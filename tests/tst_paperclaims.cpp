@@ -5,6 +5,7 @@
 // docs_paper_numbers.
 #include "core/experiment/config.h"
 #include "core/run/runner.h"
+#include "smallconfigs.h"
 #include "testutil.h"
 #include <QTest>
 #include <cmath>
@@ -15,11 +16,7 @@ namespace {
 
 using mhla::test::s;
 
-ExperimentResult run(const QStringList& sets) {
-    QJsonObject o;
-    for (const QString& a : sets) applyOverride(o, a);
-    return runExperiment(experimentFromJson(o));
-}
+ExperimentResult run(const QStringList& sets) { return mhla::test::runWithOverrides(sets); }
 
 } // namespace
 

@@ -3,6 +3,7 @@
 // tst_cli_sweep; the paper's claims on small seeds are tst_paperclaims.
 #include "core/experiment/config.h"
 #include "core/sweep/sweep.h"
+#include "smallconfigs.h"
 #include "testutil.h"
 #include <QJsonDocument>
 #include <QTest>
@@ -16,12 +17,7 @@ using mhla::test::s;
 
 QJsonObject json(const char* text) { return QJsonDocument::fromJson(QByteArray(text)).object(); }
 
-/// A small sweep: 3 points x 2 seeds of the associative memory, poly, a few hundred samples.
-const char kSmallSweep[] = R"({
-  "task": {"kind": "associative_memory", "pairs": 2, "samples": 400},
-  "eval": {"val_samples": 200, "ood_samples": 200, "lambda_trace": 0},
-  "sweep": {"grid": {"task.orthogonal_prob": "0:1:0.5"}, "seeds": 2}
-})";
+using mhla::test::kSmallSweep;
 
 } // namespace
 

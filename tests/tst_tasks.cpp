@@ -3,6 +3,7 @@
 #include "core/algebra/features.h"
 #include "core/run/runner.h"
 #include "core/tasks/tasks.h"
+#include "smallconfigs.h"
 #include "testutil.h"
 #include <QTest>
 #include <algorithm>
@@ -18,12 +19,7 @@ using mhla::test::s;
 TaskConfig taskConfig(const QJsonObject& task) {
     return experimentFromJson(QJsonObject{{s("task"), task}}).task;
 }
-/// A whole run of the default experiment with `key=value` overrides.
-ExperimentResult runWith(const QStringList& sets) {
-    QJsonObject o;
-    for (const QString& a : sets) applyOverride(o, a);
-    return runExperiment(experimentFromJson(o));
-}
+using mhla::test::runWithOverrides;
 } // namespace
 
 class TestTasks : public QObject {
@@ -336,9 +332,10 @@ private Q_SLOTS:
         QFETCH(int, nullDim);
         QFETCH(double, distanceRel);
         QFETCH(double, tolerance);
-        const ExperimentResult r = runWith({s("task.orthogonal_prob=1"), s("task.samples=4000"),
-                                            s("task.orthogonal_sampler=") + sampler,
-                                            s("eval.val_samples=100"), s("eval.ood_samples=100")});
+        const ExperimentResult r =
+            runWithOverrides({s("task.orthogonal_prob=1"), s("task.samples=4000"),
+                              s("task.orthogonal_sampler=") + sampler, s("eval.val_samples=100"),
+                              s("eval.ood_samples=100")});
         QCOMPARE(r.certificate.nullDim, nullDim);
         QVERIFY2(std::abs(r.metrics.distancePRel - distanceRel) < tolerance,
                  qPrintable(QString::number(r.metrics.distancePRel)));
