@@ -101,7 +101,8 @@ Result fields:
   train_mse, val_mse   mean squared error on the training set / on fresh task samples
   ood_rel_mse          E|f(Z) - f*(Z)|^2 / E|f*(Z)|^2 on generic N(0,1) prompts
   distance_p(_rel)     |P - P*|_F (/ |P*|_F) in folded coefficient space
-  heads, rank          heads kept / numerical rank of unfold(P); teacher_rank for P*
+  heads, rank          heads of the fitted model (a trainer's: solver.heads) / numerical
+                       rank of unfold(P), the canonical heads in heads.csv; teacher_rank for P*
   singular_values      singular values of unfold(P), descending
   untruncated          (solver.heads > 0) the metrics before keeping the top heads
   null_witness         (not certified) metrics of another least-squares solution P + |P*| e1 v^T

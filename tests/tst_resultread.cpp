@@ -206,7 +206,8 @@ private Q_SLOTS:
             << QStringLiteral("result.json") << QByteArray("\"d\":") << QByteArray("\"d\" ")
             << QStringLiteral("result.json line ");
         QTest::newRow("newer format")
-            << QStringLiteral("result.json") << QByteArray("\"format_version\": 2")
+            << QStringLiteral("result.json")
+            << QByteArray("\"format_version\": ") + QByteArray::number(kResultFormatVersion)
             << QByteArray("\"format_version\": 99")
             << QStringLiteral("\"format_version\": 99 was written by a newer MHLA Lab");
         QTest::newRow("wrong type")
@@ -291,6 +292,50 @@ private Q_SLOTS:
         QString error;
         QVERIFY(!readResultFolder(dir, &error));
         QVERIFY2(error.contains(expected), qPrintable(error));
+    }
+    // A trainer's "heads" is its model's own head count (issue 21): a 1-head MHLA model's folded
+    // P has more canonical heads (here the full rank 6 = d_out d), which heads.csv lists and
+    // "rank" counts. Format 2 folders, where "heads" counted those rows, still read.
+    void trainerHeadsAreTheModels() {
+        ExperimentConfig cfg = config(TaskKind::RandomMhla, SolverKind::Mhla);
+        cfg.solver.heads = 1;
+        const ExperimentResult r = runExperiment(cfg);
+        QVERIFY2(r.heads.rank > 1, "the case of the issue: more canonical heads than the model's");
+        QCOMPARE(r.heads.heads.count(), r.heads.rank);
+        const QJsonObject json = resultToJson(r);
+        QCOMPARE(json.value(QStringLiteral("heads")).toInt(), 1);
+        QCOMPARE(json.value(QStringLiteral("rank")).toInt(), r.heads.rank);
+        QCOMPARE(json.value(QStringLiteral("format_version")).toInt(), kResultFormatVersion);
+
+        QTemporaryDir tmp;
+        QCOMPARE(writeRun(tmp.path(), r), QString());
+        QString error;
+        std::optional<ResultFolder> back = readResultFolder(tmp.path(), &error);
+        QVERIFY2(back, qPrintable(error));
+        QVERIFY(same(back->result.heads.heads, r.heads.heads));
+
+        const QString path = QDir(tmp.path()).filePath(QStringLiteral("result.json"));
+        const QByteArray written = readAll(path);
+        const QByteArray headsLine =
+            "\n    \"heads\": 1,"; // top level (indent 4), not the config's
+        QVERIFY2(written.contains(headsLine), written.left(400).constData());
+        // The same folder as format 2 wrote it: "heads" = the rows of heads.csv.
+        QByteArray old = written;
+        old.replace("\"format_version\": 3", "\"format_version\": 2");
+        old.replace(headsLine, "\n    \"heads\": " + QByteArray::number(r.heads.rank) + ',');
+        QVERIFY(overwrite(path, old));
+        back = readResultFolder(tmp.path(), &error);
+        QVERIFY2(back, qPrintable(error));
+        QVERIFY(same(back->result.heads.heads, r.heads.heads));
+        // Format 3 with another count than the model's is refused by the key.
+        QByteArray wrong = written;
+        wrong.replace(headsLine, "\n    \"heads\": 2,");
+        QVERIFY(overwrite(path, wrong));
+        QVERIFY(!readResultFolder(tmp.path(), &error));
+        QVERIFY2(error.contains(QStringLiteral("key \"heads\": 2 disagrees with the embedded "
+                                               "experiment (the trained model's solver.heads "
+                                               "gives 1)")),
+                 qPrintable(error));
     }
     // The issue-26 folder: d = d_out = 4096 in result.json and ten more heads in heads.csv
     // (12 KB) made the reader allocate two 4096 x 4096 matrices per head (4.5 GB) before

@@ -66,7 +66,10 @@ QJsonObject resultToJson(const ExperimentResult& r) {
     if (r.dOut > 0) {
         const QJsonObject m = metricsJson(r.metrics, kind);
         for (auto it = m.begin(); it != m.end(); ++it) o.insert(it.key(), it.value());
-        o.insert(q("heads"), r.heads.heads.count());
+        // heads: the heads the method keeps: the exact solver's canonical heads, a trainer's
+        // own model (whose folded P can have more canonical heads: they number `rank`).
+        const bool trainer = r.config.solver.kind != SolverKind::Poly;
+        o.insert(q("heads"), trainer ? r.config.solver.heads : r.heads.heads.count());
         o.insert(q("rank"), r.heads.rank);
         if (kind.teacher) o.insert(q("teacher_rank"), r.teacherHeads.rank); // data: no teacher
         o.insert(q("singular_values"), vectorJson(r.heads.singularValues));

@@ -31,7 +31,10 @@ namespace mhla {
 /// one; files written before the key existed are version 1.
 /// 2: the embedded config carries task.rng (a format-1 result was drawn with
 /// kRngWhenAbsent, which its config, without the key, reads as).
-constexpr int kResultFormatVersion = 2;
+/// 3: a trainer's "heads" is the trained model's own head count (solver.heads); the canonical
+/// heads of its folded P, the rows of heads.csv, number "rank". Up to format 2 a trainer's
+/// "heads" counted those rows (9 at d = 3 for a model of 1 to 8 heads).
+constexpr int kResultFormatVersion = 3;
 
 /// The result as the JSON object printed by `mhla-lab solve` (config embedded).
 [[nodiscard]] QJsonObject resultToJson(const ExperimentResult& r);

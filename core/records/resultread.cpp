@@ -248,10 +248,18 @@ void readFit(const JsonReader& o, ExperimentResult& r, long long* declaredHeads)
             r.teacherHeads.rank =
                 static_cast<int>(o.bounded("teacher_rank", 0, maxRank, "min(d_out d, d^2)"));
     }
-    // Heads kept: at most the rank for the exact solver, at most solver.heads for trainers.
-    if (o.has("heads"))
+    // Heads kept (format 3): the exact solver's canonical heads, at most the rank; a trainer's
+    // model, solver.heads, whose canonical heads in heads.csv number the rank. Up to format 2
+    // "heads" counted heads.csv's rows for every solver.
+    const long long version = o.has("format_version") ? o.integer("format_version", 1) : 1;
+    const bool trainer = r.config.solver.kind != SolverKind::Poly;
+    if (o.has("heads") && trainer && version >= 3) {
+        (void)o.implied("heads", r.config.solver.heads, "the trained model's solver.heads");
+        if (fitted) *declaredHeads = r.heads.rank;
+    } else if (o.has("heads")) {
         *declaredHeads = o.bounded("heads", 0, std::max<long long>(maxRank, r.config.solver.heads),
                                    "max(min(d_out d, d^2), solver.heads)");
+    }
     const QJsonArray sv = o.array("singular_values", fitted);
     if (sv.size() > maxRank)
         o.fail(q("singular_values"), q("%1 values; unfold(P) has at most min(d_out d, d^2) = %2")
