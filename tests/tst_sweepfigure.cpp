@@ -7,6 +7,7 @@
 #include "core/sweep/sweep.h"
 #include "core/sweep/sweepfigure.h"
 #include "core/sweep/sweeprun.h"
+#include "core/sweep/sweepterm.h"
 #include "core/sweep/sweepverdict.h"
 #include "testutil.h"
 #include <QDir>
@@ -290,6 +291,32 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(ConfigError, reduceSweepFigure(specs[0], p, noHistory));
     }
 
+    // A learning curve has no marker per run: when some seeds of its grid point are not
+    // certified (a trainer's result carries the exact solver's certificate), its legend name
+    // says how many, and the note counts them (issue 21).
+    void curvesNameSeedsThatAreNotCertified() {
+        const SweepPlan p = plan(kTrainer);
+        std::vector<QJsonObject> res;
+        for (const SweepRun& r : p.runs) {
+            const QJsonArray h{QJsonObject{{s("epoch"), 1}, {s("val_mse"), 1.0}}};
+            const bool twoHeads = r.config.solver.heads == 2;
+            res.push_back(QJsonObject{{s("config"), experimentToJson(r.config)},
+                                      {s("history"), h},
+                                      {s("certified"), !(twoHeads && r.seed == 0)}});
+        }
+        const auto specs = parseSweepFigures(jsonValue(R"J([{"kind": "curves"}])J"), p);
+        const SweepFigureData d = reduceSweepFigure(specs[0], p, res);
+        QStringList names;
+        for (const SweepPlotSeries& series : d.series)
+            if (!series.name.endsWith(s(" band"))) names << series.name; // the centre lines
+        QCOMPARE(names, (QStringList{s("solver.heads=1"),
+                                     s("solver.heads=2 · not certified (1 of 3 seeds)")}));
+        QCOMPARE(d.runsNotCertified, 1);
+        QVERIFY2(d.note.contains(s("1 of 6 runs are not certified (named in the legend)")),
+                 qPrintable(d.note));
+        QCOMPARE(d.title, s("val MSE during training"));
+    }
+
     void everyPaperFileHasValidFigures() {
         const QDir dir(s(MHLA_SOURCE_DIR "/resources/paper"));
         const QStringList files = dir.entryList({s("*.json")}, QDir::Files);
@@ -304,6 +331,18 @@ private Q_SLOTS:
             QVERIFY2(verdicts.isArray(), qPrintable(f));
             QVERIFY2(!parseSweepVerdicts(verdicts, p).empty(), qPrintable(f));
         }
+    }
+
+    // Axis titles and legend entries name every metric a figure can draw in words or symbols
+    // (λ_min: "_" is a subscript there), never as its runs.csv column (issue 21:
+    // "execution.teacher_step_accuracy" was a legend entry).
+    void everyMetricHasALabel() {
+        QStringList raw;
+        for (const QString& m : sweepMetricColumns()) {
+            const QString label = sweepdetail::metricLabel(m);
+            if (label.isEmpty() || label == m) raw << m;
+        }
+        QVERIFY2(raw.isEmpty(), qPrintable(raw.join(s("; "))));
     }
 
     void fileWithoutFiguresBlockGetsTheDefaults() {

@@ -430,7 +430,12 @@ std::map<double, std::vector<double>> pointCurves(const SweepFigureSpec& spec,
             m.used[i] = true;
             m.nonPositive[i] = m.nonPositive[i] || yv.toDouble() <= 0;
         }
-        if (!c.empty()) curves.push_back(std::move(c));
+        if (c.empty()) continue;
+        curves.push_back(std::move(c));
+        if (const auto cert = certifiedOf(*r)) { // a trainer's: the exact solver's certificate
+            m.reportsCertified = true;
+            m.notCertified[i] = !*cert;
+        }
     }
     for (auto& [x, values] : byX)
         for (const auto& c : curves) {
@@ -448,7 +453,15 @@ void reduceCurves(const SweepFigureSpec& spec, const SweepPlan& plan, RunMarks& 
                 spec.y + q("_") + bc[2], q("runs")});
     for (const SweepPoint& p : plan.points) {
         const auto byX = pointCurves(spec, plan, p, m, &anyHistory);
-        const QString name = p.values.empty() ? metricLabel(spec.y) : p.label();
+        QString name = p.values.empty() ? metricLabel(spec.y) : p.label();
+        // A curve has no marker per run: its name says when some of its seeds' data are not
+        // certified (the claim a learning curve is read against).
+        int notCertified = 0, seeds = 0;
+        for (size_t i = 0; i < plan.runs.size(); ++i)
+            if (plan.runs[i].point == p.index && m.used[i])
+                ++seeds, notCertified += m.notCertified[i] ? 1 : 0;
+        if (notCertified > 0)
+            name += QString::asprintf(" · not certified (%d of %d seeds)", notCertified, seeds);
         addBandSeries(
             name, p.index, byX, spec.band, [](double x) { return CsvTable::number(x); }, &d.series,
             &t, false);
@@ -459,11 +472,11 @@ void reduceCurves(const SweepFigureSpec& spec, const SweepPlan& plan, RunMarks& 
                  q("\": learning curves need trainer runs; these runs have no history"),
              q("figures"));
     d.csv = t.bytes();
-    d.xTitle = spec.x;
+    d.xTitle = spec.x; // "epoch" or "step"
     d.yTitle = metricLabel(spec.y);
     d.note = bandText(spec.band) +
              q(" A run that stopped early (target loss) counts with its last value.");
-    d.title = spec.y + q(" during training");
+    d.title = metricLabel(spec.y) + q(" during training");
 }
 
 } // namespace
@@ -579,7 +592,9 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
     if (m.reportsCertified) {
         d.runsNotCertified =
             static_cast<int>(std::count(m.notCertified.begin(), m.notCertified.end(), true));
-        d.note += QString::asprintf(" %d of %d runs are not certified (triangles).",
+        d.note += QString::asprintf(spec.kind == SweepFigureSpec::Kind::Curves
+                                        ? " %d of %d runs are not certified (named in the legend)."
+                                        : " %d of %d runs are not certified (triangles).",
                                     d.runsNotCertified, finished);
     }
     return d;

@@ -83,6 +83,15 @@ QString metricLabel(const QString& m) {
         {q("teacher_norm"), q("‖P*‖_F")},
         {q("execution.step_accuracy"), q("step accuracy")},
         {q("execution.word_accuracy"), q("word accuracy")},
+        {q("execution.teacher_step_accuracy"), q("teacher's step accuracy")},
+        {q("execution.teacher_word_accuracy"), q("teacher's word accuracy")},
+        {q("task_seed"), q("task seed")},
+        {q("task_rng"), q("task generator")},
+        {q("solver_seed"), q("solver seed")},
+        {q("rank"), q("rank of unfold(P)")},
+        {q("heads"), q("heads of the fitted model")},
+        {q("stop_reason"), q("stop reason")},
+        {q("epochs_run"), q("epochs run")},
     };
     if (const auto it = labels.find(m); it != labels.end()) return it->second;
     for (const char* group : {"exact", "null_witness"}) {
