@@ -279,6 +279,34 @@ private Q_SLOTS:
         QVERIFY2(ms < 250, qPrintable(QStringLiteral("%1 ms").arg(ms)));
     }
 
+    // Paused, the status line says so once ("#1 ...: paused at 3%", not "paused, paused at
+    // 3%"), and the watch-speed list, once used, does not keep the keyboard: Ctrl+PgDn went to
+    // it as "next speed" and changed the pace unseen (issue 23's walk).
+    void pausedRunSaysSoOnceAndSpeedKeepsNoFocus() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* speed = w.findChild<QComboBox*>(QStringLiteral("watchSpeedCombo"));
+        QVERIFY(speed);
+        QCOMPARE(speed->focusPolicy(), Qt::TabFocus); // a click opens it, the keys stay put
+        trainer(w, 1000, 128);
+        w.controller()->setWatchSpeed(5);
+        QVERIFY(w.startRuns());
+        QTest::qWait(600);
+        auto* pause = w.findChild<QPushButton*>(QStringLiteral("pauseButton"));
+        QVERIFY(pause && pause->isEnabled());
+        pause->click();
+        auto* phase = w.findChild<ElidedLabel*>(QStringLiteral("statusPhase"));
+        QVERIFY(phase);
+        QTRY_VERIFY(phase->text().contains(QStringLiteral("paused at ")));
+        QCOMPARE(phase->text().count(QStringLiteral("paused")), 1);
+        QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("Resume continues")),
+                 qPrintable(w.statusBar()->currentMessage()));
+        QTest::keyClick(&w, Qt::Key_Escape); // Esc stops a paused run too
+        QVERIFY(!w.controller()->isBusy());
+        QVERIFY(waitIdle(w));
+    }
+
     // --- Autosave ------------------------------------------------------------------------
 
     // Finished runs are autosaved; the next window offers them back and restores them with

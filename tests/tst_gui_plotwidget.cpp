@@ -18,6 +18,7 @@
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
 #include <QGuiApplication>
+#include <QLabel>
 #include <QLegend>
 #include <QLineSeries>
 #include <QMimeData>
@@ -428,6 +429,69 @@ private Q_SLOTS:
                                     .arg(view->height())
                                     .arg(shown.join(QStringLiteral(" | ")))));
         }
+    }
+
+    // The value read out under the mouse belongs to the series shown: when other series replace
+    // them (another run selected), it goes (issue 23's walk: a stale "x = 0.451, y = 2.4e-15 ·
+    // #3 How many samples" stayed above the SGD run's plot).
+    void hoverGoesWhenTheSeriesChange() {
+        PlotWidget plot(QStringLiteral("t"));
+        plot.setSeries({line(QStringLiteral("#1 exact"), 0.5)});
+        plot.resize(600, 300);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        auto* hover = plot.findChild<QLabel*>(QStringLiteral("tHover"));
+        QVERIFY(hover);
+        QTest::mouseMove(viewportOf(plot), areaPoint(plot, 0.5, 0.5));
+        QTRY_VERIFY(hover->text().startsWith(QStringLiteral("x = ")));
+        plot.setSeries({line(QStringLiteral("#1 exact"), 0.6)}); // the same run, new values
+        QVERIFY(!hover->text().isEmpty());
+        plot.setSeries({line(QStringLiteral("#2 SGD"), 0.5), line(QStringLiteral("#3 SGD"), 1)});
+        QVERIFY2(hover->text().isEmpty() && hover->isHidden(), qPrintable(hover->text()));
+    }
+
+    // An epoch axis is ticked at whole epochs (issue 23's walk: "0.0, 2.5, ... 22.5" under a
+    // run of 23 epochs); a plain axis of the same data may take the 2.5 step.
+    void epochAxesTickAtWholeNumbers() {
+        const auto ticksOf = [](PlotWidget& plot) {
+            auto* ax = qobject_cast<QValueAxis*>(chartOf(plot)->axes(Qt::Horizontal).value(0));
+            std::vector<double> ticks;
+            if (!ax) return ticks;
+            if (ax->tickType() == QValueAxis::TicksDynamic) {
+                const double step = ax->tickInterval(), anchor = ax->tickAnchor();
+                for (double t = anchor + std::ceil((ax->min() - anchor) / step - 1e-9) * step;
+                     t <= ax->max() + 1e-9 * step; t += step)
+                    ticks.push_back(t);
+            } else {
+                for (int k = 0; k < ax->tickCount(); ++k)
+                    ticks.push_back(ax->min() +
+                                    k * (ax->max() - ax->min()) / (ax->tickCount() - 1));
+            }
+            return ticks;
+        };
+        const auto fractional = [](const std::vector<double>& ticks) {
+            return std::any_of(ticks.begin(), ticks.end(),
+                               [](double t) { return std::abs(t - std::round(t)) > 1e-9; });
+        };
+        for (const int width : {420, 700, 1100, 1500})
+            for (const int epochs : {4, 9, 18, 22, 23, 45}) {
+                PlotWidget plot(QStringLiteral("t"));
+                plot.setAxisTitles(QStringLiteral("epoch"), QStringLiteral("MSE"));
+                plot.setSeries({line(QStringLiteral("run"), 0.5, epochs)});
+                plot.setWholeX(true);
+                plot.resize(width, 300);
+                plot.show();
+                QVERIFY(QTest::qWaitForWindowExposed(&plot));
+                QCoreApplication::processEvents();
+                const std::vector<double> ticks = ticksOf(plot);
+                QVERIFY2(ticks.size() >= 2, qPrintable(QString::number(width)));
+                QVERIFY2(!fractional(ticks),
+                         qPrintable(QStringLiteral("width %1, %2 epochs: ticks %3, %4, ...")
+                                        .arg(width)
+                                        .arg(epochs)
+                                        .arg(ticks[0])
+                                        .arg(ticks[1])));
+            }
     }
 
     // Presentation mode's sizes: at screen scale 2 the tick labels, axis titles and line

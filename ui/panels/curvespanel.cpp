@@ -312,10 +312,12 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     m_loss->setTitle(tr("Loss vs epochs"));
     m_loss->setAxisTitles(tr("epoch"), tr("MSE · OOD"));
     m_loss->setLogY(true);
+    m_loss->setWholeX(true);
     m_distance = new PlotWidget(QStringLiteral("distance"), split);
     m_distance->setTitle(tr("Distance to the teacher vs epochs"));
     m_distance->setAxisTitles(tr("epoch"), tr("distance"));
     m_distance->setLogY(true);
+    m_distance->setWholeX(true);
     split->addWidget(m_loss);
     split->addWidget(m_distance);
     lay->addWidget(split, 1);

@@ -188,7 +188,7 @@ bool retick(QAbstractAxis* a, const PlotState& st, double lo, double hi, int xTi
     auto* va = qobject_cast<QValueAxis*>(a);
     if (!va || log || !names.isEmpty()) return false;
     setLinearTicks(va, lo, hi, st.manualRange.has_value() || (horizontal && ticksInside),
-                   horizontal ? xTicks : 11, horizontal && barsAtWholeX(st));
+                   horizontal ? xTicks : 11, horizontal && (st.wholeX || barsAtWholeX(st)));
     return true;
 }
 
@@ -353,7 +353,7 @@ QList<QAbstractSeries*> populate(QChart* chart, const PlotState& st, const Chart
 
     const Ranges r0 = computeRanges(st);
     QAbstractAxis* ax = makeAxis(st, r0.x0, r0.x1, true, st.logX, st.xCategories, r0.xTicksInside,
-                                 xTicks, barsAtWholeX(st));
+                                 xTicks, st.wholeX || barsAtWholeX(st));
     QAbstractAxis* ay =
         makeAxis(st, r0.y0, r0.y1, false, st.logY, st.yCategories, false, 11, false);
     const Ranges r = roundedByAxes(r0, ax, ay, st);

@@ -127,8 +127,10 @@ void drawColorBar(QPainter& p, const QRectF& cb, double s, const QColor& fg, con
     for (int k = 0; k <= 4; ++k) {
         const double v = s * (1.0 - k / 2.0);
         const double y = cb.top() + k * cb.height() / 4;
-        p.drawLine(QPointF(cb.right(), y), QPointF(cb.right() + 3, y));
-        p.drawText(QRectF(cb.right() + 5, y - 8, 60, 16), Qt::AlignLeft | Qt::AlignVCenter,
+        // Ticks point into the bar: a tick beside the label read as a minus sign ("+0.475"
+        // looked like "-0.475", "-0.475" like "--0.475").
+        p.drawLine(QPointF(cb.right() - 4, y), QPointF(cb.right(), y));
+        p.drawText(QRectF(cb.right() + 4, y - 8, 60, 16), Qt::AlignLeft | Qt::AlignVCenter,
                    QString::number(v, 'g', 3));
     }
     p.drawText(QRectF(cb.left() - 14, cb.top() - 20, 80, 16), Qt::AlignLeft, label);

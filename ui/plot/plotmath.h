@@ -68,6 +68,8 @@ struct PlotState {
     QStringList xCategories;
     QList<PlotSeries> series;
     bool logX = false, logY = false;
+    /// x counts something (epochs): a linear x axis is ticked at whole numbers (never 2.5).
+    bool wholeX = false;
     std::optional<QRectF>
         manualRange; ///< x from left to right, y from top() (min) to bottom() (max)
     QString note;

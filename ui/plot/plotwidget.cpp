@@ -232,8 +232,13 @@ void PlotWidget::setYCategories(const QStringList& names) {
 
 void PlotWidget::setSeries(const QList<PlotSeries>& series) {
     m_state.series = series;
-    if (chartbuild::signatureOf(m_state) == m_signature) refreshData();
-    else rebuild();
+    if (chartbuild::signatureOf(m_state) == m_signature) {
+        refreshData();
+    } else {
+        // Other series (another run shown): the point read out under the mouse is gone.
+        if (!m_hover->text().isEmpty()) setHoverText({});
+        rebuild();
+    }
 }
 
 void PlotWidget::setLogX(bool on) {
@@ -244,6 +249,12 @@ void PlotWidget::setLogX(bool on) {
         const QSignalBlocker b(m_logXButton);
         m_logXButton->setChecked(on);
     }
+    rebuild();
+}
+
+void PlotWidget::setWholeX(bool on) {
+    if (m_state.wholeX == on) return;
+    m_state.wholeX = on;
     rebuild();
 }
 

@@ -53,6 +53,8 @@ public:
     const QList<PlotSeries>& series() const { return m_state.series; }
     void setLogX(bool on);
     void setLogY(bool on);
+    /// x counts something (epochs): linear x ticks at whole numbers only.
+    void setWholeX(bool on);
     bool logX() const { return m_state.logX; }
     bool logY() const { return m_state.logY; }
     /// Manual axes (x: left..right, y: top()..bottom() as min..max); nullopt = autoscale.

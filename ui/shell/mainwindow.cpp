@@ -104,7 +104,7 @@ void MainWindow::connectPanel() {
         m_controller->setPaused(on);
         syncPaused();
         statusBar()->showMessage(
-            on ? tr("Training paused between epochs — Step runs one epoch, Pause again resumes")
+            on ? tr("Training paused between epochs — Step runs one epoch, Resume continues")
                : tr("Training resumed"),
             4000);
     });
@@ -351,8 +351,15 @@ void MainWindow::syncPaused() {
         if (paused == r->paused) continue;
         m_runs->find(r->id)->paused = paused;
         m_runs->refresh(r->id);
-        m_phase->setText(tr("%1: %2, %3").arg(r->name, r->phase, r->stateText()));
+        m_phase->setText(phaseLine(*r));
     }
+}
+
+QString MainWindow::phaseLine(const RunRecord& r) const {
+    // A paused run's state says "paused at 69%" itself; its phase would say "paused" again.
+    if (r.paused || r.phase == QStringLiteral("paused"))
+        return tr("%1: %2").arg(r.name, r.stateText());
+    return tr("%1: %2, %3").arg(r.name, r.phase, r.stateText());
 }
 
 void MainWindow::onProgress(int runId, const RunProgress& p) {
@@ -396,10 +403,8 @@ void MainWindow::flushLive() {
     m_runs->refresh(r->id);
     const int queued = m_controller->queued();
     // The same progress as the run list (one model: core's whole-run fraction, elapsed, ETA).
-    m_phase->setText(
-        queued > 0
-            ? tr("%1: %2, %3 (%4 more queued)").arg(r->name, r->phase, r->stateText()).arg(queued)
-            : tr("%1: %2, %3").arg(r->name, r->phase, r->stateText()));
+    m_phase->setText(queued > 0 ? tr("%1 (%2 more queued)").arg(phaseLine(*r)).arg(queued)
+                                : phaseLine(*r));
     m_progress->setValue(static_cast<int>(r->fraction * 1000));
     int plots = 0;
     for (ResultPanel* panel : m_resultPanels) {

@@ -248,6 +248,9 @@ private:
     void updateCannotRun();
     /// Marks the running run paused or not as the controller is, in the list and status line.
     void syncPaused();
+    /// The status line of a run: "#3 SGD: training, running 38%" (a paused run: "#3 SGD: paused
+    /// at 38%", its phase not repeated).
+    [[nodiscard]] QString phaseLine(const RunRecord& r) const;
     /// "Cannot run: <first reason>", or an empty string when the form is valid.
     QString cannotRunText() const;
     /// The finished runs, as a session holds them.

@@ -215,6 +215,9 @@ void MainWindow::buildToolBar(const FileActions& file) {
     auto* speedLabel = new QLabel(tr(" Watch speed "), tb);
     auto* speed = new QComboBox(tb);
     speed->setObjectName(QStringLiteral("watchSpeedCombo"));
+    // A click opens the list without keeping the keyboard focus: a combo with the focus took
+    // Ctrl+PgDn (next tab) as "next speed" and changed the pace unseen. Tab still reaches it.
+    speed->setFocusPolicy(Qt::TabFocus);
     speed->addItem(tr("Max"), 0.0);
     for (const double eps : kWatchSpeeds)
         speed->addItem(eps == 1 ? tr("1 epoch/s") : tr("%1 epochs/s").arg(eps), eps);
