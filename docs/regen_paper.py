@@ -109,7 +109,8 @@ QUOTES = {
         ("gaussian", "certified", {"task.embedding": "gaussian"}, "mean"),
         ("median ood_rel_mse, onehot", "ood_rel_mse", {"task.embedding": "onehot"}, "median"),
         ("gaussian", "ood_rel_mse", {"task.embedding": "gaussian"}, "median"),
-        ("median step accuracy, gaussian", "execution.step_accuracy", {"task.embedding": "gaussian"}, "median"),
+        ("median step accuracy on 48-letter words, gaussian", "execution.step_accuracy", {"task.embedding": "gaussian"}, "median"),
+        ("the teacher's", "execution.teacher_step_accuracy", {"task.embedding": "gaussian"}, "median"),
     ]),
     "samples_for_certificate.json": ("samples needed for the certificate (associative memory, p = 0.5, D = 40)", [
         ("certified fraction at N = 20", "certified", {"task.samples": 20}, "mean"),

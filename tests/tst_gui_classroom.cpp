@@ -26,6 +26,7 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -305,6 +306,25 @@ private Q_SLOTS:
         QTest::keyClick(&w, Qt::Key_Escape); // Esc stops a paused run too
         QVERIFY(!w.controller()->isBusy());
         QVERIFY(waitIdle(w));
+    }
+
+    // The Curves tab puts its two plots side by side when it is wide and short (presentation
+    // mode on a 16:9 projector: each plot had ~110 px of height, stacked), one above the other
+    // beside the docks; each plot gets the larger share of the height either way.
+    void curvesGoSideBySideWhenWideAndShort() {
+        CurvesPanel panel;
+        auto* split = panel.findChild<QSplitter*>(QStringLiteral("curvesSplitter"));
+        QVERIFY(split);
+        panel.resize(1366, 640);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QTRY_COMPARE(split->orientation(), Qt::Horizontal);
+        const int wideHeight = panel.lossPlot()->height();
+        panel.resize(700, 600);
+        QTRY_COMPARE(split->orientation(), Qt::Vertical);
+        QTRY_VERIFY(panel.lossPlot()->height() < wideHeight);
+        qInfo("loss plot height: %d px side by side at 1366 x 640, %d px stacked at 700 x 600",
+              wideHeight, panel.lossPlot()->height());
     }
 
     // --- Autosave ------------------------------------------------------------------------

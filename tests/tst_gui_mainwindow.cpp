@@ -105,10 +105,12 @@ private Q_SLOTS:
             QCOMPARE(gui.certificate.certified, core.certificate.certified);
             QVERIFY(sameMatrix(gui.P, core.P));
             // Badge.
-            const QString expected = core.certificate.certified
-                                         ? QStringLiteral("certified identifiable")
-                                         : QStringLiteral("not certified (null dimension %1)")
-                                               .arg(core.certificate.nullDim);
+            const QString expected =
+                core.certificate.certified
+                    ? QStringLiteral("certified identifiable")
+                    : QStringLiteral("≤ τ = %1; null dimension %2)")
+                          .arg(QString::number(core.certificate.tolerance, 'g', 4))
+                          .arg(core.certificate.nullDim);
             QVERIFY2(badge->text().contains(expected), qPrintable(badge->text()));
             // Spectrum: every eigenvalue is drawn (positive ones as they are, the others at the
             // floor).

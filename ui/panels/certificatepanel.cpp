@@ -277,13 +277,14 @@ QString certificateSamplesNote(const ExperimentResult& r) {
                 if (from == 0) from = k.samples;
                 to = k.samples;
             }
-        return QObject::tr("The certificate never comes: the null dimension stays %1 from N = %2 "
-                           "to %3. The null space comes from the task's distribution%4, so more "
-                           "data will not fix it.")
-            .arg(c.structuralNullDim)
-            .arg(from)
-            .arg(to)
-            .arg(relation);
+        return QObject::
+            tr("The certificate never comes: the null dimension stays %1 at every N "
+               "the search tried, from %2 to %3. The null space comes from the task's distribution%4, so more "
+               "data will not fix it.")
+                .arg(c.structuralNullDim)
+                .arg(from)
+                .arg(to)
+                .arg(relation);
     }
     return QObject::tr("No certificate within %1 samples (the search's budget).").arg(c.budget);
 }
@@ -365,7 +366,11 @@ void CertificatePanel::showCertificate(const ExperimentResult& r) {
         setBadge(tr("✔ certified identifiable  (λₘᵢₙ = %1 > τ = %2)")
                      .arg(fmt(c.lambdaMin), fmt(c.tolerance)),
                  colors::kGood);
-    else setBadge(tr("✖ not certified (null dimension %1)").arg(c.nullDim), colors::kError);
+    else
+        setBadge(tr("✖ not certified  (λₘᵢₙ = %1 ≤ τ = %2; null dimension %3)")
+                     .arg(fmt(c.lambdaMin), fmt(c.tolerance))
+                     .arg(c.nullDim),
+                 colors::kError);
     QStringList pairs;
     auto cell = [&pairs](const QString& k, const QString& v) { pairs << certificatePair(k, v); };
     cell(tr("λ<sub>min</sub>"), fmt(c.lambdaMin));

@@ -307,7 +307,8 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
     otherRow->addWidget(m_allTasksCheck, 1);
     m_otherTasksRow->setVisible(false);
     lay->addWidget(m_otherTasksRow);
-    auto* split = new QSplitter(Qt::Vertical, this);
+    auto* split = m_split = new QSplitter(Qt::Vertical, this);
+    split->setObjectName(QStringLiteral("curvesSplitter"));
     m_loss = new PlotWidget(QStringLiteral("loss"), split);
     m_loss->setTitle(tr("Loss vs epochs"));
     m_loss->setAxisTitles(tr("epoch"), tr("MSE · OOD"));
@@ -418,6 +419,17 @@ void CurvesPanel::showCurves(const QList<PlotSeries>& loss, const QList<PlotSeri
             ? tr("Solid: distance to the teacher ‖P̂ − P*‖/‖P*‖; dashed: distance to the exact "
                  "solver's P on the same data.")
             : QString()); // the loss plot's note says it for both
+}
+
+void CurvesPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // Stacked, each plot of a 1366 x 640 full-screen tab got ~110 px of height under its tool
+    // row, legend and caption (issue 23's walk, presentation mode); side by side each gets most
+    // of the height. A panel beside the docks (~700 x 600) keeps them stacked.
+    constexpr double kSideBySideAspect = 1.6;
+    const Qt::Orientation want =
+        width() >= kSideBySideAspect * height() ? Qt::Horizontal : Qt::Vertical;
+    if (m_split && m_split->orientation() != want) m_split->setOrientation(want);
 }
 
 } // namespace mhla::ui

@@ -8,6 +8,9 @@
 #include <QWidget>
 #include <optional>
 
+class QResizeEvent;
+class QSplitter;
+
 class QCheckBox;
 class QLabel;
 class QSlider;
@@ -70,6 +73,12 @@ private:
     QLabel* m_smoothValue = nullptr;
     PlotWidget* m_loss = nullptr;
     PlotWidget* m_distance = nullptr;
+    QSplitter* m_split = nullptr;
+
+protected:
+    /// Wide and short (presentation mode on a 16:9 projector): the two plots side by side,
+    /// else one above the other.
+    void resizeEvent(QResizeEvent* event) override;
 };
 
 } // namespace mhla::ui
