@@ -74,6 +74,24 @@ private Q_SLOTS:
         const QString csv = plot->csv();
         QVERIFY(csv.count(QLatin1Char('\n')) > 100);
         QVERIFY(panel.headsHeatmap()->hasData());
+        // At t = 0 the path is the fit, here the teacher (Haar keys: P* has no part in the null
+        // space): its head equals the teacher's, both in canonical SVD form (the teacher's
+        // minimal heads, another form of the same function, looked different).
+        QVERIFY(r.metrics.distancePRel < 1e-12);
+        panel.setT(0.0);
+        {
+            const QList<HeatmapPanel> heads = panel.headsHeatmap()->panels();
+            QCOMPARE(heads.size(), 4); // teacher V1, V1 of P(t), teacher Q1, Q1 of P(t)
+            for (int k : {0, 2}) {
+                const Mat& a = heads[k].matrix;
+                const Mat& b = heads[k + 1].matrix;
+                QVERIFY(a.size() > 0 && a.rows() == b.rows() && a.cols() == b.cols());
+                QVERIFY2(
+                    (a - b).norm() <= 1e-9 * a.norm(),
+                    qPrintable(QStringLiteral("%1: %2").arg(heads[k].title).arg((a - b).norm())));
+            }
+        }
+        panel.setT(1.0);
 
         // Another relation in output row 2 is computed on a worker thread.
         QSignalSpy ready(&panel, &ExplorerPanel::pathReady);

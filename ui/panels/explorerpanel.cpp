@@ -358,10 +358,13 @@ void ExplorerPanel::updateAtT() {
                 .arg(fmt(m.trainMse), fmt(m.valMse), fmt(m.oodRelMse), fmt(p.atZero.oodRelMse),
                      fmt(m.distancePRel)));
 
-    // Heads of P(t): the top canonical head of unfold(P(t)) beside the teacher's first.
+    // Heads of P(t): the top canonical head of unfold(P(t)) beside the teacher's in the same
+    // form (the top canonical head of unfold(P*)), so that where P(t) = P* the two are equal.
+    // The teacher's minimal heads (the Heads tab) are another form of the same function: set
+    // beside them, a fit equal to the teacher looked different (issue 23's walk).
     const int d = m_result.d;
     const HeadDecomposition h = headsFromP(nullPathP(p, tt), d, 1);
-    const Heads& teacher = m_result.identifiability->teacherMinimalHeads;
+    const Heads& teacher = m_result.teacherHeads.heads;
     auto pick = [](const std::vector<Mat>& v, size_t i) { return i < v.size() ? v[i] : Mat(); };
     const QString rn = QStringLiteral("i"), cn = QStringLiteral("a");
     const QString qr = QStringLiteral("b"), qc = QStringLiteral("c");
@@ -373,7 +376,8 @@ void ExplorerPanel::updateAtT() {
     if (!p.againstFit)
         panels << HeatmapPanel{tr("teacher Q1"), pick(teacher.Q, 0), qr, qc, tr("no teacher head")};
     panels << HeatmapPanel{tr("Q1 of P(t)"), pick(h.heads.Q, 0), qr, qc, tr("no head")};
-    m_heads->setTitle(tr("Head 1 of P(t), t = %1 — %2").arg(tt, 0, 'f', 2).arg(m_runName));
+    m_heads->setTitle(
+        tr("Head 1 of P(t), canonical SVD form, t = %1 — %2").arg(tt, 0, 'f', 2).arg(m_runName));
     m_heads->setPanels(panels, p.againstFit ? 1 : 2);
 }
 
