@@ -633,6 +633,20 @@ private Q_SLOTS:
         QVERIFY(QFontMetricsF(r.font).horizontalAdvance(r.html) <= 0.3 * full);
     }
 
+    // A typeset title that must be shortened keeps its subscripts (presentation mode showed
+    // "λ_min of Λ (…" with a literal underscore).
+    void shortenedTypesetTitlesKeepTheirSubscripts() {
+        QFont f;
+        f.setPointSizeF(10);
+        const QString t = QStringLiteral("λ_min of Λ (first k samples)");
+        const double full = QFontMetricsF(f).horizontalAdvance(t);
+        const FittedTitle r = fitTitle(t, TitleText::Typeset, f, 0.45 * full);
+        QVERIFY(r.elided);
+        QVERIFY2(r.html.startsWith(QStringLiteral("λ<sub>min</sub>")), qPrintable(r.html));
+        QVERIFY2(!r.html.contains(u'_'), qPrintable(r.html));
+        QVERIFY(r.html.endsWith(QChar(0x2026)));
+    }
+
     void panMovesTheGrabbedValueUnderTheCursor() {
         double lo = 0, hi = 10;
         QVERIFY(panRange(lo, hi, 4, 6, false)); // dragged right by 2: the data moves right

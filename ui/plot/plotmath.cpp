@@ -593,7 +593,8 @@ FittedTitle fitTitle(const QString& title, TitleText kind, const QFont& font, do
         out.font.setPointSizeF(std::max(minPt, out.font.pointSizeF() - 0.25));
     if (width(out.font) <= room) return out;
     out.text = elideAtWords(title, metrics(out.font), room, Qt::ElideRight);
-    out.html = out.text.toHtmlEscaped();
+    out.html = axisTitleHtml(out.text, kind); // "λ_min of Λ (…" keeps its subscript
+
     out.elided = true;
     return out;
 }
