@@ -177,20 +177,19 @@ QJsonObject runObjectOf(const QString& file, const QByteArray& bytes, int* seeds
 }
 
 /// The embedded experiment and the sizes it implies (d, tokens, d_out, D, samples), each checked
-/// against the file before anything is allocated.
-void readConfigAndSizes(const QString& file, const JsonReader& o, ExperimentResult& r) {
+/// against the file before anything is allocated. Returns the file's format version (1 when the
+/// key is absent).
+int readConfigAndSizes(const QString& file, const JsonReader& o, ExperimentResult& r) {
     if (!o.has("config") || !o.has("certificate_method"))
         throw ReadError(q("%1: not a result written by MHLA Lab (no \"config\" or "
                           "\"certificate_method\"; an experiment file opens with Open experiment)")
                             .arg(file));
-    if (o.has("format_version")) {
-        const long long v = o.integer("format_version", 1);
-        if (v > kResultFormatVersion)
-            o.fail(q("format_version"), q("%1 was written by a newer MHLA Lab; this version reads "
-                                          "format %2 and older")
-                                            .arg(v)
-                                            .arg(kResultFormatVersion));
-    }
+    const long long version = o.has("format_version") ? o.integer("format_version", 1) : 1;
+    if (version > kResultFormatVersion)
+        o.fail(q("format_version"), q("%1 was written by a newer MHLA Lab; this version reads "
+                                      "format %2 and older")
+                                        .arg(version)
+                                        .arg(kResultFormatVersion));
     try {
         // A dataset's shape is the result's own (checked below): the result reads without its
         // data files.
@@ -216,6 +215,7 @@ void readConfigAndSizes(const QString& file, const JsonReader& o, ExperimentResu
                q("d = %1, d_out = %2 are out of range (at most 4096)").arg(r.d).arg(r.dOut));
     r.featureDim = o.implied("feature_dim", featureDim(r.d), "D = d^2(d+1)/2 of its d");
     r.samples = o.integer("samples", 0);
+    return static_cast<int>(version);
 }
 
 Certificate readCertificate(const JsonReader& o, long long featureDim) {
@@ -235,7 +235,7 @@ Certificate readCertificate(const JsonReader& o, long long featureDim) {
 }
 
 /// Metrics, ranks, the kept head count and the singular values, bounded by the run's sizes.
-void readFit(const JsonReader& o, ExperimentResult& r, long long* declaredHeads) {
+void readFit(const JsonReader& o, int version, ExperimentResult& r, long long* declaredHeads) {
     const TaskKindTraits kind = taskKindTraits(r.config.task);
     // Prompts without targets (d_out = 0): certified, nothing fitted; no metrics and no heads.
     const bool fitted = r.dOut > 0;
@@ -251,7 +251,6 @@ void readFit(const JsonReader& o, ExperimentResult& r, long long* declaredHeads)
     // Heads kept (format 3): the exact solver's canonical heads, at most the rank; a trainer's
     // model, solver.heads, whose canonical heads in heads.csv number the rank. Up to format 2
     // "heads" counted heads.csv's rows for every solver.
-    const long long version = o.has("format_version") ? o.integer("format_version", 1) : 1;
     const bool trainer = r.config.solver.kind != SolverKind::Poly;
     if (o.has("heads") && trainer && version >= 3) {
         (void)o.implied("heads", r.config.solver.heads, "the trained model's solver.heads");
@@ -303,10 +302,10 @@ void readExtras(const JsonReader& o, ExperimentResult& r) {
 bool readResultJson(const QString& file, const QByteArray& bytes, ExperimentResult& r, int* seeds,
                     long long* declaredHeads) {
     const JsonReader o(file, runObjectOf(file, bytes, seeds));
-    readConfigAndSizes(file, o, r);
+    const int version = readConfigAndSizes(file, o, r);
     r.certificate = readCertificate(o, r.featureDim);
     r.solveMethod = o.text("solve_method");
-    readFit(o, r, declaredHeads);
+    readFit(o, version, r, declaredHeads);
     readExtras(o, r);
     return o.has("identifiability");
 }

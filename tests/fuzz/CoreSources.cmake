@@ -1,5 +1,5 @@
 # The part of the core the parser fuzzer compiles (tests/fuzz/CMakeLists.txt). Kept in its own
-# file so that the main configure step checks the same list (root CMakeLists.txt): a new include
+# file so that the main configure step checks the same list (core/CMakeLists.txt): a new include
 # in one of these files then stops every build, not only CI's fuzz stage an hour later.
 #
 # The parser and what it links against, and the results-folder reader: parsing no longer asks

@@ -277,14 +277,13 @@ QString certificateSamplesNote(const ExperimentResult& r) {
                 if (from == 0) from = k.samples;
                 to = k.samples;
             }
-        return QObject::
-            tr("The certificate never comes: the null dimension stays %1 at every N "
-               "the search tried, from %2 to %3. The null space comes from the task's distribution%4, so more "
-               "data will not fix it.")
-                .arg(c.structuralNullDim)
-                .arg(from)
-                .arg(to)
-                .arg(relation);
+        return QObject::tr("The certificate never comes: the null dimension stays %1 at every N "
+                           "the search tried, from %2 to %3. The null space comes from the "
+                           "task's distribution%4, so more data will not fix it.")
+            .arg(c.structuralNullDim)
+            .arg(from)
+            .arg(to)
+            .arg(relation);
     }
     return QObject::tr("No certificate within %1 samples (the search's budget).").arg(c.budget);
 }

@@ -8,12 +8,11 @@
 #include <QWidget>
 #include <optional>
 
-class QResizeEvent;
-class QSplitter;
-
 class QCheckBox;
 class QLabel;
+class QResizeEvent;
 class QSlider;
+class QSplitter;
 
 namespace mhla::ui {
 
@@ -54,6 +53,11 @@ public:
     double smoothing() const;
     void setSmoothing(double weight);
 
+protected:
+    /// Wide and short (presentation mode on a 16:9 projector): the two plots side by side,
+    /// else one above the other.
+    void resizeEvent(QResizeEvent* event) override;
+
 Q_SIGNALS:
     void exportRequested(const mhla::ui::Figure* figure);
     /// The band option changed: the owner redraws with its current runs.
@@ -74,11 +78,6 @@ private:
     PlotWidget* m_loss = nullptr;
     PlotWidget* m_distance = nullptr;
     QSplitter* m_split = nullptr;
-
-protected:
-    /// Wide and short (presentation mode on a 16:9 projector): the two plots side by side,
-    /// else one above the other.
-    void resizeEvent(QResizeEvent* event) override;
 };
 
 } // namespace mhla::ui

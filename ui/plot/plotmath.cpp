@@ -594,7 +594,6 @@ FittedTitle fitTitle(const QString& title, TitleText kind, const QFont& font, do
     if (width(out.font) <= room) return out;
     out.text = elideAtWords(title, metrics(out.font), room, Qt::ElideRight);
     out.html = axisTitleHtml(out.text, kind); // "λ_min of Λ (…" keeps its subscript
-
     out.elided = true;
     return out;
 }

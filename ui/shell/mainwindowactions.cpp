@@ -286,9 +286,8 @@ void MainWindow::showTourStep(int step) {
              "spectrum has no eigenvalue at the floor.")},
         {1,
          QT_TR_NOOP(
-             "Orthogonal keys: some eigenvalues of Λ are zero (the badge counts them). The training "
-             "data is fitted "
-             "perfectly, yet 'another exact fit' is far off out of distribution — the certificate "
+             "Orthogonal keys: some eigenvalues of Λ are zero (the badge counts them). The "
+             "training data is fitted perfectly, yet 'another exact fit' is far off out of distribution — the certificate "
              "says so before any test data is seen.")},
         {2,
          QT_TR_NOOP(
