@@ -400,8 +400,9 @@ void reduceScatter(const SweepFigureSpec& spec, const SweepPlan& plan, RunMarks&
     d.xTitle = termTitle(xt);
     d.yTitle = termTitle(yt);
     d.note = q("One marker per run") +
-             (spec.overlay.isEmpty() ? QString()
-                                     : q("; ") + spec.overlay + q(" drawn against the same x")) +
+             (spec.overlay.isEmpty()
+                  ? QString()
+                  : q("; ") + metricLabel(spec.overlay) + q(" drawn against the same x")) +
              q(".");
     d.title = termTitle(yt) + q(" against ") + termTitle(xt);
 }

@@ -36,7 +36,8 @@ QList<PlotSeries> sweepPlotSeries(const SweepFigureData& d) {
 
 void showSweepFigure(PlotWidget* plot, const SweepFigureData& d) {
     plot->setTitle(d.title);
-    plot->setAxisTitles(d.xTitle, d.yTitle);
+    // Metric labels are written to be typeset ("λ_min", "‖P − P*‖_F"); key names stay as they are.
+    plot->setAxisTitles(d.xTitle, d.yTitle, TitleText::Typeset);
     plot->setXCategories(d.xCategories);
     plot->setLogX(d.logX);
     plot->setLogY(d.logY);
