@@ -202,6 +202,37 @@ private Q_SLOTS:
         QCOMPARE(csv.count(u'\n'), 7);
     }
 
+    void oneSeedDrawsNoBandAndAllCertifiedIsSaid() {
+        // One seed per point: the note does not speak of a band over seeds, none is drawn; the
+        // certified count says "all" rather than "0 of 6 are not certified".
+        const SweepPlan p = plan(R"({
+          "task": {"kind": "associative_memory", "pairs": 2, "samples": 400},
+          "sweep": {"grid": {"task.orthogonal_prob": [0.25, 0.5, 1],
+                             "task.orthogonal_sampler": ["haar", "qr_unsigned"]}}
+        })");
+        QCOMPARE(p.spec.seeds, 1);
+        const auto res = results(p, [](const SweepRun& r) { return 0.5 + r.index; });
+        const auto specs =
+            parseSweepFigures(jsonValue(R"J([{"kind": "band", "x": "task.orthogonal_prob"}])J"), p);
+        const SweepFigureData d = reduceSweepFigure(specs[0], p, res);
+        for (const SweepPlotSeries& series : d.series)
+            QVERIFY2(series.style != SweepPlotSeries::Style::Band, qPrintable(series.name));
+        QCOMPARE(d.series.size(), size_t(2)); // one line per sampler
+        QVERIFY2(d.note.startsWith(s("one seed per point: no band.")), qPrintable(d.note));
+        QVERIFY2(!d.note.contains(s("10-90")), qPrintable(d.note));
+        QCOMPARE(d.runsNotCertified, 0);
+        QVERIFY2(d.note.contains(s("All 6 runs are certified.")), qPrintable(d.note));
+        // With seeds, the band is back and named.
+        const SweepPlan seeded = plan(kPoly);
+        const auto seededRes = results(seeded, [](const SweepRun& r) { return 0.5 + r.seed; });
+        const SweepFigureData b = reduceSweepFigure(
+            parseSweepFigures(jsonValue(R"J([{"kind": "band", "x": "task.orthogonal_prob"}])J"),
+                              seeded)[0],
+            seeded, seededRes);
+        QCOMPARE(b.series.front().style, SweepPlotSeries::Style::Band);
+        QVERIFY2(b.note.startsWith(s("median, band 10-90% of seeds.")), qPrintable(b.note));
+    }
+
     void categoricalXAndLogAxes() {
         const SweepPlan p = plan(kPoly);
         const auto res = results(p, [&](const SweepRun& r) {

@@ -32,7 +32,9 @@ QStringList bandColumns(SweepFigureSpec::BandKind b) {
     return {};
 }
 
-QString bandText(SweepFigureSpec::BandKind b) {
+/// What the line and band are; with one seed per point there is no band to speak of.
+QString bandText(SweepFigureSpec::BandKind b, int seeds) {
+    if (seeds <= 1) return q("one seed per point: no band.");
     switch (b) {
     case SweepFigureSpec::BandKind::Quantile: return q("median, band 10-90% of seeds.");
     case SweepFigureSpec::BandKind::Std: return q("mean, band +- 1 std over seeds.");
@@ -40,6 +42,11 @@ QString bandText(SweepFigureSpec::BandKind b) {
     case SweepFigureSpec::BandKind::None: return q("median over seeds.");
     }
     return {};
+}
+
+/// The band drawn: none when each point has one seed (a band of zero width says nothing).
+SweepFigureSpec::BandKind drawnBand(const SweepFigureSpec& spec, const SweepPlan& plan) {
+    return plan.spec.seeds > 1 ? spec.band : SweepFigureSpec::BandKind::None;
 }
 
 /// Automatic log axis: every value positive and spanning a factor of 8 or more.
@@ -273,8 +280,8 @@ void reduceBand(const SweepFigureSpec& spec, const SweepPlan& plan, RunMarks& m,
     for (size_t g = 0; g < groups.values.size(); ++g) {
         const QString& gName = groups.names[static_cast<qsizetype>(g)];
         const size_t before = d.series.size();
-        addBandSeries(gName, static_cast<int>(g), groups.values[g], spec.band, xCell, &d.series, &t,
-                      categorical);
+        addBandSeries(gName, static_cast<int>(g), groups.values[g], drawnBand(spec, plan), xCell,
+                      &d.series, &t, categorical);
         if (d.series.size() == before) continue;
         addNotCertifiedTriangles(d.series.back(), groups.notCertified[g],
                                  (groups.values.size() == 1 ? QString() : gName + q(" · ")) +
@@ -306,7 +313,7 @@ void reduceBand(const SweepFigureSpec& spec, const SweepPlan& plan, RunMarks& m,
     if (categorical)
         for (const QJsonValue& v : xAxis.values) d.xCategories << valueText(v);
     d.yTitle = termTitle(yt);
-    d.note = bandText(spec.band);
+    d.note = bandText(spec.band, plan.spec.seeds);
     d.title = termTitle(yt) + q(" against ") + metricLabel(spec.x);
 }
 
@@ -464,8 +471,8 @@ void reduceCurves(const SweepFigureSpec& spec, const SweepPlan& plan, RunMarks& 
         if (notCertified > 0)
             name += QString::asprintf(" · not certified (%d of %d seeds)", notCertified, seeds);
         addBandSeries(
-            name, p.index, byX, spec.band, [](double x) { return CsvTable::number(x); }, &d.series,
-            &t, false);
+            name, p.index, byX, drawnBand(spec, plan), [](double x) { return CsvTable::number(x); },
+            &d.series, &t, false);
     }
     if (!anyHistory && std::any_of(m.results.begin(), m.results.end(),
                                    [](const QJsonObject& o) { return !o.isEmpty(); }))
@@ -475,7 +482,7 @@ void reduceCurves(const SweepFigureSpec& spec, const SweepPlan& plan, RunMarks& 
     d.csv = t.bytes();
     d.xTitle = spec.x; // "epoch" or "step"
     d.yTitle = metricLabel(spec.y);
-    d.note = bandText(spec.band) +
+    d.note = bandText(spec.band, plan.spec.seeds) +
              q(" A run that stopped early (target loss) counts with its last value.");
     d.title = metricLabel(spec.y) + q(" during training");
 }
@@ -593,10 +600,15 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
     if (m.reportsCertified) {
         d.runsNotCertified =
             static_cast<int>(std::count(m.notCertified.begin(), m.notCertified.end(), true));
-        d.note += QString::asprintf(spec.kind == SweepFigureSpec::Kind::Curves
-                                        ? " %d of %d runs are not certified (named in the legend)."
-                                        : " %d of %d runs are not certified (triangles).",
-                                    d.runsNotCertified, finished);
+        if (d.runsNotCertified == 0)
+            d.note += finished == 1 ? q(" The run is certified.")
+                                    : QString::asprintf(" All %d runs are certified.", finished);
+        else
+            d.note +=
+                QString::asprintf(spec.kind == SweepFigureSpec::Kind::Curves
+                                      ? " %d of %d runs are not certified (named in the legend)."
+                                      : " %d of %d runs are not certified (triangles).",
+                                  d.runsNotCertified, finished);
     }
     return d;
 }
