@@ -19,6 +19,41 @@ constexpr double kRowGap = 2;
 
 using Style = PlotSeries::Style;
 
+/// The font of a subscript: three quarters of the text's size.
+QFont subscriptFont(const QFont& font) {
+    QFont f = font;
+    if (font.pointSizeF() > 0) f.setPointSizeF(font.pointSizeF() * 0.75);
+    else f.setPixelSize(std::max(1, static_cast<int>(std::lround(font.pixelSize() * 0.75))));
+    return f;
+}
+
+/// The width of `text` drawn with its "_x" subscripts typeset (drawTypeset).
+double typesetAdvance(const QString& text, const QFont& font) {
+    const QFontMetricsF fm(font), sm(subscriptFont(font));
+    double w = 0;
+    for (const plotmath::TextRun& r : plotmath::subscriptRuns(text))
+        w += (r.subscript ? sm : fm).horizontalAdvance(r.text);
+    return w;
+}
+
+/// Draws `text` vertically centred in `box` from its left edge, "λ_min" as λ with a smaller,
+/// lowered "min" (a legend is painted text, not rich text, on screen and in every export).
+void drawTypeset(QPainter& p, const QRectF& box, const QString& text) {
+    const QFont font = p.font();
+    const QFont sf = subscriptFont(font);
+    const QFontMetricsF fm(font, p.device());
+    const QFontMetricsF sm(sf, p.device());
+    const double baseline = box.center().y() + (fm.ascent() - fm.descent()) / 2;
+    double x = box.left();
+    for (const plotmath::TextRun& r : plotmath::subscriptRuns(text)) {
+        p.setFont(r.subscript ? sf : font);
+        const double y = r.subscript ? baseline + 0.3 * sm.ascent() : baseline;
+        p.drawText(QPointF(x, y), r.text);
+        x += (r.subscript ? sm : fm).horizontalAdvance(r.text);
+    }
+    p.setFont(font);
+}
+
 void drawGlyph(QPainter& p, const plotmath::LegendEntry& e, const QRectF& r) {
     const double y = r.center().y();
     QColor c = e.color;
@@ -95,9 +130,10 @@ LegendLayout layoutLegend(const QList<plotmath::LegendEntry>& entries, const QFo
     for (const auto& e : entries) {
         QString text = e.name;
         if (e.offScale) text += QCoreApplication::translate("PlotLegend", " (off scale)");
+        // Typeset text is no wider than its plain form: elide by the plain width.
         if (fm.horizontalAdvance(text) > maxText)
             text = plotmath::elideAtWords(text, fm, maxText, Qt::ElideMiddle);
-        const double w = kGlyph + kGap + fm.horizontalAdvance(text);
+        const double w = kGlyph + kGap + typesetAdvance(text, font);
         if (x > 0 && x + w > width) {
             x = 0;
             y += rowH;
@@ -125,9 +161,10 @@ void paintLegend(QPainter& p, const QList<plotmath::LegendEntry>& entries,
         QFont f = font;
         f.setStrikeOut(entries[i].hidden);
         p.setFont(f);
-        p.drawText(QRectF(box.left() + kGlyph + kGap, box.top(), box.width() - kGlyph - kGap,
-                          box.height()),
-                   Qt::AlignVCenter | Qt::AlignLeft | Qt::TextSingleLine, layout.texts[i]);
+        drawTypeset(p,
+                    QRectF(box.left() + kGlyph + kGap, box.top(), box.width() - kGlyph - kGap,
+                           box.height()),
+                    layout.texts[i]);
     }
     p.restore();
 }

@@ -2,8 +2,9 @@
 // The legend of our plots, drawn by us (not QLegend): entries flow in rows under the chart and
 // wrap instead of being cut; a name longer than a whole row is elided and its tooltip has it
 // in full; line, dashed, dotted and marker glyphs say how each series is drawn; hidden and
-// off-scale entries are drawn faded. One layout and one paint routine serve the widget and
-// every export.
+// off-scale entries are drawn faded; "_x" subscripts of names written to be typeset
+// ("λ_min", "‖P − P*‖_F") are drawn as subscripts, key names as they are. One layout and one paint
+// routine serve the widget and every export.
 #include "ui/plot/plotmath.h"
 #include <QFont>
 #include <QList>

@@ -545,31 +545,21 @@ QString typesetSubscripts(const QString& plain) {
     return out;
 }
 
-QString unicodeSubscripts(const QString& plain) {
-    static const QString from = QStringLiteral("0123456789aehijklmnoprstuvx");
-    static const QString to = QStringLiteral(
-        "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089\u2090\u2091\u2095"
-        "\u1D62\u2C7C\u2096\u2097\u2098\u2099\u2092\u209A\u1D63\u209B\u209C\u1D64\u1D65"
-        "\u2093");
-    QString out;
+QList<TextRun> subscriptRuns(const QString& plain) {
+    QList<TextRun> out;
+    QString normal;
     for (qsizetype i = 0; i < plain.size(); ++i) {
         qsizetype j = 0;
         if (subscriptAt(plain, i, &j)) {
-            QString sub;
-            bool all = true;
-            for (qsizetype k = i + 1; k < j; ++k) {
-                const qsizetype m = from.indexOf(plain[k]);
-                if (m < 0) all = false;
-                else sub += to[m];
-            }
-            if (all) {
-                out += sub;
-                i = j - 1;
-                continue;
-            }
+            if (!normal.isEmpty()) out.append({normal, false});
+            normal.clear();
+            out.append({plain.mid(i + 1, j - i - 1), true});
+            i = j - 1;
+            continue;
         }
-        out += plain[i];
+        normal += plain[i];
     }
+    if (!normal.isEmpty()) out.append({normal, false});
     return out;
 }
 

@@ -239,10 +239,15 @@ FittedTitle fitTitle(const QString& title, TitleText kind, const QFont& font, do
 [[nodiscard]] QString elideAtWords(const QString& text, const QFontMetricsF& fm, double width,
                                    Qt::TextElideMode mode);
 
-/// Plain text with "_x" subscripts in Unicode subscript letters where they exist ("λ_min" →
-/// "λₘᵢₙ", "σ_r" → "σᵣ"; a subscript with a letter that has none stays as it is): for text
-/// drawn without rich text, such as legend entries of a paper figure.
-QString unicodeSubscripts(const QString& plain);
+/// Plain text cut into runs of normal text and "_x" subscripts (the subscripts of
+/// typesetSubscripts, without the "_"), for text drawn with QPainter: "‖P − P*‖_F" is
+/// {"‖P − P*‖", false}, {"F", true}.
+struct TextRun {
+    QString text;
+    bool subscript = false;
+    bool operator==(const TextRun&) const = default;
+};
+QList<TextRun> subscriptRuns(const QString& plain);
 
 /// A number at full precision (17 significant digits; round-trips to the same double).
 QString exact(double v);

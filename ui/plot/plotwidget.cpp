@@ -483,8 +483,6 @@ void PlotWidget::paintStyled(QPainter& painter, const QRectF& rect, const PaperS
         chart->setTitle(fit.html);
     }
     QList<LegendEntry> entries = plotmath::legendEntries(m_state, shown);
-    if (paper) // no rich text in the legend: λ_min as λₘᵢₙ
-        for (LegendEntry& e : entries) e.name = unicodeSubscripts(e.name);
     QFont legendFont = QApplication::font();
     legendFont.setPointSizeF(paper ? paper->fontPt : 9);
     const double legendInset = paper ? 4 : 12;
