@@ -95,8 +95,9 @@ struct EigenPairs {
 [[nodiscard]] Certificate certify(const Mat& lambda, const CertifyOptions& opt,
                                   const std::string& method = "auto", const RunContext& ctx = {});
 
-/// Smallest eigenvalue only (dense; for the lambda_min-vs-samples trace, D <= 600).
-/// Cancellable like certify().
+/// Smallest eigenvalue only (for the lambda_min-vs-samples trace, D <= 600): above
+/// CertifyOptions::denseCrossover by Cholesky + shift-invert Lanczos when Lambda factors, else
+/// dense. Cancellable like certify().
 [[nodiscard]] double smallestEigenvalue(const Mat& lambda, const RunContext& ctx = {});
 
 } // namespace mhla

@@ -35,27 +35,24 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
     size_t nextCheckpoint = 0;
 
     const auto t0 = Clock::now();
-    Mat U, Qz, Y;
+    // The training rows are kept (when they fit) as the blocks they are drawn in; else one
+    // block's storage is reused.
+    SampleBlock scratch;
     std::shared_ptr<SampleRows> rows;
     if (trainRowCacheBytes(d, dOut, N) > 0) {
         rows = std::make_shared<SampleRows>();
-        rows->U.resize(N, pairCount(d));
-        rows->Qz.resize(N, d);
-        rows->Y.resize(N, dOut);
+        rows->blocks.reserve(static_cast<size_t>((N + B - 1) / B + checkpoints.size()));
     }
     long long seen = 0;
     while (seen < N) {
         ctx.checkCancel();
         long long end = std::min(N, seen + B);
         if (nextCheckpoint < checkpoints.size()) end = std::min(end, checkpoints[nextCheckpoint]);
-        const long long b = end - seen;
-        fillSampleBlock(task, Stream::Train, seen, b, U, Qz, Y, ctx.threads, ctx.cancel);
-        acc.addBlock(U, Qz, Y, ctx.threads, ctx.cancel);
-        if (rows) {
-            rows->U.middleRows(seen, b) = U;
-            rows->Qz.middleRows(seen, b) = Qz;
-            rows->Y.middleRows(seen, b) = Y;
-        }
+        SampleBlock& block = rows ? rows->blocks.emplace_back() : scratch;
+        block.first = seen;
+        fillSampleBlock(task, Stream::Train, seen, end - seen, block.U, block.Qz, block.Y,
+                        ctx.threads, ctx.cancel);
+        acc.addBlock(block.U, block.Qz, block.Y, ctx.threads, ctx.cancel);
         seen = end;
         ProgressEvent ev{"generate+accumulate",
                          fractionEnd * progress::kAccumulateEnd * static_cast<double>(seen) / N,

@@ -2,6 +2,7 @@
 #include "core/algebra/features.h"
 #include "core/algebra/model.h"
 #include "core/run/exact.h"
+#include "core/tasks/samplerows.h"
 #include "core/tasks/tasks.h"
 #include <limits>
 
@@ -63,15 +64,17 @@ Metrics evaluateFolded(const Task& task, const Mat& P, const ExperimentConfig& c
     };
     const double outDim = task.dOut();
     const int d = task.d(), pairs = pairCount(d);
-    const bool cached = trainRows && trainRows->U.rows() == cfg.task.samples;
+    const bool cached = trainRows && trainRows->size() == cfg.task.samples;
     // psi from a cached row exactly as featureVectorInto forms it (u_p z_{q,c}).
     const auto cachedResidual = [&](long long i) {
         FoldedScratch& w = foldedScratch(D);
+        const SampleBlock& b = trainRows->blockOf(i);
+        const Index r = i - b.first;
         for (int p = 0; p < pairs; ++p) {
-            const double u = trainRows->U(i, p);
-            for (int c = 0; c < d; ++c) w.psi(p * d + c) = u * trainRows->Qz(i, c);
+            const double u = b.U(r, p);
+            for (int c = 0; c < d; ++c) w.psi(p * d + c) = u * b.Qz(r, c);
         }
-        return foldedResidual(Pt, w, trainRows->Y.row(i).transpose());
+        return foldedResidual(Pt, w, b.Y.row(r).transpose());
     };
     m.trainMse = (cached ? chunkedSum(cfg.task.samples, ctx, cachedResidual)
                          : chunkedSum(cfg.task.samples, ctx, residual(Stream::Train))) /

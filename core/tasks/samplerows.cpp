@@ -34,4 +34,10 @@ void fillSampleBlock(const Task& task, Stream stream, long long first, long long
     if (cancel) cancel->check();
 }
 
+const SampleBlock& SampleRows::blockOf(long long i) const {
+    const auto it = std::upper_bound(blocks.begin(), blocks.end(), i,
+                                     [](long long v, const SampleBlock& b) { return v < b.first; });
+    return *std::prev(it);
+}
+
 } // namespace mhla
