@@ -15,6 +15,7 @@
 #include "testutil.h"
 #include <QElapsedTimer>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QTest>
 #include <algorithm>
 
@@ -172,6 +173,27 @@ private Q_SLOTS:
         } else {
             QVERIFY(std::isnan(r.lowerRankBestErrorRel));
         }
+    }
+
+    // The refit starts run as many at a time as there are threads: the search's report, its
+    // attempts and their counts, is the same for 1, 2 and 3 threads (a sequential loop that
+    // stops at the first exact fit would report exactly this).
+    void minHeadsIndependentOfThreadCount() {
+        const int d = 4, heads = 3;
+        const Mat P = randomTeacherP(d, d, heads, 77);
+        MinHeadsOptions opt;
+        opt.genericHeadsMaxRows = 0;
+        std::vector<QByteArray> reports;
+        for (int threads : {1, 2, 3}) {
+            RunContext ctx;
+            ctx.threads = threads;
+            const MinHeadsResult r = minHeads(P, d, opt, ctx);
+            QCOMPARE(r.minHeads, heads);
+            reports.push_back(QJsonDocument(toJson(r)).toJson(QJsonDocument::Compact));
+        }
+        QVERIFY(reports[0].contains("\"attempts\""));
+        QCOMPARE(reports[1], reports[0]);
+        QCOMPARE(reports[2], reports[0]);
     }
 
     // Issue 21 point 3: certified random-MHLA fits just below the generic count, where the

@@ -18,6 +18,8 @@
 #include <numeric>
 #include <optional>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 namespace mhla {
 
@@ -142,9 +144,7 @@ public:
     /// 2. The best fit at rank r from several starts: the relaxed X, W0, and W0 plus random
     /// kernel elements of three sizes; stops at the first exact fit.
     Refit refit(int r, const Mat& X) {
-        Refit best;
-        int tried = 0;
-        for (int s = 0; s < std::max(2, m_opt.starts); ++s) {
+        const auto attempt = [&](int s) {
             m_ctx.checkCancel();
             Mat start;
             if (s == 0) start = X;
@@ -157,25 +157,21 @@ public:
                 start = m_W0 + randomKernelElement(m_m, m_n, m_d, scale * m_wNorm, rng);
             }
             const Mat Xa = alternatingProjections(m_reps, start, r, 200, m_wNorm, {}, m_ctx);
-            Refit fit = polish(truncatedFactors(Xa, r), 60, 8);
-            ++tried;
-            if (fit.err < best.err) best = std::move(fit);
-            if (best.err <= tol()) break;
-        }
+            return polish(truncatedFactors(Xa, r), 60, 8);
+        };
+        auto [best, tried] = firstExactOrBest(std::max(2, m_opt.starts), attempt);
         m_out.attempts.push_back(RankAttempt{r, tried, best.err, best.err <= tol(), "starts"});
         m_ctx.report(ProgressEvent{"min_heads: refit rank " + std::to_string(r), 0.5});
-        return best;
+        return std::move(best);
     }
 
     /// Continuation below an exact fit `above` of rank r + 1: each of its r + 1 canonical heads
     /// dropped in turn, then random factor starts, each polished by Levenberg-Marquardt for
     /// longer.
     Refit continueBelow(int r, const Mat& above) {
-        Refit best;
-        int tried = 0;
         const Svd sa = svdOf(above);
         const int drops = std::min(r + 1, static_cast<int>(sa.s.size()));
-        for (int k = 0; k < drops + m_opt.continuationStarts && best.err > tol(); ++k) {
+        const auto attempt = [&](int k) {
             m_ctx.checkCancel();
             Factors f;
             if (k < drops) f = factorsWithoutHead(sa, r, drops - 1 - k); // smallest head first
@@ -186,14 +182,13 @@ public:
                     std::sqrt(m_wNorm / std::sqrt(static_cast<double>(m_m * m_n * r)));
                 f = Factors{rng.normalMatrix(m_m, r, sd), rng.normalMatrix(m_n, r, sd)};
             }
-            Refit fit = polish(std::move(f), kContinuationOuter, kRefineStall);
-            ++tried;
-            if (fit.err < best.err) best = std::move(fit);
-        }
+            return polish(std::move(f), kContinuationOuter, kRefineStall);
+        };
+        auto [best, tried] = firstExactOrBest(drops + m_opt.continuationStarts, attempt);
         m_out.attempts.push_back(
             RankAttempt{r, tried, best.err, best.err <= tol(), "continuation"});
         m_ctx.report(ProgressEvent{"min_heads: continuation rank " + std::to_string(r), 0.8});
-        return best;
+        return std::move(best);
     }
 
     /// 3. Bisection. Feasibility is monotone in r; rank 0 fails (P != 0) and unfold_rank
@@ -261,6 +256,31 @@ public:
 
 private:
     double tol() const { return m_opt.exactTol; }
+
+    /// Attempts 0 .. count - 1 judged as a loop that stops at the first exact fit judges them:
+    /// the best fit (the first exact one, else the smallest error, the earliest on ties) and
+    /// the number of attempts that loop makes. With more threads, that many attempts run at a
+    /// time (one after the first exact fit is computed and dropped): the attempts are
+    /// independent, so the result is the same for any thread count.
+    std::pair<Refit, int> firstExactOrBest(int count,
+                                           const std::function<Refit(int)>& attempt) const {
+        const int threads = resolveThreads(m_ctx.threads);
+        Refit best;
+        int tried = 0;
+        for (int begin = 0; begin < count; begin += threads) {
+            const int n = std::min(threads, count - begin);
+            std::vector<Refit> fits(static_cast<size_t>(n));
+            parallelFor(n, threads, [&](long long i) {
+                fits[static_cast<size_t>(i)] = attempt(begin + static_cast<int>(i));
+            });
+            for (Refit& fit : fits) {
+                ++tried;
+                if (fit.err < best.err) best = std::move(fit);
+                if (best.err <= tol()) return {std::move(best), tried};
+            }
+        }
+        return {std::move(best), tried};
+    }
     double errorOf(const Mat& Wr) const { return (foldW(Wr, m_d, m_dOut) - m_P).norm() / m_pNorm; }
 
     const Mat& m_P;
@@ -287,7 +307,8 @@ std::string minHeadsNote(const MinHeadsResult& out) {
     std::snprintf(err, sizeof err, "%.2g", out.lowerRankBestErrorRel);
     std::string note = std::to_string(out.minHeads) +
                        " heads reproduce P exactly (proven by the refit); " +
-                       std::to_string(out.minHeads - 1) + " heads failed from " +
+                       std::to_string(out.minHeads - 1) +
+                       (out.minHeads - 1 == 1 ? " head failed from " : " heads failed from ") +
                        std::to_string(out.lowerRankStarts) + " starts, best relative error " + err +
                        " (evidence, not proof)";
     if (out.searchMinHeads > out.minHeads)
