@@ -308,6 +308,27 @@ private Q_SLOTS:
         QVERIFY(waitIdle(w));
     }
 
+    // The elapsed time, the time left and "took" count the running time, not the pauses (the
+    // walk saw "0:40, ~0:40 left" after a half-minute pause at 50%).
+    void pausedTimeIsNotRunningTime() {
+        RunRecord r;
+        r.state = RunRecord::State::Running;
+        r.startedMs = 1000;
+        r.fraction = 0.5;
+        r.setPaused(true, 3000);
+        QCOMPARE(r.runningMs(10000), qint64(2000)); // paused since 3000
+        r.setPaused(false, 31000);                  // 28 s paused
+        QCOMPARE(r.runningMs(33000), qint64(4000));
+        QCOMPARE(r.timeText(33000), QStringLiteral("0:04, ~0:04 left"));
+        r.setPaused(true, 33000);
+        r.state = RunRecord::State::Cancelled; // stopped while paused, at 40000
+        r.endedMs = 40000;
+        r.setPaused(false, 45000); // the window learns of it later: the pause ended at the end
+        QCOMPARE(r.runningMs(99000), qint64(4000));
+        r.state = RunRecord::State::Finished;
+        QVERIFY2(r.stateText().endsWith(QStringLiteral("· 4.0 s")), qPrintable(r.stateText()));
+    }
+
     // The Curves tab puts its two plots side by side when it is wide and short (presentation
     // mode on a 16:9 projector: each plot had ~110 px of height, stacked), one above the other
     // beside the docks; each plot gets the larger share of the height either way.

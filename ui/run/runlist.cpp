@@ -39,9 +39,29 @@ QString clock(qint64 ms) {
 }
 } // namespace
 
+void RunRecord::setPaused(bool on, qint64 nowMs) {
+    if (on == paused) return;
+    paused = on;
+    if (on) pausedSinceMs = nowMs;
+    else if (pausedSinceMs >= 0) {
+        // A run that ended while paused resumes after its end: the pause ended with it.
+        const qint64 until = endedMs >= startedMs && startedMs >= 0 ? endedMs : nowMs;
+        pausedMs += std::max<qint64>(0, until - pausedSinceMs);
+        pausedSinceMs = -1;
+    }
+}
+
+qint64 RunRecord::runningMs(qint64 nowMs) const {
+    if (startedMs < 0) return 0;
+    const qint64 end = endedMs >= startedMs ? endedMs : nowMs;
+    qint64 away = pausedMs;
+    if (paused && pausedSinceMs >= 0) away += std::max<qint64>(0, end - pausedSinceMs);
+    return std::max<qint64>(0, end - startedMs - away);
+}
+
 QString RunRecord::timeText(qint64 nowMs) const {
     if (startedMs < 0) return {};
-    const qint64 elapsed = std::max<qint64>(0, nowMs - startedMs);
+    const qint64 elapsed = runningMs(nowMs);
     if (fraction < 0.02 || elapsed < 1000) return clock(elapsed);
     const double left = elapsed * (1 - fraction) / fraction;
     return RunList::tr("%1, ~%2 left").arg(clock(elapsed), clock(static_cast<qint64>(left)));
@@ -50,7 +70,7 @@ QString RunRecord::timeText(qint64 nowMs) const {
 QString RunRecord::stateText() const {
     const QString took =
         startedMs >= 0 && endedMs >= startedMs
-            ? QStringLiteral(" · %1 s").arg(QString::number((endedMs - startedMs) / 1000.0, 'f', 1))
+            ? QStringLiteral(" · %1 s").arg(QString::number(runningMs(endedMs) / 1000.0, 'f', 1))
             : QString();
     switch (state) {
     case State::Queued: return RunList::tr("queued");

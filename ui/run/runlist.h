@@ -28,9 +28,11 @@ struct RunRecord {
     State state = State::Queued;
     QString message;
     QString phase;
-    double fraction = 0;   ///< of the whole run, 0..1 (core's one progress model)
-    qint64 startedMs = -1; ///< wall clock when the worker started it (ms since epoch)
-    qint64 endedMs = -1;   ///< wall clock when it ended
+    double fraction = 0;       ///< of the whole run, 0..1 (core's one progress model)
+    qint64 startedMs = -1;     ///< wall clock when the worker started it (ms since epoch)
+    qint64 endedMs = -1;       ///< wall clock when it ended
+    qint64 pausedMs = 0;       ///< time spent paused before the current pause (ms)
+    qint64 pausedSinceMs = -1; ///< wall clock when the current pause began (-1: not paused)
     std::vector<HistoryPoint> liveHistory;
     std::vector<std::pair<long long, double>> liveTrace;
     std::optional<ExperimentResult> result;
@@ -41,6 +43,12 @@ struct RunRecord {
     /// shares one number, which the Sweep tab draws as one sweep; sessions keep it. 0: none
     /// (a run opened from a results folder, a test's run).
     int batch = 0;
+
+    /// Pauses or resumes at wall clock nowMs (sets `paused` and keeps the paused time).
+    void setPaused(bool on, qint64 nowMs);
+    /// Time spent running at wall clock nowMs (or at the end): the paused time left out, so
+    /// the elapsed time, the time left and "took" count the training, not the pauses.
+    [[nodiscard]] qint64 runningMs(qint64 nowMs) const;
 
     const std::vector<HistoryPoint>& history() const {
         return result ? result->history : liveHistory;

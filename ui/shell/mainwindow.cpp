@@ -349,7 +349,7 @@ void MainWindow::syncPaused() {
         const bool paused =
             r->state == RunRecord::State::Running && r->id == current && m_controller->isPaused();
         if (paused == r->paused) continue;
-        m_runs->find(r->id)->paused = paused;
+        m_runs->find(r->id)->setPaused(paused, QDateTime::currentMSecsSinceEpoch());
         m_runs->refresh(r->id);
         m_phase->setText(phaseLine(*r));
     }
