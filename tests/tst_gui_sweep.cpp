@@ -236,7 +236,9 @@ private Q_SLOTS:
         auto* plot = panel.findChild<PlotWidget*>();
         QVERIFY(plot);
         QVERIFY2(!plot->note().contains(s("No data yet")), qPrintable(plot->note()));
-        QVERIFY2(plot->note().contains(s("no swept key")), qPrintable(plot->note()));
+        QVERIFY2(plot->note().contains(s("no single swept key")), qPrintable(plot->note()));
+        // Nothing of the figure drawn before stays in its note.
+        QVERIFY2(!plot->note().contains(s("band")), qPrintable(plot->note()));
     }
 
     // An opened sweep file's "figures" are what the Sweep tab draws first, as `figures` draws
@@ -366,6 +368,21 @@ private Q_SLOTS:
         panel.showRuns({visible[0], visible[1], visible[2]});
         QVERIFY(group->isHidden());
         QCOMPARE(panel.drawnRuns().size(), 3);
+        // All visible runs, from several Run clicks and differing in several keys, are not a
+        // sweep: nothing drawn, nothing for Export all, and the status names the keys.
+        panel.showRuns(visible);
+        group->setCurrentIndex(group->count() - 1); // all visible runs
+        Q_EMIT group->activated(group->currentIndex());
+        QVERIFY2(panel.status().contains(
+                     s("These 8 runs differ in 2 keys (task.orthogonal_prob, task.samples)")),
+                 qPrintable(panel.status()));
+        QVERIFY(panel.figures().isEmpty());
+        // Runs made one by one that differ in one key are a sweep made by hand.
+        panel.showRuns({visible[3], visible[4], visible[6], visible[7]});
+        QVERIFY2(panel.status().contains(s("swept: task.samples;")), qPrintable(panel.status()));
+        // A single run says so, not "differ in their seeds only".
+        panel.showRuns({visible[5]});
+        QVERIFY2(panel.status().startsWith(s("One run:")), qPrintable(panel.status()));
     }
 
     void presetsSweepsGoThroughCore() {

@@ -131,6 +131,7 @@ void SweepPanel::showRuns(const QList<const RunRecord*>& runs) {
 void SweepPanel::redraw() {
     m_data = SweepFigureData();
     m_plot->clear();
+    m_plot->setNote({}); // an empty sweep keeps no note of the figure before it
     // A file's figure says its own metric and band.
     const bool fileView = m_view->currentData().toString().startsWith(QStringLiteral("file:"));
     m_metric->setEnabled(!fileView);
@@ -145,16 +146,40 @@ void SweepPanel::redraw() {
         finished += !results.back().isEmpty();
     }
     const SweepPlan plan = sweepPlanFromConfigs(configs);
+    QSet<int> batches;
+    for (const RunRecord* r : drawn) batches.insert(r->batch);
+    QStringList differing;
+    for (const SweepAxis& a : plan.spec.axes) differing << a.key;
+    // Runs made by different Run clicks are a sweep when they differ in one key (a sweep made
+    // by hand); runs that differ in several (other tasks, other settings) are not one: drawn
+    // against the first of their keys they made a figure, and an exported sweep.pdf, of
+    // unrelated runs. One Run's grid may sweep several keys.
+    const bool unrelated = batches.size() > 1 && differing.size() > 1;
     // The line above the plot says why it is empty; the plot does not add "No data yet".
-    m_plot->setEmptyNote(plan.spec.axes.empty() && !drawn.isEmpty()
-                             ? tr("Nothing to draw: no swept key (see above).")
+    m_plot->setEmptyNote((plan.spec.axes.empty() || unrelated) && !drawn.isEmpty()
+                             ? tr("Nothing to draw: no single swept key (see above).")
                              : QString());
+    if (unrelated) {
+        const int shown = 4;
+        QString keys = differing.mid(0, shown).join(QStringLiteral(", "));
+        if (differing.size() > shown) keys += tr(" and %1 more").arg(differing.size() - shown);
+        m_status->setText(tr("These %1 runs differ in %2 keys (%3): a sweep figure needs runs "
+                             "that differ in one key, or the runs of one Run (choose them "
+                             "above, or hide runs in the run list).")
+                              .arg(drawn.size())
+                              .arg(differing.size())
+                              .arg(keys));
+        return;
+    }
     if (plan.spec.axes.empty()) {
         m_status->setText(
             drawn.isEmpty()
                 ? tr("No runs yet. Run a preset with a sweep (e.g. “More heads”) or several runs "
                      "that differ in one key: this tab draws the metric against that key with "
                      "a band over the seeds.")
+            : drawn.size() == 1
+                ? tr("One run: a sweep figure needs several runs that differ in one key (a "
+                     "preset's sweep, or runs made one by one).")
                 : tr("The visible runs differ in their seeds only: a sweep figure needs runs "
                      "that differ in a key (a preset's sweep)."));
         return;
