@@ -380,6 +380,9 @@ private Q_SLOTS:
         // Runs made one by one that differ in one key are a sweep made by hand.
         panel.showRuns({visible[3], visible[4], visible[6], visible[7]});
         QVERIFY2(panel.status().contains(s("swept: task.samples;")), qPrintable(panel.status()));
+        auto* band = panel.findChild<QComboBox*>(s("sweepBand"));
+        QVERIFY(band);
+        QVERIFY(!band->isEnabled()); // one seed per point: no band to choose
         // A single run says so, not "differ in their seeds only".
         panel.showRuns({visible[5]});
         QVERIFY2(panel.status().startsWith(s("One run:")), qPrintable(panel.status()));

@@ -218,7 +218,7 @@ private Q_SLOTS:
         for (const SweepPlotSeries& series : d.series)
             QVERIFY2(series.style != SweepPlotSeries::Style::Band, qPrintable(series.name));
         QCOMPARE(d.series.size(), size_t(2)); // one line per sampler
-        QVERIFY2(d.note.startsWith(s("one seed per point: no band.")), qPrintable(d.note));
+        QVERIFY2(d.note.startsWith(s("One seed per point: no band.")), qPrintable(d.note));
         QVERIFY2(!d.note.contains(s("10-90")), qPrintable(d.note));
         QCOMPARE(d.runsNotCertified, 0);
         QVERIFY2(d.note.contains(s("All 6 runs are certified.")), qPrintable(d.note));

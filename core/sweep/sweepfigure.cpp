@@ -34,7 +34,7 @@ QStringList bandColumns(SweepFigureSpec::BandKind b) {
 
 /// What the line and band are; with one seed per point there is no band to speak of.
 QString bandText(SweepFigureSpec::BandKind b, int seeds) {
-    if (seeds <= 1) return q("one seed per point: no band.");
+    if (seeds <= 1) return q("One seed per point: no band.");
     switch (b) {
     case SweepFigureSpec::BandKind::Quantile: return q("median, band 10-90% of seeds.");
     case SweepFigureSpec::BandKind::Std: return q("mean, band +- 1 std over seeds.");

@@ -41,7 +41,7 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent) {
     m_info->setMinimumWidth(1);
     row->addStretch(1);
     auto* exportHeads = new QPushButton(tr("Export heads…"), this);
-    auto* exportP = new QPushButton(tr("Export P…"), this);
+    auto* exportP = new QPushButton(tr("Export P matrix…"), this);
     row->addWidget(exportHeads);
     row->addWidget(exportP);
     lay->addLayout(row);

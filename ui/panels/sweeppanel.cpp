@@ -195,6 +195,8 @@ void SweepPanel::redraw() {
                        .arg(keys.join(QStringLiteral(", ")),
                             countOf(plan.spec.seeds, tr("seed"), tr("seeds")));
     if (!fileProblem.isEmpty()) text += QStringLiteral(" ") + fileProblem;
+    // One seed per point has no band to choose.
+    m_band->setEnabled(!fileView && plan.spec.seeds > 1);
     try {
         if (curves) {
             bool trainer = false;
