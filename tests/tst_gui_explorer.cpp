@@ -107,6 +107,25 @@ private Q_SLOTS:
         panel.showRun(&rec);
         QCOMPARE(panel.t(), 1.0);
         QCOMPARE(panel.currentMetrics()->oodRelMse, m2.oodRelMse);
+        // Leaving the run for another and coming back restores relation, output row and t
+        // (they reset to relation 1, t = 0 before), and recomputes that path.
+        {
+            RunRecord other = rec;
+            other.id = rec.id + 1;
+            panel.showRun(&other);
+            panel.setDirection(1, 0);
+            QVERIFY(ready.wait(20000));
+            panel.setT(-0.5);
+            panel.showRun(&rec);
+            QCOMPARE(panel.t(), 1.0);
+            if (panel.busy()) QVERIFY(ready.wait(20000));
+            QCOMPARE(panel.currentMetrics()->oodRelMse, m2.oodRelMse);
+            panel.showRun(&other);
+            QCOMPARE(panel.t(), -0.5);
+            if (panel.busy()) QVERIFY(ready.wait(20000));
+            panel.showRun(&rec);
+            if (panel.busy()) QVERIFY(ready.wait(20000));
+        }
         // Switching to another run while a path computes drops that path safely.
         panel.setDirection(3, 0);
         panel.showRun(nullptr);

@@ -14,6 +14,7 @@
 #include <QSplitter>
 #include <QThread>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 namespace mhla::ui {
@@ -141,6 +142,9 @@ void ExplorerPanel::showRun(const RunRecord* run) {
     // relation, output row and t.
     const int id = run && run->result ? run->id : -1;
     if (id >= 0 && id == m_runId && m_hasResult) return;
+    if (m_runId >= 0 && m_hasResult && m_relations->count() > 0)
+        m_choices.insert(
+            m_runId, Choice{m_relations->currentRow(), m_output->value() - 1, m_slider->value()});
     m_runId = id;
     ++m_generation; // a path still computing belongs to the previous run
     if (m_cancel) m_cancel->cancel();
@@ -184,6 +188,16 @@ void ExplorerPanel::showRun(const RunRecord* run) {
         m_status->setText(tr("%1: not certified, but no null relation was computed.")
                               .arg(m_runName.toHtmlEscaped()));
     else showFreeDirections(*x);
+    // Back on a run left before: its relation, output row and t as they were.
+    if (const auto c = m_choices.constFind(id); free && c != m_choices.constEnd()) {
+        {
+            const QSignalBlocker b(m_slider);
+            m_slider->setValue(c->slider);
+        }
+        const int k = std::clamp(c->relation, 0, m_relations->count() - 1);
+        const int output = std::clamp(c->output, 0, m_output->maximum() - 1);
+        if (k != 0 || output != 0) setDirection(k, output); // computes that path
+    }
     showPath();
 }
 

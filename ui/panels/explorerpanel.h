@@ -8,6 +8,7 @@
 #include "core/run/result.h"
 #include "ui/panels/resultpanel.h"
 #include "ui/run/runlist.h"
+#include <QHash>
 #include <QWidget>
 #include <memory>
 #include <optional>
@@ -75,6 +76,12 @@ private:
     ExperimentResult m_result;
     bool m_hasResult = false;
     int m_runId = -1; ///< id of the run shown (-1: none or no result)
+    /// What was chosen on a run left for another (relation row, output row, slider value):
+    /// coming back to it restores the choice instead of starting at relation 1, t = 0.
+    struct Choice {
+        int relation = 0, output = 0, slider = 0;
+    };
+    QHash<int, Choice> m_choices;
     QString m_runName;
     QColor m_runColor;
     std::optional<NullPath> m_path;
