@@ -1,5 +1,6 @@
 // The certificate and the exact solver (MATH.md §3, §4) on closed forms and on the tasks.
 #include "core/algebra/certificate.h"
+#include "core/algebra/cholesky.h"
 #include "core/algebra/features.h"
 #include "core/algebra/solver.h"
 #include "core/run/runner.h"
@@ -60,6 +61,43 @@ private Q_SLOTS:
             QVERIFY(std::abs(c.lambdaMin) <= 1e-12 * lmax);
             QCOMPARE(QString::fromStdString(c.method), s("dense"));
         }
+    }
+
+    // The blocked parallel Cholesky (above kParallelCholeskyMinDim) against Eigen's LLT: the
+    // factor reproduces A to round-off, solves agree, rcond agrees, the bits do not depend on
+    // the thread count, and a matrix that is not positive definite is reported as such.
+    void blockedCholeskyMatchesEigen() {
+        const Index D = kParallelCholeskyMinDim + kCholeskyPanel / 2 + 7; // a partial panel
+        Rng rng(2024);
+        const Mat X = rng.normalMatrix(D + 40, D, 1.0);
+        Mat A = X.transpose() * X / static_cast<double>(D);
+        A.diagonal().array() += 0.01;
+        const Eigen::LLT<Mat> ref(A);
+        std::vector<Mat> factors;
+        for (int threads : {1, 2, 3}) {
+            const auto f = choleskyFactor(A, threads);
+            QCOMPARE(f->info(), Eigen::Success);
+            factors.push_back(f->matrixL());
+        }
+        const Mat& L = factors[0];
+        const double residual = (L * L.transpose() - A).norm() / A.norm();
+        QVERIFY2(residual <= 1e-14, qPrintable(QString::number(residual)));
+        QVERIFY(factors[1] == factors[0]); // bit for bit
+        QVERIFY(factors[2] == factors[0]);
+        const auto f = choleskyFactor(A, 2);
+        const Mat B = rng.normalMatrix(D, 3, 1.0);
+        const Mat x = f->solve(B), xr = ref.solve(B);
+        // Both backward stable: forward errors within cond(A) eps of each other.
+        QVERIFY2((x - xr).norm() <= 1e-9 * xr.norm(),
+                 qPrintable(QString::number((x - xr).norm() / xr.norm())));
+        QVERIFY(std::abs(f->rcond() - ref.rcond()) <= 1e-6 * ref.rcond());
+        // Not positive definite: a negative eigenvalue in the middle of the spectrum.
+        Mat indefinite = A;
+        indefinite.diagonal().array() -= 1.0;
+        QCOMPARE(choleskyFactor(indefinite, 2)->info(), Eigen::NumericalIssue);
+        // Below the crossover it is Eigen's own factor.
+        const Mat small = A.topLeftCorner(100, 100);
+        QVERIFY(Mat(choleskyFactor(small, 2)->matrixL()) == Mat(Eigen::LLT<Mat>(small).matrixL()));
     }
 
     // The trace's smallest eigenvalue: above the dense crossover by Cholesky + shift-invert

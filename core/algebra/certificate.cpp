@@ -1,4 +1,5 @@
 #include "core/algebra/certificate.h"
+#include "core/algebra/cholesky.h"
 #include "core/base/parallel.h"
 #include "core/base/rng.h"
 #include <Spectra/SymEigsShiftSolver.h>
@@ -111,10 +112,10 @@ inverseIterationNullSpace(const std::shared_ptr<const Mat>& lambda, double lambd
     const Index D = lambda->rows();
     const double delta = std::max(tau, 1e-10 * lambdaMax);
     if (!(delta > 0)) return std::nullopt;
-    auto llt = runAbandonable(ctx, [lambda, delta] {
+    auto llt = runAbandonable(ctx, [lambda, delta, threads = ctx.threads] {
         Mat shifted = *lambda;
         shifted.diagonal().array() += delta;
-        return std::make_shared<const Eigen::LLT<Mat>>(shifted);
+        return choleskyFactor(shifted, threads);
     });
     ctx.checkCancel();
     if (llt->info() != Eigen::Success) return std::nullopt;
@@ -216,7 +217,7 @@ Certificate certify(const std::shared_ptr<const Mat>& lambda, const CertifyOptio
         if (resolveThreads(ctx.threads) > 1)
             largest = std::async(std::launch::async, [&L, &ctx] { return lanczosLargest(L, ctx); });
         auto llt = runAbandonable(
-            ctx, [lambda] { return std::make_shared<const Eigen::LLT<Mat>>(*lambda); });
+            ctx, [lambda, threads = ctx.threads] { return choleskyFactor(*lambda, threads); });
         ctx.checkCancel();
         std::optional<double> top;
         bool topDone = largest.valid();
@@ -314,7 +315,7 @@ double smallestEigenvalue(const Mat& L, const RunContext& ctx) {
     // far) gets the dense path.
     if (L.rows() > CertifyOptions{}.denseCrossover) {
         const auto llt = runAbandonable(
-            ctx, [lambda] { return std::make_shared<const Eigen::LLT<Mat>>(*lambda); });
+            ctx, [lambda, threads = ctx.threads] { return choleskyFactor(*lambda, threads); });
         ctx.checkCancel();
         if (llt->info() == Eigen::Success)
             if (const std::optional<double> lmin = lanczosSmallest(*llt, ctx)) return *lmin;

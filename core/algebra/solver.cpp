@@ -1,4 +1,5 @@
 #include "core/algebra/solver.h"
+#include "core/algebra/cholesky.h"
 #include <optional>
 
 namespace mhla {
@@ -28,10 +29,10 @@ PolySolution solveCertified(const std::shared_ptr<const Mat>& lambda, const Mat&
     };
 
     if (ridge > 0) {
-        auto f = runAbandonable(ctx, [lambda, ridge] {
+        auto f = runAbandonable(ctx, [lambda, ridge, threads = ctx.threads] {
             Mat Lr = *lambda;
             Lr.diagonal().array() += ridge;
-            return std::make_shared<const Eigen::LLT<Mat>>(Lr);
+            return choleskyFactor(Lr, threads);
         });
         ctx.checkCancel();
         out.P = f->solve(C.transpose()).transpose();
@@ -40,7 +41,7 @@ PolySolution solveCertified(const std::shared_ptr<const Mat>& lambda, const Mat&
         std::shared_ptr<const Eigen::LLT<Mat>> llt = by.cholesky;
         if (!llt)
             llt = runAbandonable(
-                ctx, [lambda] { return std::make_shared<const Eigen::LLT<Mat>>(*lambda); });
+                ctx, [lambda, threads = ctx.threads] { return choleskyFactor(*lambda, threads); });
         ctx.checkCancel();
         if (llt->info() == Eigen::Success) {
             out.P = llt->solve(C.transpose()).transpose();
@@ -53,10 +54,10 @@ PolySolution solveCertified(const std::shared_ptr<const Mat>& lambda, const Mat&
         // Lambda's eigenvectors, with 1 + lambda on the null space), and Lambda + Pi is
         // positive definite: one Cholesky factorisation instead of every eigenvector.
         const std::shared_ptr<const Mat> N = by.nullBasis;
-        auto f = runAbandonable(ctx, [lambda, N] {
+        auto f = runAbandonable(ctx, [lambda, N, threads = ctx.threads] {
             Mat shifted = *lambda;
             shifted.noalias() += *N * N->transpose();
-            return std::make_shared<const Eigen::LLT<Mat>>(shifted);
+            return choleskyFactor(shifted, threads);
         });
         ctx.checkCancel();
         if (f->info() == Eigen::Success) {
