@@ -3,6 +3,7 @@
 #include "app/cli.h"
 #include "app/options.h"
 #include "core/algebra/certificate.h"
+#include "core/algebra/cholesky.h"
 #include "core/algebra/features.h"
 #include "core/algebra/solver.h"
 #include "core/base/parallel.h"
@@ -364,6 +365,33 @@ void benchCrossover(const std::vector<int>& ds, int repeats) {
     }
 }
 
+/// Eigen's one-core LLT against the blocked parallel factorisation (core/algebra/cholesky.h)
+/// on random positive definite matrices, each as a fraction of the dgemm limit (D^3 / 3
+/// multiply-adds), with the residual ||L L^T - A|| / ||A|| of the blocked factor.
+void benchCholesky(const std::vector<Index>& dims, int repeats, int threads) {
+    const double limit = measureDgemmRate(threads, repeats);
+    std::printf("\n== Cholesky: Eigen LLT (one core) vs blocked parallel (%d thread(s)), median "
+                "of %d; fraction of the dgemm limit %.1f GFLOP/s ==\n",
+                resolveThreads(threads), repeats, limit * 1e-9);
+    std::printf("%6s | %9s %6s | %9s %6s | %8s | %s\n", "D", "Eigen s", "frac", "blocked s", "frac",
+                "speedup", "residual");
+    for (const Index D : dims) {
+        const Mat X = Mat::Random(D + 64, D);
+        Mat A = X.transpose() * X / static_cast<double>(D);
+        A.diagonal().array() += 1.0;
+        const double flops = 2.0 * static_cast<double>(D) * D * D / 3.0; // D^3 / 3 multiply-adds
+        std::shared_ptr<const Eigen::LLT<Mat>> blocked;
+        const double te = medianTime(repeats, [&] { const Eigen::LLT<Mat> l(A); });
+        const double tb = medianTime(repeats, [&] { blocked = choleskyFactor(A, threads); });
+        const Mat L = blocked->matrixL();
+        const double residual = (L * L.transpose() - A).norm() / A.norm();
+        std::printf("%6lld | %9.4f %6.2f | %9.4f %6.2f | %7.2fx | %.1e%s\n",
+                    static_cast<long long>(D), te, flops / limit / te, tb, flops / limit / tb,
+                    te / tb, residual,
+                    D < kParallelCholeskyMinDim ? " (Eigen below the crossover)" : "");
+    }
+}
+
 /// Microseconds per Adam step of the PyTorch reference (shared/bench/torch_sgd_ref.py) at one
 /// size with `torchThreads` intra-op threads, or nothing when it fails.
 std::optional<double> runTorchReference(const QString& script, const TrainerBenchRow& row,
@@ -499,6 +527,8 @@ int runBench(int argc, char** argv) {
     benchSolver(sizes, repeats, threads, reference);
     benchCrossover(quick ? std::vector<int>{6, 8} : std::vector<int>{3, 4, 5, 6, 8, 10, 12, 14, 16},
                    std::min(repeats, 3));
+    benchCholesky(quick ? std::vector<Index>{512, 1024} : std::vector<Index>{1024, 2176, 4096},
+                  std::min(repeats, 3), threads);
     benchDefaultSolve(repeats, threads);
     const std::vector<TrainerBenchRow> rows = benchTrainers(std::cout, repeats);
     std::cout.flush();
