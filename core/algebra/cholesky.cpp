@@ -2,6 +2,7 @@
 #include "core/base/parallel.h"
 #include "core/kernels/gemmkernel.h"
 #include <algorithm>
+#include <cmath>
 
 namespace mhla {
 
@@ -22,11 +23,20 @@ public:
 /// The L1 norm of the symmetric matrix whose lower triangle A holds, as Eigen::LLT computes it
 /// (for rcond()).
 double symmetricL1Norm(const Mat& A) {
+    // Column c's sum is its part on and below the diagonal plus row c left of it, which is
+    // A(c, j) of the columns j < c: one pass down the columns adds each entry to both sums
+    // (reading row c directly strides through memory: 0.5 s at D = 7200).
     const Index n = A.rows();
-    double best = 0;
-    for (Index c = 0; c < n; ++c)
-        best = std::max(best, A.col(c).tail(n - c).lpNorm<1>() + A.row(c).head(c).lpNorm<1>());
-    return best;
+    Vec sums = Vec::Zero(n);
+    for (Index j = 0; j < n; ++j) {
+        sums(j) += std::abs(A(j, j));
+        for (Index i = j + 1; i < n; ++i) {
+            const double a = std::abs(A(i, j));
+            sums(j) += a;
+            sums(i) += a;
+        }
+    }
+    return n > 0 ? sums.maxCoeff() : 0.0;
 }
 
 /// Right-looking blocked Cholesky of A in place (lower triangle): per panel of kCholeskyPanel
