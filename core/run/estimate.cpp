@@ -1,5 +1,6 @@
 #include "core/run/estimate.h"
 #include "core/algebra/certificate.h"
+#include "core/algebra/cholesky.h"
 #include "core/algebra/features.h"
 #include "core/algebra/model.h"
 #include "core/base/parallel.h"
@@ -30,8 +31,17 @@ constexpr double kAccumulateFlopsPerSec = 20.0e9;
 constexpr double kEigenvaluesFlopsPerSec = 3.0e9;
 //   dense eigendecomposition with eigenvectors: ~ 9 D^3
 constexpr double kEigenvectorsFlopsPerSec = 4.0e9;
-//   Cholesky D^3 / 3
+//   Cholesky D^3 / 3: Eigen's on one core below kParallelCholeskyMinDim, the blocked one on
+//   every core above (measured 2026-12-07 on the idle 2-core Zen 1: 20-28 GFLOP/s at
+//   D = 2176-7200, 2.0-2.5x Eigen's 10-11; d = 32's certificate+solve took 64.5 s, estimated
+//   100 s at this rate)
 constexpr double kCholeskyFlopsPerSec = 8.0e9;
+constexpr double kBlockedCholeskyFlopsPerSec = 16.0e9;
+double choleskySeconds(double D) {
+    return D * D * D / 3 /
+           (D >= static_cast<double>(kParallelCholeskyMinDim) ? kBlockedCholeskyFlopsPerSec
+                                                              : kCholeskyFlopsPerSec);
+}
 //   Lanczos: ~ kLanczosProducts products with Lambda and as many pairs of triangular solves,
 //   2 D^2 flops each, memory bound
 constexpr double kLanczosProducts = 100;
@@ -107,13 +117,18 @@ void addExactPhases(const ExperimentConfig& cfg, RunEstimate& e) {
     const bool poly = cfg.solver.kind == SolverKind::Poly;
     e.phases.emplace_back("accumulate",
                           N * D * D / 2 / kAccumulateFlopsPerSec + sampleSeconds(gen, N));
-    // lambda_min trace (dense eigenvalues at each checkpoint, only for small D).
-    if (cfg.eval.lambdaTrace > 0 && D <= kLambdaTraceMaxFeatureDim)
-        e.phases.emplace_back("lambda_trace", (cfg.eval.lambdaTrace + 1) * 4.0 / 3.0 * cube(D) /
-                                                  kEigenvaluesFlopsPerSec);
+    // lambda_min trace, only for small D: at each checkpoint dense eigenvalues, or above the
+    // dense crossover a Cholesky factor and shift-invert Lanczos (smallestEigenvalue()).
+    if (cfg.eval.lambdaTrace > 0 && D <= kLambdaTraceMaxFeatureDim) {
+        const double each =
+            D > static_cast<double>(CertifyOptions{}.denseCrossover)
+                ? choleskySeconds(D) + kLanczosProducts * 4 * D * D / kMatVecFlopsPerSec / 2
+                : 4.0 / 3.0 * cube(D) / kEigenvaluesFlopsPerSec;
+        e.phases.emplace_back("lambda_trace", (cfg.eval.lambdaTrace + 1) * each);
+    }
     CertifyOptions opt;
     opt.fullSpectrum = computesFullSpectrum(cfg.eval.spectrum, static_cast<long long>(D));
-    double solve = cube(D) / 3 / kCholeskyFlopsPerSec + 2 * dOut * D * D / kMatVecFlopsPerSec;
+    double solve = choleskySeconds(D) + 2 * dOut * D * D / kMatVecFlopsPerSec;
     if (cfg.solver.ridge > 0 || chooseCertifyPath(static_cast<Index>(D), opt) == CertifyPath::Dense)
         solve += 4.0 / 3.0 * cube(D) / kEigenvaluesFlopsPerSec;
     else solve += kLanczosProducts * 4 * D * D / kMatVecFlopsPerSec;
@@ -122,8 +137,8 @@ void addExactPhases(const ExperimentConfig& cfg, RunEstimate& e) {
     if (!opt.fullSpectrum && cfg.solver.ridge <= 0 && D > opt.nullSpaceCrossover) {
         // Two more Cholesky factorisations (Lambda + delta I, Lambda + N N^T) and a few
         // steps of block inverse iteration for the null space.
-        e.extraIfNotCertified = 2 * cube(D) / 3 / kCholeskyFlopsPerSec +
-                                8 * kLanczosProducts * 4 * D * D / kMatVecFlopsPerSec;
+        e.extraIfNotCertified =
+            2 * choleskySeconds(D) + 8 * kLanczosProducts * 4 * D * D / kMatVecFlopsPerSec;
         e.extraIfLargeNullSpace = denseExtra;
     } else e.extraIfNotCertified = denseExtra;
     // Metrics of the exact solution: the runner evaluates P on N + val + OOD prompts (the
