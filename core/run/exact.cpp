@@ -57,7 +57,10 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
         ProgressEvent ev{"generate+accumulate",
                          fractionEnd * progress::kAccumulateEnd * static_cast<double>(seen) / N,
                          seen};
-        if (nextCheckpoint < checkpoints.size() && seen == checkpoints[nextCheckpoint]) {
+        // The checkpoint at N is the certificate's own lambda_min (added after certify()
+        // below): computing it here would repeat that factorisation and Lanczos run.
+        if (nextCheckpoint < checkpoints.size() && seen == checkpoints[nextCheckpoint] &&
+            seen < N) {
             const double lmin = smallestEigenvalue(acc.lambda(), ctx);
             out.trace.emplace_back(seen, lmin);
             ev.lambdaMinSoFar = lmin;
@@ -81,6 +84,8 @@ ExactOutput runExact(const Task& task, const ExperimentConfig& cfg, const RunCon
     } else {
         out.solution = solveCertified(out.lambda, acc.crossMoment(), cfg.solver.ridge, opt, ctx);
     }
+    if (!checkpoints.empty() && checkpoints.back() == N)
+        out.trace.emplace_back(N, out.solution.certificate.lambdaMin);
     out.solveMs = msSince(t1);
     return out;
 }

@@ -187,12 +187,10 @@ void SweepPanel::redraw() {
     QString fileProblem;
     const SweepFigureSpec spec = chosenSpec(plan, &fileProblem);
     const bool curves = spec.kind == SweepFigureSpec::Kind::Curves;
-    QStringList keys;
-    for (const SweepAxis& a : plan.spec.axes) keys << a.key;
     QString text = tr("%1 of %2 runs finished; swept: %3; %4 per point.")
                        .arg(finished)
                        .arg(drawn.size())
-                       .arg(keys.join(QStringLiteral(", ")),
+                       .arg(differing.join(QStringLiteral(", ")),
                             countOf(plan.spec.seeds, tr("seed"), tr("seeds")));
     if (!fileProblem.isEmpty()) text += QStringLiteral(" ") + fileProblem;
     // One seed per point has no band to choose.
