@@ -4,6 +4,7 @@
 #include "ui/export/exporter.h"
 #include "ui/panels/curvespanel.h"
 #include "ui/panels/sweepfigures.h"
+#include "ui/plot/elidedlabel.h"
 #include "ui/plot/heatmapwidget.h"
 #include "ui/plot/plotlegend.h"
 #include "ui/plot/plotwidget.h"
@@ -93,6 +94,20 @@ private Q_SLOTS:
                  QStringLiteral("σ<sub>r</sub>"));
         plot.setAxisTitles(QStringLiteral("r"), QStringLiteral("σ_r"));
         QCOMPARE(chartOf(plot)->axes(Qt::Vertical).first()->titleText(), QStringLiteral("σ_r"));
+        // A sweep figure's title is typeset as its axis titles are: in the tool row when it
+        // fits, above the chart as rich text when it does not; other titles stay literal.
+        d.title = QStringLiteral("λ_min of Λ against p, with a long tail that needs the room");
+        showSweepFigure(&plot, d);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        auto* label = plot.findChild<ElidedLabel*>(QStringLiteral("tTitle"));
+        QVERIFY(label);
+        QVERIFY(label->typeset());
+        plot.resize(220, 350);
+        QTRY_VERIFY(chartOf(plot)->title().startsWith(QStringLiteral("λ<sub>min</sub> of Λ")));
+        plot.setTitle(QStringLiteral("λ_min literal"));
+        QVERIFY(!label->typeset());
+        QTRY_VERIFY(!chartOf(plot)->title().contains(QStringLiteral("<sub>")));
     }
 
     // At scale 2 the Curves tab's loss plot showed "MSE · O…": a title that does not fit gets a

@@ -285,7 +285,7 @@ private Q_SLOTS:
         view->setCurrentIndex(1);
         QCOMPARE(panel.data().name, s("dist"));
         QCOMPARE(panel.data().csv, reduceSweepFigure(specs[1], fromRuns, results).csv);
-        QVERIFY2(panel.data().xTitle.contains(s("log10")), qPrintable(panel.data().xTitle));
+        QVERIFY2(panel.data().xTitle.contains(s("log₁₀")), qPrintable(panel.data().xTitle));
 
         // The file's log axis, band and title are kept: lambda_min <= 0 at p = 1 would turn the
         // automatic log axis off; the file asks for one, so those runs sit at the floor.

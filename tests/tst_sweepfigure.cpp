@@ -283,11 +283,11 @@ private Q_SLOTS:
         QCOMPARE(d.series[3].colour, -1);                          // the reference in black
         // Run 0: lambda_min 0.001 -> x = 3; distance 0.002; exact 0.003.
         const SweepPlotSeries& first = d.series[0];
-        QCOMPARE(first.name, s("orthogonal_prob=0.25 · not certified"));
+        QCOMPARE(first.name, s("p = 0.25 · not certified"));
         QVERIFY(std::abs(first.x[0] - 3) < 1e-12);
         QCOMPARE(first.y[0], 0.002);
         QCOMPARE(d.series[3].y[0], 0.003);
-        QCOMPARE(d.xTitle, s("-log10 λ_min"));
+        QCOMPARE(d.xTitle, s("−log₁₀ λ_min"));
         QCOMPARE(QString::fromUtf8(d.csv).count(u'\n'), 1 + 2 * static_cast<int>(p.runs.size()));
     }
 
@@ -439,7 +439,7 @@ private Q_SLOTS:
         }
         QCOMPARE(floorSeries, 2); // one per sampler's line
         QVERIFY2(d.note.contains(s("8 of 24 runs have a value ≤ 0")), qPrintable(d.note));
-        QVERIFY2(d.note.contains(s("8 at orthogonal_prob = 1")), qPrintable(d.note));
+        QVERIFY2(d.note.contains(s("8 at p = 1")), qPrintable(d.note));
         // The CSV keeps the values, not the floor.
         QVERIFY2(QString::fromUtf8(d.csv).contains(s("orthogonal_sampler=haar,1,0,0,0,4\n")),
                  qPrintable(QString::fromUtf8(d.csv)));
@@ -461,7 +461,7 @@ private Q_SLOTS:
         QCOMPARE(d.runsUsed, 24); // the p = 1 runs are not dropped
         QCOMPARE(d.runsAtFloor, 8);
         QCOMPARE(d.runsNotCertified, 8);
-        QCOMPARE(d.xTitle, s("-log10(λ_min + 1e-10)"));
+        QCOMPARE(d.xTitle, s("−log₁₀(λ_min + 10⁻¹⁰)"));
         bool sawFloor = false;
         for (const SweepPlotSeries& sr : d.series) {
             if (sr.style == SweepPlotSeries::Style::Markers) {
@@ -470,7 +470,7 @@ private Q_SLOTS:
                 for (double x : sr.x) QVERIFY(std::abs(x + std::log10(0.2 + 1e-10)) < 1e-12);
             }
             if (sr.style == SweepPlotSeries::Style::Triangles) {
-                QCOMPARE(sr.name, s("orthogonal_prob=1 · not certified"));
+                QCOMPARE(sr.name, s("p = 1 · not certified"));
                 QCOMPARE(sr.x.size(), size_t(8));
                 for (double x : sr.x) QVERIFY(std::abs(x - 10) < 1e-12); // lambda_min 0 -> 10
                 for (double y : sr.y) QCOMPARE(y, d.floorY);             // at the floor, drawn once
@@ -480,6 +480,23 @@ private Q_SLOTS:
         QVERIFY(!sawFloor); // the not-certified triangles at the floor carry no second marker
         // floor: the decade below 0.4
         QVERIFY(std::abs(d.floorY - 1e-2) < 1e-14);
+    }
+
+    // Legends name a swept value by the symbol its key's label ends in ("Orthogonal probability
+    // p"), and by the short key when the label has none or the key is not a number.
+    void legendEntriesUseTheKeysSymbol() {
+        using sweepdetail::legendEntry;
+        QCOMPARE(legendEntry(s("task.orthogonal_prob"), QJsonValue(0.95)), s("p = 0.95"));
+        QCOMPARE(legendEntry(s("task.d_out"), QJsonValue(4)), s("d_out = 4"));
+        QCOMPARE(legendEntry(s("task.samples"), QJsonValue(80)), s("N = 80"));
+        QCOMPARE(legendEntry(s("solver.epochs"), QJsonValue(5)), s("epochs=5"));
+        QCOMPARE(legendEntry(s("solver.optimizer"), QJsonValue(s("adam"))), s("optimizer=adam"));
+        QCOMPARE(legendEntry(s("not.a_key"), QJsonValue(1)), s("a_key=1"));
+        using sweepdetail::typesetNumber;
+        QCOMPARE(typesetNumber(s("1e-06")), s("10⁻⁶"));
+        QCOMPARE(typesetNumber(s("2.5e-08")), s("2.5×10⁻⁸"));
+        QCOMPARE(typesetNumber(s("1e+20")), s("10²⁰"));
+        QCOMPARE(typesetNumber(s("0.001")), s("0.001"));
     }
 
     void paperTransformOfRoundOff() {

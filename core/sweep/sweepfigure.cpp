@@ -223,7 +223,7 @@ BandGroups collectBandGroups(const SweepFigureSpec& spec, const SweepPlan& plan,
         QStringList parts;
         for (size_t a = 0; a < p.values.size(); ++a)
             if (static_cast<int>(a) != xa)
-                parts << shortKey(p.values[a].first) + q("=") + valueText(p.values[a].second);
+                parts << legendEntry(p.values[a].first, p.values[a].second);
         // With no other swept key the one group is the metric itself, named as the axis is.
         const QString name = parts.isEmpty() ? termTitle(yt) : parts.join(q(", "));
         qsizetype gi = g.names.indexOf(name);
@@ -324,7 +324,7 @@ void scatterSeries(const SweepFigureSpec& spec, const SweepPlan& plan, int ca, c
     if (ca >= 0) {
         for (const QJsonValue& v : plan.spec.axes[static_cast<size_t>(ca)].values) {
             SweepPlotSeries s;
-            s.name = shortKey(spec.colour) + q("=") + valueText(v);
+            s.name = legendEntry(spec.colour, v);
             byColour->push_back(s);
         }
     } else {
@@ -590,10 +590,10 @@ SweepFigureData reduceSweepFigure(const SweepFigureSpec& spec, const SweepPlan& 
             static_cast<int>(std::count(m.nonPositive.begin(), m.nonPositive.end(), true));
         QStringList at;
         for (const auto& [x, n] : m.floorByX)
-            at << QString::asprintf("%d at %s = ", n, qPrintable(shortKey(spec.x))) + x;
+            at << QString::number(n) + q(" at ") + legendEntry(spec.x, QJsonValue(x));
         d.note += QString::asprintf(" %d of %d runs have a value ", d.runsAtFloor, finished) +
                   q("≤ 0, which a log axis cannot show: drawn at the floor ") +
-                  numberText(d.floorY) + q(" with hollow diamonds") +
+                  typesetNumber(numberText(d.floorY)) + q(" with hollow diamonds") +
                   (at.isEmpty() ? QString() : q(" (") + at.join(q(", ")) + q(")")) +
                   q("; the CSV has the values.");
     }

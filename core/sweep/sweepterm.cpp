@@ -52,6 +52,17 @@ QString valueText(const QJsonValue& v) {
     return v.toString();
 }
 
+QString legendEntry(const QString& key, const QJsonValue& v) {
+    if (const KeyInfo* k = findExperimentKey(key);
+        k && (k->type == KeyInfo::Type::Integer || k->type == KeyInfo::Type::Real)) {
+        const QString symbol = k->label.section(QLatin1Char(' '), -1);
+        const QString base = symbol.section(QLatin1Char('_'), 0, 0);
+        if (symbol != k->label && !base.isEmpty() && base.size() <= 2 && base.at(0).isLetter())
+            return symbol + q(" = ") + valueText(v);
+    }
+    return shortKey(key) + q("=") + valueText(v);
+}
+
 Term parseTerm(const QString& text) {
     static const QRegularExpression re(
         q("^\\s*(-?)log10\\(\\s*([^()\\s+]+)\\s*(?:\\+\\s*([^()\\s]+)\\s*)?\\)\\s*$"));
@@ -108,12 +119,25 @@ QString metricLabel(const QString& m) {
     return m;
 }
 
+QString typesetNumber(const QString& text) {
+    static const QRegularExpression re(q("^([0-9.]+)[eE]([-+]?)0*([0-9]+)$"));
+    const auto m = re.match(text);
+    if (!m.hasMatch()) return text;
+    static const char16_t digits[] = u"⁰¹²³⁴⁵⁶⁷⁸⁹";
+    QString power = q("10");
+    if (m.captured(2) == q("-")) power += QChar(u'⁻');
+    for (const QChar c : m.captured(3)) power += QChar(digits[c.digitValue()]);
+    const QString mantissa = m.captured(1);
+    return mantissa == q("1") ? power : mantissa + QChar(u'×') + power;
+}
+
 QString termTitle(const Term& t) {
     const QString base = metricLabel(t.base);
-    const QString inner = t.offset > 0 ? base + q(" + ") + t.offsetText : base;
+    const QString inner = t.offset > 0 ? base + q(" + ") + typesetNumber(t.offsetText) : base;
     if (t.transform == 0) return base;
-    const QString sign = t.transform == 1 ? QString() : q("-");
-    return t.offset > 0 ? sign + q("log10(") + inner + q(")") : sign + q("log10 ") + inner;
+    // U+2212 minus and a subscript base, as a paper typesets them.
+    const QString log = (t.transform == 1 ? QString() : QString(QChar(0x2212))) + q("log₁₀");
+    return t.offset > 0 ? log + q("(") + inner + q(")") : log + q(" ") + inner;
 }
 
 double termValue(const Term& t, const SweepPlan& plan, const SweepRun& run,

@@ -35,8 +35,9 @@ QList<PlotSeries> sweepPlotSeries(const SweepFigureData& d) {
 }
 
 void showSweepFigure(PlotWidget* plot, const SweepFigureData& d) {
-    plot->setTitle(d.title);
-    // Metric labels are written to be typeset ("λ_min", "‖P − P*‖_F"); key names stay as they are.
+    // Metric labels, and the titles made of them or written in paper files, are written to be
+    // typeset ("λ_min", "‖P − P*‖_F").
+    plot->setTitle(d.title, TitleText::Typeset);
     plot->setAxisTitles(d.xTitle, d.yTitle, TitleText::Typeset);
     plot->setXCategories(d.xCategories);
     plot->setLogX(d.logX);

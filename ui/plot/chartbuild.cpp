@@ -152,7 +152,8 @@ void styleChart(QChart* chart, const PlotState& st, const ChartLook& look, doubl
     tf.setBold(true);
     tf.setPointSizeF(look.forExport ? 12 : kScreenTitlePt * sizeScale);
     chart->setTitleFont(tf);
-    chart->setTitle(look.forExport && !look.paper ? st.title : QString());
+    chart->setTitle(look.forExport && !look.paper ? axisTitleHtml(st.title, st.titleText)
+                                                  : QString());
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->legend()->setShowToolTips(true);
 }

@@ -1,4 +1,5 @@
 #include "ui/plot/elidedlabel.h"
+#include "ui/plot/plotlegend.h"
 #include <QPainter>
 #include <QStyle>
 
@@ -13,6 +14,12 @@ void ElidedLabel::setText(const QString& text) {
     m_text = text;
     updateGeometry();
     updateTip();
+    update();
+}
+
+void ElidedLabel::setTypeset(bool on) {
+    if (on == m_typeset) return;
+    m_typeset = on;
     update();
 }
 
@@ -33,8 +40,10 @@ void ElidedLabel::paintEvent(QPaintEvent* e) {
     const QRect r = contentsRect();
     p.setPen(
         palette().color(isEnabled() ? QPalette::Active : QPalette::Disabled, QPalette::WindowText));
-    p.drawText(r, Qt::AlignLeft | Qt::AlignVCenter,
-               fontMetrics().elidedText(m_text, Qt::ElideRight, r.width()));
+    if (m_typeset && !isElided()) drawTypeset(p, r, m_text);
+    else
+        p.drawText(r, Qt::AlignLeft | Qt::AlignVCenter,
+                   fontMetrics().elidedText(m_text, Qt::ElideRight, r.width()));
 }
 
 void ElidedLabel::resizeEvent(QResizeEvent* e) {

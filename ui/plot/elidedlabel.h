@@ -13,6 +13,9 @@ public:
     void setText(const QString& text);
     QString text() const { return m_text; }
     void clear() { setText({}); }
+    /// Draw "_x" as a subscript ("λ_min") when the text fits (elided text is drawn plain).
+    void setTypeset(bool on);
+    bool typeset() const { return m_typeset; }
     /// True when the text does not fit and is shown elided.
     bool isElided() const;
     QSize sizeHint() const override;
@@ -25,6 +28,7 @@ protected:
 private:
     void updateTip();
     QString m_text;
+    bool m_typeset = false;
 };
 
 } // namespace mhla::ui

@@ -27,33 +27,6 @@ QFont subscriptFont(const QFont& font) {
     return f;
 }
 
-/// The width of `text` drawn with its "_x" subscripts typeset (drawTypeset).
-double typesetAdvance(const QString& text, const QFont& font) {
-    const QFontMetricsF fm(font), sm(subscriptFont(font));
-    double w = 0;
-    for (const plotmath::TextRun& r : plotmath::subscriptRuns(text))
-        w += (r.subscript ? sm : fm).horizontalAdvance(r.text);
-    return w;
-}
-
-/// Draws `text` vertically centred in `box` from its left edge, "λ_min" as λ with a smaller,
-/// lowered "min" (a legend is painted text, not rich text, on screen and in every export).
-void drawTypeset(QPainter& p, const QRectF& box, const QString& text) {
-    const QFont font = p.font();
-    const QFont sf = subscriptFont(font);
-    const QFontMetricsF fm(font, p.device());
-    const QFontMetricsF sm(sf, p.device());
-    const double baseline = box.center().y() + (fm.ascent() - fm.descent()) / 2;
-    double x = box.left();
-    for (const plotmath::TextRun& r : plotmath::subscriptRuns(text)) {
-        p.setFont(r.subscript ? sf : font);
-        const double y = r.subscript ? baseline + 0.3 * sm.ascent() : baseline;
-        p.drawText(QPointF(x, y), r.text);
-        x += (r.subscript ? sm : fm).horizontalAdvance(r.text);
-    }
-    p.setFont(font);
-}
-
 void drawGlyph(QPainter& p, const plotmath::LegendEntry& e, const QRectF& r) {
     const double y = r.center().y();
     QColor c = e.color;
@@ -118,6 +91,33 @@ void drawGlyph(QPainter& p, const plotmath::LegendEntry& e, const QRectF& r) {
     }
 }
 } // namespace
+
+/// The width of `text` drawn with its "_x" subscripts typeset (drawTypeset).
+double typesetAdvance(const QString& text, const QFont& font) {
+    const QFontMetricsF fm(font), sm(subscriptFont(font));
+    double w = 0;
+    for (const plotmath::TextRun& r : plotmath::subscriptRuns(text))
+        w += (r.subscript ? sm : fm).horizontalAdvance(r.text);
+    return w;
+}
+
+/// Draws `text` vertically centred in `box` from its left edge, "λ_min" as λ with a smaller,
+/// lowered "min" (a legend is painted text, not rich text, on screen and in every export).
+void drawTypeset(QPainter& p, const QRectF& box, const QString& text) {
+    const QFont font = p.font();
+    const QFont sf = subscriptFont(font);
+    const QFontMetricsF fm(font, p.device());
+    const QFontMetricsF sm(sf, p.device());
+    const double baseline = box.center().y() + (fm.ascent() - fm.descent()) / 2;
+    double x = box.left();
+    for (const plotmath::TextRun& r : plotmath::subscriptRuns(text)) {
+        p.setFont(r.subscript ? sf : font);
+        const double y = r.subscript ? baseline + 0.3 * sm.ascent() : baseline;
+        p.drawText(QPointF(x, y), r.text);
+        x += (r.subscript ? sm : fm).horizontalAdvance(r.text);
+    }
+    p.setFont(font);
+}
 
 LegendLayout layoutLegend(const QList<plotmath::LegendEntry>& entries, const QFont& font,
                           double width) {

@@ -29,6 +29,12 @@ LegendLayout layoutLegend(const QList<plotmath::LegendEntry>& entries, const QFo
 void paintLegend(QPainter& p, const QList<plotmath::LegendEntry>& entries,
                  const LegendLayout& layout, const QFont& font, const QPointF& origin,
                  const QColor& textColor);
+/// The width of `text` drawn by drawTypeset().
+double typesetAdvance(const QString& text, const QFont& font);
+/// Draws `text` vertically centred in `box` from its left edge with its "_x" subscripts typeset
+/// (λ with a smaller, lowered "min"): painted text, the same on screen and in every export.
+void drawTypeset(QPainter& p, const QRectF& box, const QString& text);
+
 /// The index of the entry at `pos` (legend coordinates), or -1.
 int legendEntryAt(const LegendLayout& layout, const QPointF& pos);
 

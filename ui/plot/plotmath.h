@@ -58,7 +58,8 @@ enum class TitleText { Literal, Typeset };
 /// Everything that defines a plot (so that exports can rebuild it at any size).
 struct PlotState {
     QString title, xTitle, yTitle;
-    TitleText xTitleText = TitleText::Literal, yTitleText = TitleText::Literal;
+    TitleText titleText = TitleText::Literal, xTitleText = TitleText::Literal,
+              yTitleText = TitleText::Literal;
     /// Non-empty (and a linear y axis): the y values are the categories 0..n-1 (states), drawn
     /// from -0.5 to n-0.5 with one tick per category labelled with its name.
     QStringList yCategories;

@@ -165,8 +165,10 @@ void PlotWidget::showContextMenu(const QPoint& at, QToolButton* exportButton) {
 
 PlotWidget::~PlotWidget() = default;
 
-void PlotWidget::setTitle(const QString& t) {
+void PlotWidget::setTitle(const QString& t, TitleText kind) {
     m_state.title = t;
+    m_state.titleText = kind;
+    m_titleLabel->setTypeset(kind == TitleText::Typeset);
     placeTitle();
 }
 
@@ -184,7 +186,7 @@ void PlotWidget::placeTitle() {
     QFont font = m_chart->titleFont();
     font.setPointSizeF(kScreenTitlePt * m_screenScale);
     const FittedTitle fit = inRow ? FittedTitle{}
-                                  : fitTitle(m_state.title, TitleText::Literal, font,
+                                  : fitTitle(m_state.title, m_state.titleText, font,
                                              m_view->width() - kChartSideMargins);
     if (!inRow && m_chart->titleFont() != fit.font) m_chart->setTitleFont(fit.font);
     m_chart->setTitle(inRow ? QString() : fit.html);
@@ -477,7 +479,7 @@ void PlotWidget::paintStyled(QPainter& painter, const QRectF& rect, const PaperS
     chartbuild::populate(chart, m_state, look, &shown);
     if (!paper && !m_state.title.isEmpty()) {
         // A small figure's title in a smaller font before it is shortened (as on screen).
-        const FittedTitle fit = fitTitle(m_state.title, TitleText::Literal, chart->titleFont(),
+        const FittedTitle fit = fitTitle(m_state.title, m_state.titleText, chart->titleFont(),
                                          rect.width() - kChartSideMargins);
         chart->setTitleFont(fit.font);
         chart->setTitle(fit.html);

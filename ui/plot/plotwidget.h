@@ -35,7 +35,7 @@ public:
     PlotWidget(const QString& figureName, QWidget* parent = nullptr);
     ~PlotWidget() override;
 
-    void setTitle(const QString& t);
+    void setTitle(const QString& t, TitleText kind = TitleText::Literal);
     /// The title as shown (in the tool row, or above the chart when the row is too narrow).
     QString title() const { return m_state.title; }
     /// Axis titles, shown as written unless `kind` is Typeset (for titles written to be
