@@ -22,6 +22,7 @@
 #include <QGraphicsView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -538,6 +539,7 @@ private Q_SLOTS:
         auto* badge = w.findChild<QLabel*>(QStringLiteral("certificateBadge"));
         QVERIFY(badge);
         const double badgePt = badge->font().pointSizeF();
+        const double appPt = QApplication::font().pointSizeF();
         QVERIFY(!w.isFullScreen());
         auto* phase = w.findChild<ElidedLabel*>(QStringLiteral("statusPhase"));
         QVERIFY(phase);
@@ -553,6 +555,12 @@ private Q_SLOTS:
         QCOMPARE(w.font().pointSizeF(), pt * MainWindow::kPresentationScale);
         QVERIFY(std::abs(legend->font().pointSizeF() - legendPt * MainWindow::kPresentationScale) <
                 0.01);
+        // Menus and dialogs are windows of their own: they take the application's font.
+        QCOMPARE(QApplication::font().pointSizeF(), appPt * MainWindow::kPresentationScale);
+        {
+            QMenu menu;
+            QCOMPARE(menu.font().pointSizeF(), appPt * MainWindow::kPresentationScale);
+        }
         for (PlotWidget* p : w.findChildren<PlotWidget*>())
             QCOMPARE(p->screenScale(), MainWindow::kPresentationScale);
         auto* action = w.findChild<QAction*>(QStringLiteral("presentationAction"));
@@ -564,6 +572,7 @@ private Q_SLOTS:
         QTRY_VERIFY(!w.isFullScreen());
         for (QDockWidget* d : docks) QTRY_COMPARE(d->isVisible(), shown.value(d->objectName()));
         QCOMPARE(w.font().pointSizeF(), pt);
+        QCOMPARE(QApplication::font().pointSizeF(), appPt);
         QCOMPARE(legend->font().pointSizeF(), legendPt);
         QCOMPARE(badge->font().pointSizeF(), badgePt);
         for (PlotWidget* p : w.findChildren<PlotWidget*>()) QCOMPARE(p->screenScale(), 1.0);

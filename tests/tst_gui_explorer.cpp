@@ -14,8 +14,10 @@
 #include "ui/panels/headspanel.h"
 #include "ui/plot/heatmapwidget.h"
 #include "ui/plot/plotwidget.h"
+#include <QApplication>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QListWidget>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -51,6 +53,20 @@ private Q_SLOTS:
         panel.showRun(&rec);
         QCOMPARE(panel.relationCount(), 4);
         QVERIFY(panel.statusText().contains(QStringLiteral("4 direction")));
+        // All four relations in view, at this font and at twice it (presentation mode).
+        auto* list = panel.findChild<QListWidget*>(QStringLiteral("nullRelations"));
+        QVERIFY(list);
+        for (double scale : {1.0, 2.0}) {
+            QFont f = panel.font();
+            f.setPointSizeF(QApplication::font().pointSizeF() * scale);
+            panel.setFont(f);
+            // The layout may not make it shorter than this (a fixed height).
+            QVERIFY2(list->minimumHeight() >= 4 * list->sizeHintForRow(0) + 2 * list->frameWidth(),
+                     qPrintable(QStringLiteral("at least %1 px for rows of %2 px")
+                                    .arg(list->minimumHeight())
+                                    .arg(list->sizeHintForRow(0))));
+        }
+        panel.setFont(QFont());
         QVERIFY(!panel.busy());               // the default direction comes with the run
         QVERIFY(panel.noiseText().isEmpty()); // noise-free labels: no noise line
         // t = 0 is the fit.

@@ -39,6 +39,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QStandardPaths>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -278,6 +279,41 @@ private Q_SLOTS:
             }
         }
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u'\n')));
+    }
+
+    // At x2 on a 1280x720 projector with both docks the tab bar is ~540 px wide: the Sweep tab
+    // was behind scroll arrows. Every tab is now inside the bar, its name shortened if need be
+    // and whole in its tooltip.
+    void everyTabIsVisibleInANarrowTabBar() {
+        MainWindow w;
+        w.resize(900, 600);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("resultTabs"));
+        QVERIFY(tabs);
+        tabs->setFixedWidth(420);
+        QTRY_VERIFY(tabs->tabBar()->width() <= 420);
+        QTabBar* bar = tabs->tabBar();
+        for (int i = 0; i < bar->count(); ++i) {
+            const QRect r = bar->tabRect(i);
+            QVERIFY2(r.left() >= 0 && r.right() < bar->width(),
+                     qPrintable(QStringLiteral("tab %1 (%2) at %3..%4 of %5")
+                                    .arg(i)
+                                    .arg(bar->tabText(i))
+                                    .arg(r.left())
+                                    .arg(r.right())
+                                    .arg(bar->width())));
+            QCOMPARE(bar->tabToolTip(i), bar->tabText(i));
+        }
+        // The longest name gives up width first: the short ones keep their natural width.
+        int widest = 0;
+        for (int i = 1; i < bar->count(); ++i)
+            if (bar->fontMetrics().horizontalAdvance(bar->tabText(i)) >
+                bar->fontMetrics().horizontalAdvance(bar->tabText(widest)))
+                widest = i;
+        for (int i = 0; i < bar->count(); ++i)
+            QVERIFY2(bar->tabRect(i).width() <= bar->tabRect(widest).width() + 1,
+                     qPrintable(bar->tabText(i)));
     }
 
     // The Certificate tab at 1280×720: no horizontal scroll, the badge and both plots whole

@@ -6,6 +6,7 @@
 #include "ui/plot/heatmapwidget.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/plot/theme.h"
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
@@ -50,7 +51,6 @@ ExplorerPanel::ExplorerPanel(QWidget* parent) : QWidget(parent) {
     lay->addWidget(m_noise);
     m_relations = new QListWidget(this);
     m_relations->setObjectName(QStringLiteral("nullRelations"));
-    m_relations->setMaximumHeight(fontMetrics().height() * 5 + 8);
     m_relations->setMinimumWidth(1);
     m_relations->setToolTip(
         tr("Each line is an exact relation Σ_k v_k ψ_k(Z) = 0 that holds on every training "
@@ -118,6 +118,20 @@ ExplorerPanel::~ExplorerPanel() {
 QList<const Figure*> ExplorerPanel::figures() const { return {m_plot, m_heads}; }
 
 double ExplorerPanel::t() const { return static_cast<double>(m_slider->value()) / kSteps; }
+void ExplorerPanel::fitRelationsHeight() {
+    // The rows' own height, not the font's: at x2 and in presentation mode a height of five
+    // font lines showed 3½ of 4 relations.
+    const int rows = std::clamp(m_relations->count(), 1, 5);
+    const int row = m_relations->count() > 0 ? m_relations->sizeHintForRow(0)
+                                             : m_relations->fontMetrics().height() + 4;
+    m_relations->setFixedHeight(rows * row + 2 * m_relations->frameWidth() + 2);
+}
+
+void ExplorerPanel::changeEvent(QEvent* e) {
+    QWidget::changeEvent(e);
+    if (e->type() == QEvent::FontChange) fitRelationsHeight();
+}
+
 void ExplorerPanel::setT(double t) {
     m_slider->setValue(static_cast<int>(std::lround(t * kSteps)));
 }
@@ -239,6 +253,7 @@ void ExplorerPanel::showFreeDirections(const IdentifiabilityReport& report) {
     for (const NullRelation& rel : nr.relations)
         m_relations->addItem(QString::fromStdString(rel.text));
     m_relations->setCurrentRow(0);
+    fitRelationsHeight();
     m_output->setRange(1, std::max(1, m_result.dOut));
     if (!x->oodExecution.empty()) {
         QStringList parts;

@@ -65,7 +65,12 @@ Q_SIGNALS:
     /// A path finished computing (tests wait for it).
     void pathReady();
 
+protected:
+    void changeEvent(QEvent* e) override;
+
 private:
+    /// The relations list as tall as its rows (up to 5; more scroll), at any font size.
+    void fitRelationsHeight();
     /// showRun()'s parts: the noise line (none when the fit is noise-free), and for a run that
     /// is not certified the status, the relations and the OOD execution line.
     void showNoise(const IdentifiabilityReport* x);

@@ -45,10 +45,13 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
         m_chosen = m_group->itemData(i).toInt();
         redraw();
     });
-    row->addWidget(m_group);
-    row->addWidget(m_view);
-    row->addWidget(m_metric);
-    row->addWidget(m_band);
+    // Each choice at its natural width when there is room, narrower (its text cut short) when
+    // there is not: at x2 beside the docks the row made the tab wider than the window, and the
+    // plot's Export… and last point went under a horizontal scroll bar.
+    for (QComboBox* c : {m_group, m_view, m_metric, m_band}) {
+        c->setMinimumWidth(c->fontMetrics().horizontalAdvance(QStringLiteral("automatic")));
+        row->addWidget(c);
+    }
     row->addStretch(1);
     lay->addLayout(row);
     m_status = new QLabel(this);

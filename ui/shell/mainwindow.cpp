@@ -208,6 +208,12 @@ void MainWindow::setPresentationMode(bool on) {
         m_restoreBar->hide(); // the offer of the last session's runs waits until F5
         QFont big = font();
         big.setPointSizeF(big.pointSizeF() * kPresentationScale);
+        // Menus, dialogs and tooltips are windows of their own and take the application's
+        // font, not this window's: they grow too.
+        m_presentAppFont = QApplication::font();
+        QFont bigApp = m_presentAppFont;
+        bigApp.setPointSizeF(bigApp.pointSizeF() * kPresentationScale);
+        QApplication::setFont(bigApp);
         setFont(big);
         showFullScreen();
         // In the phase label, not a temporary message: a message shown while the window goes
@@ -215,6 +221,7 @@ void MainWindow::setPresentationMode(bool on) {
         m_presentPhase = m_phase->text();
         m_phase->setText(presentationHint());
     } else {
+        QApplication::setFont(m_presentAppFont);
         setFont(m_presentHadFont ? m_presentFont : QFont());
         setWindowState(m_presentWindowState);
         restoreState(m_presentDocks);

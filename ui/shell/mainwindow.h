@@ -327,7 +327,7 @@ private:
     QByteArray m_presentDocks;             ///< saveState() before: docks and toolbar
     Qt::WindowStates m_presentWindowState; ///< maximized, full screen or normal before
     bool m_presentHadFont = false;         ///< the window had a font of its own before
-    QFont m_presentFont;                   ///< that font
+    QFont m_presentFont, m_presentAppFont; ///< that font
     QString m_presentPhase;                ///< the status text the hint replaced
     static QString presentationHint();     ///< the status text saying how to leave
     QWidget* m_restoreBar = nullptr;

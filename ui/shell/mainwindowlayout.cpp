@@ -11,6 +11,7 @@
 #include "ui/plot/fitscrollarea.h"
 #include "ui/run/runlist.h"
 #include "ui/shell/mainwindow.h"
+#include "ui/shell/resulttabs.h"
 #include <QDesktopServices>
 #include <QDockWidget>
 #include <QFrame>
@@ -42,7 +43,7 @@ void MainWindow::buildLayout() {
 }
 
 void MainWindow::buildTabs() {
-    m_tabs = new QTabWidget(this);
+    m_tabs = new ResultTabs(this); // every tab one click away (see resulttabs.h)
     m_tabs->setObjectName(QStringLiteral("resultTabs"));
     m_tabs->setDocumentMode(true);
     m_resultPanels = createResultPanels(m_tabs);
@@ -62,7 +63,8 @@ void MainWindow::buildTabs() {
         scroll->setObjectName(panel->panelId() + QStringLiteral("Scroll"));
         scroll->setFrameShape(QFrame::NoFrame);
         scroll->setMinimumSize(200, 150);
-        m_tabs->addTab(scroll, panel->tabName());
+        const int index = m_tabs->addTab(scroll, panel->tabName());
+        m_tabs->setTabToolTip(index, panel->tabName());
     }
     m_certificate = panelOf<CertificatePanel>();
     m_curves = panelOf<CurvesPanel>();
