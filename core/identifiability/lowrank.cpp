@@ -154,9 +154,28 @@ Mat alternatingProjections(const AffineSet& set, Mat X, int r, int iterations, d
                            const std::function<void(Mat&)>& push, const RunContext& ctx) {
     double prevGap = std::numeric_limits<double>::infinity();
     int slow = 0;
+    // The rank-r truncation by one step of subspace iteration per iteration, warm-started from
+    // the previous right singular subspace (a full SVD first, and every 16th iteration): the
+    // iterates change little from one step to the next, so the subspace is accurate, at
+    // O(m n r) instead of a full SVD (a third of the explorer's time at d = 8).
+    Mat V;
     for (int it = 0; it < iterations; ++it) {
         if ((it & 7) == 0) ctx.checkCancel();
-        const Mat Y = truncateRank(X, r);
+        Mat Y;
+        if (r >= std::min(X.rows(), X.cols())) {
+            Y = X;
+        } else if ((it & 15) == 0) {
+            const Svd s = svdOf(X);
+            V = s.V.leftCols(r);
+            Y = s.U.leftCols(r) * s.s.head(r).asDiagonal() * V.transpose();
+        } else {
+            const Mat Q =
+                Eigen::HouseholderQR<Mat>(X * V).householderQ() * Mat::Identity(X.rows(), r);
+            const Mat B = Q.transpose() * X; // r x n
+            V = Eigen::HouseholderQR<Mat>(B.transpose()).householderQ() *
+                Mat::Identity(X.cols(), r);
+            Y = Q * B;
+        }
         const Mat R = set.residual(Y);
         const double gap = R.norm();
         X = Y - R;
