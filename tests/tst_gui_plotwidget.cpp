@@ -554,6 +554,32 @@ private Q_SLOTS:
         QCOMPARE(plot.screenScale(), 1.0);
     }
 
+    // A sweep figure's note names ‖P − P*‖_F: on screen and in an export the F is a subscript,
+    // as in the axis titles, not "_F" (key names such as distance_p_rel stay as written).
+    void notesAreTypeset() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        PlotWidget plot(QStringLiteral("s"));
+        plot.setSeries({line(QStringLiteral("a"), 1)});
+        plot.setNote(QStringLiteral("Median of ‖P − P*‖_F (distance_p_rel in the CSV)."));
+        auto* label = plot.findChild<QLabel*>(QStringLiteral("sNote"));
+        QVERIFY(label);
+        QCOMPARE(label->textFormat(), Qt::RichText);
+        QVERIFY(label->text().contains(QStringLiteral("‖P − P*‖<sub>F</sub>")));
+        QVERIFY(label->text().contains(QStringLiteral("distance_p_rel")));
+        QCOMPARE(plot.note(), QStringLiteral("Median of ‖P − P*‖_F (distance_p_rel in the CSV)."));
+        ExportMetadata meta;
+        meta.title = QStringLiteral("t");
+        const QString svg = dir.filePath(QStringLiteral("s.svg"));
+        QCOMPARE(exportFigure(plot, svg, ExportFormat::Svg, QSize(800, 600), 96, meta), QString());
+        QFile f(svg);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(f.readAll());
+        QVERIFY(!text.contains(QStringLiteral("‖_F")));
+        QVERIFY(text.contains(QStringLiteral(">F<")));
+        QVERIFY(text.contains(QStringLiteral("distance_p_rel")));
+    }
+
     // --- Figures for a paper ------------------------------------------------------------
 
     void paperFigureLeavesOutTitleAndCaptions() {

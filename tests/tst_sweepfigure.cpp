@@ -3,6 +3,7 @@
 // (band centre and edges per x and group, categorical x, scatter colours and overlay, the
 // -log10 transform, learning curves over seeds of unequal length) computed on synthetic
 // result objects whose values are known.
+#include "core/base/text.h"
 #include "core/experiment/config.h"
 #include "core/sweep/sweep.h"
 #include "core/sweep/sweepfigure.h"
@@ -492,10 +493,11 @@ private Q_SLOTS:
         QCOMPARE(legendEntry(s("solver.epochs"), QJsonValue(5)), s("epochs=5"));
         QCOMPARE(legendEntry(s("solver.optimizer"), QJsonValue(s("adam"))), s("optimizer=adam"));
         QCOMPARE(legendEntry(s("not.a_key"), QJsonValue(1)), s("a_key=1"));
-        using sweepdetail::typesetNumber;
+        using mhla::typesetNumber;
         QCOMPARE(typesetNumber(s("1e-06")), s("10⁻⁶"));
         QCOMPARE(typesetNumber(s("2.5e-08")), s("2.5×10⁻⁸"));
         QCOMPARE(typesetNumber(s("1e+20")), s("10²⁰"));
+        QCOMPARE(typesetNumber(s("-2e-20")), s("-2×10⁻²⁰"));
         QCOMPARE(typesetNumber(s("0.001")), s("0.001"));
     }
 

@@ -56,9 +56,10 @@ Factors truncatedFactors(const Mat& X, int r) {
     return {s.U.leftCols(r) * root.asDiagonal(), s.V.leftCols(r) * root.asDiagonal()};
 }
 
-Mat truncateRank(const Mat& X, int r) {
+Mat truncateRank(const Mat& X, int r, Mat* rightBasis) {
     const Svd s = svdOf(X);
     r = std::min<int>(r, static_cast<int>(s.s.size()));
+    if (rightBasis) *rightBasis = s.V.leftCols(r);
     return s.U.leftCols(r) * s.s.head(r).asDiagonal() * s.V.leftCols(r).transpose();
 }
 
@@ -165,9 +166,7 @@ Mat alternatingProjections(const AffineSet& set, Mat X, int r, int iterations, d
         if (r >= std::min(X.rows(), X.cols())) {
             Y = X;
         } else if ((it & 15) == 0) {
-            const Svd s = svdOf(X);
-            V = s.V.leftCols(r);
-            Y = s.U.leftCols(r) * s.s.head(r).asDiagonal() * V.transpose();
+            Y = truncateRank(X, r, &V);
         } else {
             const Mat Q =
                 Eigen::HouseholderQR<Mat>(X * V).householderQ() * Mat::Identity(X.rows(), r);

@@ -45,8 +45,9 @@ struct Factors {
 
 /// Balanced factors of the best rank-r approximation of X: U = U_r sqrt(S), V = V_r sqrt(S).
 [[nodiscard]] Factors truncatedFactors(const Mat& X, int r);
-/// The best rank-r approximation of X.
-[[nodiscard]] Mat truncateRank(const Mat& X, int r);
+/// The best rank-r approximation of X; with `rightBasis`, also its r leading right singular
+/// vectors (the warm start of the next truncation in alternating projections).
+[[nodiscard]] Mat truncateRank(const Mat& X, int r, Mat* rightBasis = nullptr);
 /// Re-balances U V^T (same product): thin QR of both factors and an SVD of the r x r core.
 void rebalance(Factors& f);
 

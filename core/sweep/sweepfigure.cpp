@@ -3,6 +3,7 @@
 // The figure specs are parsed in sweepfigurespec.cpp; metric terms live in sweepterm.cpp.
 #include "core/sweep/sweepfigure.h"
 #include "core/base/displayfloor.h"
+#include "core/base/text.h"
 #include "core/experiment/config.h"
 #include "core/records/resultio.h"
 #include "core/sweep/sweepinternal.h"

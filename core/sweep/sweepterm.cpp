@@ -1,4 +1,5 @@
 #include "core/sweep/sweepterm.h"
+#include "core/base/text.h"
 #include "core/experiment/config.h"
 #include "core/records/resultio.h"
 #include "core/sweep/sweepfigure.h"
@@ -117,18 +118,6 @@ QString metricLabel(const QString& m) {
     }
     if (const KeyInfo* k = findExperimentKey(m)) return k->label;
     return m;
-}
-
-QString typesetNumber(const QString& text) {
-    static const QRegularExpression re(q("^([0-9.]+)[eE]([-+]?)0*([0-9]+)$"));
-    const auto m = re.match(text);
-    if (!m.hasMatch()) return text;
-    static const char16_t digits[] = u"⁰¹²³⁴⁵⁶⁷⁸⁹";
-    QString power = q("10");
-    if (m.captured(2) == q("-")) power += QChar(u'⁻');
-    for (const QChar c : m.captured(3)) power += QChar(digits[c.digitValue()]);
-    const QString mantissa = m.captured(1);
-    return mantissa == q("1") ? power : mantissa + QChar(u'×') + power;
 }
 
 QString termTitle(const Term& t) {

@@ -45,8 +45,6 @@ void checkSweptKey(const QString& key, const SweepPlan& plan, const QString& whe
 /// A swept key and value as a legend names them: "p = 0.95" with the symbol that ends the key's
 /// label ("Orthogonal probability p"; a numeric key whose label ends in a symbol of at most two
 /// letters, "d_out" counting as "d"), else "pairs=3" with the short key.
-/// A number as a paper typesets it: "1e-10" -> "10⁻¹⁰", "2.5e-08" -> "2.5×10⁻⁸"; else as written.
-[[nodiscard]] QString typesetNumber(const QString& text);
 [[nodiscard]] QString legendEntry(const QString& key, const QJsonValue& v);
 /// Whether any run trains (a solver other than the exact one); the headline metric then:
 /// val_mse for trainers, lambda_min for the exact solver.

@@ -1,4 +1,7 @@
 #include "ui/plot/plotmath.h"
+
+#include "core/base/text.h"
+
 #include <QFontMetricsF>
 #include <algorithm>
 #include <cmath>
@@ -167,26 +170,6 @@ QString tickFormat(double lo, double hi, double step) {
         ++decimals;
     return QStringLiteral("%.") + QString::number(decimals) + QStringLiteral("f");
 }
-
-namespace {
-/// 10 to the power e with a superscript exponent: 10⁻²⁰, 10⁶.
-QString powerOfTen(int e) {
-    static const QChar digits[] = {u'⁰', u'¹', u'²', u'³', u'⁴', u'⁵', u'⁶', u'⁷', u'⁸', u'⁹'};
-    QString label = QStringLiteral("10");
-    if (e < 0) label += u'⁻';
-    for (const QChar c : QString::number(std::abs(e))) label += digits[c.digitValue()];
-    return label;
-}
-/// A number as QString::number writes it, typeset: "2e-20" -> "2×10⁻²⁰", "1e-20" -> "10⁻²⁰";
-/// without an exponent as it is.
-QString typesetNumber(const QString& plain) {
-    const qsizetype at = plain.indexOf(u'e');
-    if (at < 0) return plain;
-    const QString mantissa = plain.left(at);
-    const QString power = powerOfTen(plain.mid(at + 1).toInt());
-    return mantissa == u"1" ? power : mantissa + u'×' + power;
-}
-} // namespace
 
 QString logTickLabel(double value) {
     if (!(value > 0) || !std::isfinite(value)) return QStringLiteral("%1").arg(value);

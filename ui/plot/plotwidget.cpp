@@ -24,6 +24,7 @@
 #include <QResizeEvent>
 #include <QRubberBand>
 #include <QScatterSeries>
+#include <QTextDocument>
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -83,6 +84,7 @@ PlotWidget::PlotWidget(const QString& figureName, QWidget* parent)
     m_noteLabel = new QLabel(this);
     m_noteLabel->setObjectName(figureName + QStringLiteral("Note"));
     m_noteLabel->setWordWrap(true);
+    m_noteLabel->setTextFormat(Qt::RichText); // subscripts typeset: ‖P − P*‖_F, λ_min
     m_noteLabel->setVisible(false);
     lay->addWidget(m_noteLabel);
 
@@ -328,7 +330,7 @@ QString PlotWidget::fullNote() const {
 
 void PlotWidget::updateNote() {
     const QString n = fullNote();
-    m_noteLabel->setText(n);
+    m_noteLabel->setText(typesetSubscripts(n));
     m_noteLabel->setVisible(!n.isEmpty());
 }
 
@@ -460,14 +462,17 @@ void PlotWidget::paintFigure(QPainter& painter, const QRectF& rect) const {
 void PlotWidget::paintStyled(QPainter& painter, const QRectF& rect, const PaperStyle* paper) const {
     // A paper figure carries no UI captions: its notes belong in the paper's caption.
     const QString note = paper ? QString() : fullNote();
+    // The note typeset as on screen (‖P − P*‖_F with a subscript), wrapped to the figure.
+    QTextDocument noteDoc;
     QFont noteFont = QApplication::font();
     noteFont.setPointSizeF(9);
-    const QFontMetricsF fm(noteFont);
-    const double noteH = note.isEmpty() ? 0
-                                        : fm.boundingRect(QRectF(0, 0, rect.width() - 16, 1000),
-                                                          Qt::TextWordWrap, note)
-                                                  .height() +
-                                              8;
+    noteDoc.setDefaultFont(noteFont);
+    noteDoc.setDocumentMargin(0);
+    noteDoc.setDefaultStyleSheet(
+        QStringLiteral("body { color: %1; }").arg(QColor(colors::kNoteText).name()));
+    noteDoc.setHtml(QStringLiteral("<body>") + typesetSubscripts(note) + QStringLiteral("</body>"));
+    noteDoc.setTextWidth(rect.width() - 16);
+    const double noteH = note.isEmpty() ? 0 : noteDoc.size().height() + 8;
     QGraphicsScene scene;
     auto* chart = new QChart;
     scene.addItem(chart);
@@ -501,11 +506,8 @@ void PlotWidget::paintStyled(QPainter& painter, const QRectF& rect, const PaperS
         paintLegend(painter, entries, legend, legendFont,
                     QPointF(rect.left() + legendInset, rect.top() + chartRect.height()), Qt::black);
     if (!note.isEmpty()) {
-        painter.setFont(noteFont);
-        painter.setPen(colors::kNoteText);
-        painter.drawText(QRectF(rect.left() + 8, rect.top() + chartRect.height() + legendH + 2,
-                                rect.width() - 16, noteH),
-                         Qt::TextWordWrap, note);
+        painter.translate(rect.left() + 8, rect.top() + chartRect.height() + legendH + 2);
+        noteDoc.drawContents(&painter);
     }
     painter.restore();
 }
