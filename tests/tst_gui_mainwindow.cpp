@@ -432,6 +432,21 @@ private Q_SLOTS:
             0);
         QVERIFY(seriesNamed(spectrum, runs[1]->name + QStringLiteral(" ≤ 0 (at floor)"))
                     ->points.size() > 0);
+        // The same not-certified run again: its triangles fall on the first one's spots at the
+        // floor; they are smaller and drawn after it, so both show (nested).
+        w.loadPreset(1);
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        const RunRecord* again = w.runList()->allRuns().last();
+        const PlotSeries* first =
+            seriesNamed(spectrum, runs[1]->name + QStringLiteral(" ≤ 0 (at floor)"));
+        const PlotSeries* second =
+            seriesNamed(spectrum, again->name + QStringLiteral(" ≤ 0 (at floor)"));
+        QVERIFY(first && second);
+        QCOMPARE(second->points, first->points);
+        QVERIFY2(second->markerSize > 0 && second->markerSize < first->markerSize,
+                 qPrintable(
+                     QStringLiteral("%1 after %2").arg(second->markerSize).arg(first->markerSize)));
         // Switching the overlay off shows the current run only.
         overlay->setChecked(false);
         QVERIFY(!seriesNamed(spectrum, runs[0]->name) || !seriesNamed(spectrum, runs[1]->name));

@@ -208,6 +208,51 @@ private Q_SLOTS:
         QCOMPARE(belowFloorName(), QStringLiteral("below 10⁻²⁰, drawn at 10⁻²⁰"));
     }
 
+    // More runs on screen than colours: a run that shares its colour carries marks along its
+    // line (at most kMarksPerLine, staying put while a live curve grows within one stride),
+    // in place of circles when drawn as markers, and on its legend glyph; smoothing keeps them
+    // on the drawn (smoothed) curve, not on the faint raw one.
+    void sharedColoursGetMarks() {
+        PlotState st;
+        PlotSeries a;
+        a.name = QStringLiteral("#9 run");
+        a.color = Qt::red;
+        a.mark = 2;
+        for (int i = 0; i < 100; ++i) a.points << QPointF(i, 1.0 / (1 + i));
+        st.series << a;
+        QList<PlotSeries> shown = displayedSeries(st);
+        QCOMPARE(shown.size(), 2);
+        const PlotSeries& m = shown[1];
+        QCOMPARE(m.style, PlotSeries::Style::Markers);
+        QCOMPARE(m.mark, 2);
+        QCOMPARE(m.group, a.name);
+        QVERIFY(!m.inLegend);
+        QVERIFY(m.points.size() >= 4 && m.points.size() <= kMarksPerLine);
+        for (const QPointF& p : m.points) QVERIFY(a.points.contains(p));
+        const QList<QPointF> at100 = m.points;
+        st.series[0].points << QPointF(100, 0.01) << QPointF(101, 0.009);
+        QCOMPARE(displayedSeries(st)[1].points, at100); // the marks stay where they were
+        const QList<LegendEntry> legend = legendEntries(st, computeRanges(st));
+        QCOMPARE(legend.size(), 1);
+        QCOMPARE(legend[0].mark, 2);
+        QCOMPARE(markShape(2), MarkShape::Triangle);
+        QCOMPARE(markShape(1 + kMarkShapes), MarkShape::Square);
+        // Smoothed: raw (no marks), smoothed, its marks.
+        st.series[0].smoothable = true;
+        st.smoothing = 0.6;
+        shown = displayedSeries(st);
+        QCOMPARE(shown.size(), 3);
+        QCOMPARE(shown[0].mark, 0);
+        QCOMPARE(shown[2].style, PlotSeries::Style::Markers);
+        for (const QPointF& p : shown[2].points) QVERIFY(shown[1].points.contains(p));
+        // Hidden with its run; mark 0 adds nothing.
+        st.hidden.insert(a.name);
+        QVERIFY(displayedSeries(st).isEmpty());
+        st.hidden.clear();
+        st.series[0].mark = 0;
+        QCOMPARE(displayedSeries(st).size(), 2);
+    }
+
     void markersAtTheEndsAreNotCutByTheFrame_data() {
         QTest::addColumn<int>("style");
         QTest::addColumn<bool>("logX");

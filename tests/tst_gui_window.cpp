@@ -601,6 +601,36 @@ private Q_SLOTS:
                          qPrintable(r->color.name()));
     }
 
+    // Beyond eight runs on screen colours repeat: the second run of a colour gets mark 1, the
+    // third mark 2 (a marker shape on its line, legend and swatch); the first of each none.
+    void runsSharingAColourGetMarks() {
+        MainWindow w;
+        w.loadPreset(0);
+        const ExperimentConfig cfg = w.experimentPanel()->config();
+        RunList* list = w.runList();
+        const int n = static_cast<int>(screenRunPalette().size());
+        for (int i = 0; i < 2 * n + 1; ++i) (void)list->add(QStringLiteral("r"), cfg);
+        QHash<QRgb, QSet<int>> marksOf;
+        for (const RunRecord* r : list->visibleRuns()) {
+            QVERIFY2(!marksOf[r->color.rgb()].contains(r->mark),
+                     qPrintable(QStringLiteral("%1: colour and mark repeat").arg(r->name)));
+            marksOf[r->color.rgb()].insert(r->mark);
+        }
+        for (int i = 0; i < n; ++i) QCOMPARE(list->allRuns()[i]->mark, 0);
+        QCOMPARE(list->allRuns()[2 * n]->mark, 2);
+        // Hiding the first run of the last one's colour: the others move up a mark.
+        const RunRecord* last = list->allRuns()[2 * n];
+        auto* tree = w.findChild<QTreeWidget*>(QStringLiteral("runTree"));
+        for (int i = 0; i < n; ++i)
+            if (list->allRuns()[i]->color == last->color)
+                tree->topLevelItem(i)->setCheckState(0, Qt::Unchecked);
+        QCOMPARE(last->mark, 1);
+        // At most eight on screen: no marks.
+        for (int i = 0; i < 2 * n + 1; ++i) tree->topLevelItem(i)->setCheckState(0, Qt::Unchecked);
+        for (int i = 0; i < n; ++i) tree->topLevelItem(2 * n - i)->setCheckState(0, Qt::Checked);
+        for (const RunRecord* r : list->visibleRuns()) QCOMPARE(r->mark, 0);
+    }
+
     void legendClickHidesARunEverywhere() {
         MainWindow w;
         w.show();

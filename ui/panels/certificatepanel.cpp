@@ -173,6 +173,7 @@ void CertificatePanel::setComparisonRuns(const QList<const RunRecord*>& runs) {
         SpectrumCopy c;
         c.name = r->name;
         c.color = r->color;
+        c.mark = r->mark;
         c.tau = r->result->certificate.tolerance;
         const Vec& ev = r->result->certificate.spectrum;
         for (Index i = 0; i < ev.size(); ++i)
@@ -185,14 +186,22 @@ void CertificatePanel::setComparisonRuns(const QList<const RunRecord*>& runs) {
 void CertificatePanel::renderOverlay() {
     QList<PlotSeries> series;
     int clamped = 0;
+    // Runs with eigenvalues <= 0 put their triangles on the same spots of the floor: each next
+    // run's are smaller and drawn on top, so every run's triangle shows around the next one's.
+    double floorTriangle = 17;
     for (const SpectrumCopy& c : m_comparison) {
         const LogSeries ls =
             logAxisSeries(c.name, c.points, c.tau, c.color, PlotSeries::Style::Markers);
         series << ls.series.first();
+        series.last().mark = c.mark;
         PlotSeries atFloor = ls.series.last();
         atFloor.name = c.name + tr(" ≤ 0 (at floor)");
         atFloor.color = c.color;
         atFloor.inLegend = false;
+        if (!atFloor.points.isEmpty()) {
+            atFloor.markerSize = floorTriangle;
+            floorTriangle = std::max(5.0, floorTriangle - 4);
+        }
         series << atFloor;
         clamped += ls.clamped;
         if (c.tau > 0) {

@@ -67,6 +67,7 @@ private:
     struct SpectrumCopy {
         QString name;
         QColor color;
+        int mark = 0;          ///< RunRecord::mark
         QList<QPointF> points; ///< (index, eigenvalue)
         double tau = 0;
     };

@@ -166,6 +166,7 @@ void addSeedGroup(CurveLists& out, const QList<const RunRecord*>& g) {
         medianAndBand(g, &HistoryPoint::distanceExactRel, base + CurvesPanel::tr(" to exact"), c,
                       PlotSeries::Style::Dashed);
     vm.inLegend = om.inLegend = em.inLegend = false;
+    tm.mark = dm.mark = g.first()->mark;
     // The band and the other medians hide and show with the group's legend entry.
     tb.group = vm.group = om.group = tm.name;
     db.group = em.group = dm.name;
@@ -200,12 +201,14 @@ void addSingleRun(CurveLists& out, const RunRecord* r) {
         out.anyHistory = out.anyHistory || !h.empty();
         out.loss << curve(r->name, r->color, PlotSeries::Style::Line, h, &HistoryPoint::trainMse,
                           true);
+        out.loss.last().mark = r->mark;
         out.loss << curve(r->name + CurvesPanel::tr(" val"), r->color, PlotSeries::Style::Dashed, h,
                           &HistoryPoint::valMse, false, r->name);
         out.loss << curve(r->name + CurvesPanel::tr(" OOD rel"), r->color,
                           PlotSeries::Style::Dotted, h, &HistoryPoint::oodRelMse, false, r->name);
         out.dist << curve(r->name, r->color, PlotSeries::Style::Line, h,
                           &HistoryPoint::distancePRel, true);
+        out.dist.last().mark = r->mark;
         out.dist << curve(r->name + CurvesPanel::tr(" to exact"), r->color,
                           PlotSeries::Style::Dashed, h, &HistoryPoint::distanceExactRel, false,
                           r->name);

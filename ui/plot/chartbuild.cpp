@@ -242,6 +242,17 @@ QAreaSeries* areaBetween(const QList<QPointF>& upper, const QList<QPointF>& lowe
     return area;
 }
 
+/// Qt's marker of a PlotSeries::mark (the legend and the run list draw markPath()).
+QScatterSeries::MarkerShape markerShapeOf(int mark) {
+    switch (markShape(mark)) {
+    case MarkShape::Square: return QScatterSeries::MarkerShapeRectangle;
+    case MarkShape::Triangle: return QScatterSeries::MarkerShapeTriangle;
+    case MarkShape::Star: return QScatterSeries::MarkerShapeStar;
+    case MarkShape::Pentagon: return QScatterSeries::MarkerShapePentagon;
+    }
+    return QScatterSeries::MarkerShapeCircle;
+}
+
 /// The chart series of one plot series, its points `pts` already in axis coordinates.
 /// `lineScale`, `markerScale`: line widths and marker sizes this many times their usual size;
 /// `dark`: drawn on a dark background.
@@ -268,9 +279,15 @@ QAbstractSeries* makeSeries(const PlotSeries& s, const QList<QPointF>& pts, cons
     case PlotSeries::Style::Triangles: {
         auto* sc = new QScatterSeries;
         const bool triangles = s.style == PlotSeries::Style::Triangles;
-        sc->setMarkerShape(triangles ? QScatterSeries::MarkerShapeTriangle
-                                     : QScatterSeries::MarkerShapeCircle);
-        sc->setMarkerSize((triangles ? 11 : 7) * markerScale);
+        if (s.style == PlotSeries::Style::Markers && s.mark > 0) {
+            sc->setMarkerShape(markerShapeOf(s.mark));
+            sc->setMarkerSize(10 * markerScale);
+        } else {
+            sc->setMarkerShape(triangles ? QScatterSeries::MarkerShapeTriangle
+                                         : QScatterSeries::MarkerShapeCircle);
+            sc->setMarkerSize((triangles ? (s.markerSize > 0 ? s.markerSize : 11) : 7) *
+                              markerScale);
+        }
         sc->setColor(color);
         sc->setBorderColor(color.darker(130));
         sc->replace(pts);
@@ -339,7 +356,8 @@ QStringList signatureOf(const PlotState& st) {
     sig << QStringLiteral("logx=%1 logy=%2").arg(st.logX).arg(st.logY);
     for (const auto& s : displayedSeries(st))
         sig << s.name + u'|' + QString::number(static_cast<int>(s.style)) + u'|' + s.color.name() +
-                   u'|' + QString::number(s.width) + u'|' + QString::number(s.inLegend);
+                   u'|' + QString::number(s.width) + u'|' + QString::number(s.inLegend) + u'|' +
+                   QString::number(s.mark) + u'|' + QString::number(s.markerSize);
     return sig;
 }
 

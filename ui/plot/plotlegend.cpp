@@ -43,7 +43,11 @@ void drawGlyph(QPainter& p, const plotmath::LegendEntry& e, const QRectF& r) {
         if (e.style == Style::Dotted) pen.setStyle(Qt::DotLine);
         p.setPen(pen);
         p.drawLine(QPointF(r.left() + 1, y), QPointF(r.right() - 1, y));
-        if (e.style == Style::LineMarkers) {
+        if (e.mark > 0) {
+            p.setPen(QPen(c.darker(130), 1));
+            p.setBrush(c);
+            p.drawPath(markPath(e.mark, QPointF(r.center().x(), y), 5));
+        } else if (e.style == Style::LineMarkers) {
             p.setBrush(c);
             p.setPen(Qt::NoPen);
             p.drawEllipse(QPointF(r.center().x(), y), 3.5, 3.5);
@@ -52,7 +56,8 @@ void drawGlyph(QPainter& p, const plotmath::LegendEntry& e, const QRectF& r) {
     case Style::Markers:
         p.setPen(QPen(c.darker(130), 1));
         p.setBrush(c);
-        p.drawEllipse(QPointF(r.center().x(), y), 4, 4);
+        if (e.mark > 0) p.drawPath(markPath(e.mark, QPointF(r.center().x(), y), 5));
+        else p.drawEllipse(QPointF(r.center().x(), y), 4, 4);
         break;
     case Style::Triangles: {
         QPainterPath tri;
@@ -91,6 +96,33 @@ void drawGlyph(QPainter& p, const plotmath::LegendEntry& e, const QRectF& r) {
     }
 }
 } // namespace
+
+QPainterPath markPath(int mark, const QPointF& c, double r) {
+    QPainterPath path;
+    // A regular polygon of n corners, the first straight up; a star alternates radii.
+    auto polygon = [&](int n, double inner) {
+        const int corners = inner > 0 ? 2 * n : n;
+        for (int k = 0; k < corners; ++k) {
+            const double a = -M_PI / 2 + 2 * M_PI * k / corners;
+            const double rad = inner > 0 && (k % 2) ? inner : r;
+            const QPointF pt(c.x() + rad * std::cos(a), c.y() + rad * std::sin(a));
+            if (k == 0) path.moveTo(pt);
+            else path.lineTo(pt);
+        }
+        path.closeSubpath();
+    };
+    switch (markShape(mark)) {
+    case MarkShape::Square: {
+        const double h = r / std::sqrt(2.0);
+        path.addRect(QRectF(c.x() - h, c.y() - h, 2 * h, 2 * h));
+        break;
+    }
+    case MarkShape::Triangle: polygon(3, 0); break;
+    case MarkShape::Star: polygon(5, 0.45 * r); break;
+    case MarkShape::Pentagon: polygon(5, 0); break;
+    }
+    return path;
+}
 
 /// The width of `text` drawn with its "_x" subscripts typeset (drawTypeset).
 double typesetAdvance(const QString& text, const QFont& font) {

@@ -8,6 +8,7 @@
 #include "ui/plot/plotmath.h"
 #include <QFont>
 #include <QList>
+#include <QPainterPath>
 #include <QRectF>
 #include <QWidget>
 #include <functional>
@@ -34,6 +35,10 @@ double typesetAdvance(const QString& text, const QFont& font);
 /// Draws `text` vertically centred in `box` from its left edge with its "_x" subscripts typeset
 /// (λ with a smaller, lowered "min"): painted text, the same on screen and in every export.
 void drawTypeset(QPainter& p, const QRectF& box, const QString& text);
+
+/// The outline of a PlotSeries::mark's shape centred at `c` with circumradius `r` (the legend
+/// glyphs and the run list's swatches; the plots draw Qt's matching scatter markers).
+QPainterPath markPath(int mark, const QPointF& c, double r);
 
 /// The index of the entry at `pos` (legend coordinates), or -1.
 int legendEntryAt(const LegendLayout& layout, const QPointF& pos);

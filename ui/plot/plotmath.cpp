@@ -375,15 +375,42 @@ PlotSeries belowFloorSeries(const PlotState& st) {
     return f;
 }
 
+namespace {
+/// A line's marks (PlotSeries::mark): at most kMarksPerLine of its points, every stride-th
+/// from stride/2 on with a power-of-two stride, so that a growing live curve keeps them where
+/// they are until the stride doubles (then every other one stays).
+PlotSeries marksAlong(const PlotSeries& line) {
+    PlotSeries m;
+    m.name = line.name;
+    m.group = line.groupName();
+    m.color = line.color;
+    m.style = PlotSeries::Style::Markers;
+    m.mark = line.mark;
+    m.inLegend = false;
+    m.inRange = line.inRange;
+    const qsizetype n = line.points.size();
+    qsizetype stride = 1;
+    while (stride * kMarksPerLine < n) stride *= 2;
+    for (qsizetype i = stride / 2; i < n; i += stride) m.points << line.points[i];
+    return m;
+}
+bool carriesMarks(const PlotSeries& s) {
+    return s.mark > 0 &&
+           (s.style == PlotSeries::Style::Line || s.style == PlotSeries::Style::LineMarkers);
+}
+} // namespace
+
 QList<PlotSeries> displayedSeries(const PlotState& st) {
     QList<PlotSeries> out;
     for (const auto& s : st.series) {
         if (st.hidden.contains(s.groupName())) continue;
         if (!s.smoothable || !(st.smoothing > 0)) {
             out << s;
+            if (carriesMarks(s)) out << marksAlong(s);
             continue;
         }
         PlotSeries raw = s;
+        raw.mark = 0;
         raw.inLegend = false;
         raw.width = 1.0;
         raw.color.setAlphaF(0.28);
@@ -393,6 +420,7 @@ QList<PlotSeries> displayedSeries(const PlotState& st) {
         smooth.points = emaSmooth(s.points, st.smoothing, st.logY);
         smooth.smoothable = false;
         out << raw << smooth;
+        if (carriesMarks(smooth)) out << marksAlong(smooth);
     }
     if (PlotSeries f = belowFloorSeries(st); !f.points.isEmpty()) out << f;
     return out;
@@ -429,6 +457,7 @@ QList<LegendEntry> legendEntries(const PlotState& st, const Ranges& r) {
             e.group = s.groupName();
             e.color = s.color;
             e.style = s.style;
+            e.mark = s.mark;
             e.hidden = st.hidden.contains(e.group);
             out << e;
             inView << false;

@@ -16,6 +16,16 @@
 
 namespace mhla::ui {
 
+/// Marker shapes of PlotSeries::mark (k > 0 takes shape (k - 1) % kMarkShapes): a square, a
+/// triangle, a star, a pentagon. A circle is a plain series' marker (mark 0).
+enum class MarkShape { Square, Triangle, Star, Pentagon };
+inline constexpr int kMarkShapes = 4;
+[[nodiscard]] inline MarkShape markShape(int mark) {
+    return static_cast<MarkShape>((mark - 1) % kMarkShapes);
+}
+/// Marks drawn along a line: at most this many, spread evenly over its points.
+inline constexpr int kMarksPerLine = 7;
+
 struct PlotSeries {
     /// Floor: hollow diamonds marking values a log axis cannot show as they are, drawn at
     /// its floor (belowFloorSeries(), the sweep figures' values <= 0).
@@ -38,6 +48,14 @@ struct PlotSeries {
     Style style = Style::Line;
     bool inLegend = true;
     double width = 2.0;
+    /// A second cue beside the colour for a run whose colour another run on screen shares
+    /// (more runs on screen than colours): 0 none, k > 0 the marker shape markShape(k), drawn
+    /// in place of circles (Markers) or at a few points along a line (Line, LineMarkers), and
+    /// on its legend glyph and run-list swatch.
+    int mark = 0;
+    /// Triangles: the marker's size in pixels at scale 1 (0: the style's own, 11). Runs whose
+    /// triangles fall on the same spot (the floor of overlaid spectra) nest them, largest first.
+    double markerSize = 0;
     /// A noisy training curve: with smoothing on it is drawn smoothed, the raw curve faint
     /// behind it.
     bool smoothable = false;
@@ -185,6 +203,7 @@ struct LegendEntry {
     QString group; ///< what a click hides or shows (PlotSeries::groupName)
     QColor color;
     PlotSeries::Style style = PlotSeries::Style::Line;
+    int mark = 0;          ///< PlotSeries::mark of the entry's first series
     bool hidden = false;   ///< hidden by the user: drawn faded, a click shows it again
     bool offScale = false; ///< no point of it lies inside the axes shown
     bool operator==(const LegendEntry&) const = default;

@@ -1,5 +1,6 @@
 #include "ui/run/runlist.h"
 #include "ui/plot/colormap.h"
+#include "ui/plot/plotlegend.h"
 #include <QDateTime>
 #include <QDir>
 #include <QHBoxLayout>
@@ -16,7 +17,8 @@
 namespace mhla::ui {
 
 namespace {
-QIcon swatch(const QColor& c) {
+/// The run's colour, with its mark (PlotSeries::mark) in white when it shares the colour.
+QIcon swatch(const QColor& c, int mark) {
     QPixmap pm(14, 14);
     pm.fill(Qt::transparent);
     QPainter p(&pm);
@@ -24,6 +26,11 @@ QIcon swatch(const QColor& c) {
     p.setBrush(c);
     p.setPen(c.darker(150));
     p.drawRoundedRect(QRectF(1, 1, 12, 12), 3, 3);
+    if (mark > 0) {
+        p.setBrush(Qt::white);
+        p.setPen(Qt::NoPen);
+        p.drawPath(markPath(mark, QPointF(7, 7), 4.5));
+    }
     return QIcon(pm);
 }
 } // namespace
@@ -312,15 +319,18 @@ void RunList::recolor() {
     for (const auto& r : m_runs)
         if (r->visible) onScreen << r->id;
     const QHash<int, int> given = m_colors.assign(onScreen);
+    QHash<int, int> sharing; // palette index -> visible runs with it so far (list order)
     for (auto& r : m_runs) {
         const auto it = given.constFind(r->id);
         if (it == given.constEnd()) continue; // hidden: keeps its last colour
         const QColor c = RunColorAssigner::colorOf(*it);
-        if (c == r->color) continue;
+        const int mark = sharing[*it]++;
+        if (c == r->color && mark == r->mark) continue;
         r->color = c;
+        r->mark = mark;
         if (QTreeWidgetItem* item = itemFor(r->id)) {
             m_updating = true;
-            item->setIcon(0, swatch(c));
+            item->setIcon(0, swatch(c, mark));
             m_updating = false;
         }
     }
@@ -332,7 +342,7 @@ void RunList::refresh(int id) {
     if (!r || !it) return;
     m_updating = true;
     it->setText(0, r->name);
-    it->setIcon(0, swatch(r->color));
+    it->setIcon(0, swatch(r->color, r->mark));
     it->setCheckState(0, r->visible ? Qt::Checked : Qt::Unchecked);
     it->setText(1, r->stateText());
     it->setToolTip(1, r->stateText());

@@ -21,6 +21,9 @@ struct RunRecord {
     int id = 0;
     QString name;
     QColor color;
+    /// The second cue when more runs are on screen than colours (PlotSeries::mark): 0 for the
+    /// first visible run of each colour, 1, 2, … for the next ones in list order.
+    int mark = 0;
     bool visible = true;
     /// Training is paused between epochs (only while Running).
     bool paused = false;
