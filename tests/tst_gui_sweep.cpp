@@ -12,6 +12,7 @@
 #include "ui/experiment/presets.h"
 #include "ui/panels/automatonpanel.h"
 #include "ui/panels/sweeppanel.h"
+#include "ui/plot/elidedcombobox.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/run/runlist.h"
 #include "ui/shell/appsettings.h"
@@ -87,6 +88,21 @@ private Q_SLOTS:
             c->addItem(QStringLiteral("a very long choice that names a whole batch of runs"));
         QVERIFY2(panel.minimumSizeHint().width() <= 480,
                  qPrintable(QString::number(panel.minimumSizeHint().width())));
+        // Squeezed, a choice is elided with "…" (not cut mid-letter) and its tooltip gives the
+        // whole text, then what the box is for.
+        panel.resize(480, 400);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        auto* band = panel.findChild<ElidedComboBox*>(QStringLiteral("sweepBand"));
+        QVERIFY(band);
+        band->setCurrentIndex(band->count() - 1);
+        band->setFixedWidth(band->fontMetrics().horizontalAdvance(QStringLiteral("automatic")));
+        QTRY_VERIFY(band->isElided());
+        QVERIFY(band->toolTip().startsWith(band->currentText() + u'\n'));
+        QVERIFY(band->toolTip().contains(QStringLiteral("seeds of each grid point")));
+        band->setFixedWidth(band->sizeHint().width());
+        QTRY_VERIFY(!band->isElided());
+        QCOMPARE(band->toolTip(), QStringLiteral("The band over the seeds of each grid point"));
     }
 
     void figuresRunsTheSweepAndDrawsIt() {

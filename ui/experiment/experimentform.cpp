@@ -4,6 +4,7 @@
 // experimentpanel.cpp's.
 #include "ui/experiment/experimentpanel.h"
 #include "ui/experiment/presets.h"
+#include "ui/plot/elidedcombobox.h"
 #include "ui/plot/theme.h"
 #include <QCheckBox>
 #include <QComboBox>
@@ -43,10 +44,12 @@ void ExperimentPanel::buildForm() {
 void ExperimentPanel::buildPresetRow(QVBoxLayout* outer) {
     auto* presetRow = new QHBoxLayout;
     presetRow->addWidget(new QLabel(tr("Preset:"), this));
-    m_presetCombo = new QComboBox(this);
-    m_presetCombo->setObjectName(QStringLiteral("presetCombo"));
-    m_presetCombo->setToolTip(
+    // A long title is elided ("Noise vs identifiability (σ = 0.0…"), whole in the tooltip.
+    auto* presets = new ElidedComboBox(this);
+    presets->setBaseToolTip(
         tr("Ready-made experiments that run in a second. Loading one replaces every field."));
+    m_presetCombo = presets;
+    m_presetCombo->setObjectName(QStringLiteral("presetCombo"));
     m_presetCombo->addItem(tr("(custom)"));
     for (const auto& p : builtinPresets()) m_presetCombo->addItem(p.title);
     m_presetCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);

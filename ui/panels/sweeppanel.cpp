@@ -2,6 +2,7 @@
 #include "core/base/plural.h"
 #include "core/records/resultio.h"
 #include "ui/panels/sweepfigures.h"
+#include "ui/plot/elidedcombobox.h"
 #include "ui/plot/plotwidget.h"
 #include "ui/run/runlist.h"
 #include <QComboBox>
@@ -19,33 +20,33 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("sweepPanel"));
     auto* lay = new QVBoxLayout(this);
     auto* row = new QHBoxLayout;
-    m_view = new QComboBox(this);
+    m_view = new ElidedComboBox(this);
     m_view->setObjectName(QStringLiteral("sweepView"));
     m_view->addItem(tr("Metric against the swept key"), QStringLiteral("band"));
     m_view->addItem(tr("Learning curves (trainers)"), QStringLiteral("curves"));
-    m_metric = new QComboBox(this);
+    m_metric = new ElidedComboBox(this);
     m_metric->setObjectName(QStringLiteral("sweepMetric"));
     m_metric->addItem(tr("automatic"), QString());
     for (const char* m : {"lambda_min", "val_mse", "ood_rel_mse", "train_mse", "distance_p",
                           "distance_p_rel", "certified", "null_dim"})
         m_metric->addItem(QString::fromLatin1(m), QString::fromLatin1(m));
-    m_band = new QComboBox(this);
+    m_band = new ElidedComboBox(this);
     m_band->setObjectName(QStringLiteral("sweepBand"));
     m_band->addItem(tr("band: 10–90% of seeds"),
                     static_cast<int>(SweepFigureSpec::BandKind::Quantile));
     m_band->addItem(tr("band: ± 1 std"), static_cast<int>(SweepFigureSpec::BandKind::Std));
     m_band->addItem(tr("band: min–max"), static_cast<int>(SweepFigureSpec::BandKind::MinMax));
-    m_band->setToolTip(tr("The band over the seeds of each grid point"));
-    m_group = new QComboBox(this);
+    m_band->setBaseToolTip(tr("The band over the seeds of each grid point"));
+    m_group = new ElidedComboBox(this);
     m_group->setObjectName(QStringLiteral("sweepGroup"));
-    m_group->setToolTip(tr("Which runs make the sweep: the runs of one Run (a preset's sweep, "
-                           "its seeds), or all visible runs"));
+    m_group->setBaseToolTip(tr("Which runs make the sweep: the runs of one Run (a preset's sweep, "
+                               "its seeds), or all visible runs"));
     m_group->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     connect(m_group, &QComboBox::activated, this, [this](int i) {
         m_chosen = m_group->itemData(i).toInt();
         redraw();
     });
-    // Each choice at its natural width when there is room, narrower (its text cut short) when
+    // Each choice at its natural width when there is room, narrower (its text elided) when
     // there is not: at x2 beside the docks the row made the tab wider than the window, and the
     // plot's Export… and last point went under a horizontal scroll bar.
     for (QComboBox* c : {m_group, m_view, m_metric, m_band}) {

@@ -16,6 +16,7 @@ class QLabel;
 
 namespace mhla::ui {
 
+class ElidedComboBox;
 class PlotWidget;
 
 class SweepPanel : public QWidget, public ResultPanel {
@@ -50,10 +51,10 @@ private:
     /// a file's figure chosen in the view box could not be drawn (the default is drawn then).
     [[nodiscard]] SweepFigureSpec chosenSpec(const SweepPlan& plan, QString* problem) const;
 
-    QComboBox* m_view = nullptr;
-    QComboBox* m_metric = nullptr;
-    QComboBox* m_band = nullptr;
-    QComboBox* m_group = nullptr; ///< which runs: a batch, or all visible runs (kAllRuns)
+    ElidedComboBox* m_view = nullptr;
+    ElidedComboBox* m_metric = nullptr;
+    ElidedComboBox* m_band = nullptr;
+    ElidedComboBox* m_group = nullptr; ///< which runs: a batch, or all visible runs (kAllRuns)
     static constexpr int kAllRuns = -1;
     int m_chosen = kAllRuns - 1; ///< the batch chosen in m_group; below kAllRuns: the newest
     int m_newest = 0;            ///< the newest batch when the choice was made
