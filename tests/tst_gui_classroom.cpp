@@ -184,6 +184,33 @@ private Q_SLOTS:
         for (int k = 1; k < 4; ++k) QCOMPARE(runs[k]->stateText(), QStringLiteral("not started"));
     }
 
+    // A batch of quick runs redraws the panels (which draw every visible run) at most once per
+    // MainWindow::kFinishRedrawGapMs while more runs are queued, not twice at each run's end
+    // (the drawing then grew with the run count and took longer than the runs); when the batch
+    // ends every run is drawn.
+    void quickBatchRedrawsAtAPace() {
+        MainWindow w;
+        w.show();
+        w.loadPreset(0); // an exact run of a few ms
+        const int runs = 16;
+        w.findChild<QSpinBox*>(QStringLiteral("seedsSpin"))->setValue(runs);
+        const int before = w.overlayRefreshCount();
+        QElapsedTimer t;
+        t.start();
+        QVERIFY(w.startRuns());
+        QVERIFY(waitIdle(w));
+        const double ms = static_cast<double>(t.elapsed());
+        const int redraws = w.overlayRefreshCount() - before;
+        qInfo("%d runs in %.0f ms: %d overlay redraws", runs, ms, redraws);
+        // The paced redraws, the batch's first and last run, and the start's own refreshes.
+        QVERIFY2(redraws <= ms / MainWindow::kFinishRedrawGapMs + 4,
+                 qPrintable(QStringLiteral("%1 redraws in %2 ms").arg(redraws).arg(ms)));
+        const PlotWidget* spectrum = w.findChild<PlotWidget*>(QStringLiteral("spectrumPlot"));
+        QVERIFY(spectrum);
+        QCOMPARE(w.runList()->current(), w.runList()->allRuns().last());
+        QVERIFY(spectrum->title().contains(w.runList()->allRuns().last()->name));
+    }
+
     // One of a thing is singular: "1 epoch/s", "1 run".
     void singularTexts() {
         MainWindow w;

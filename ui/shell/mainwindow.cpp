@@ -31,6 +31,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
+#include <QSignalBlocker>
 #include <QStatusBar>
 #include <QStyle>
 #include <QStyleFactory>
@@ -77,7 +78,9 @@ void MainWindow::connectController() {
             r->state = RunRecord::State::Running;
             r->startedMs = QDateTime::currentMSecsSinceEpoch();
             m_runs->refresh(id);
+            m_pacedSelect = true; // its views are drawn at the batch's pace (redrawPaced)
             m_runs->select(id);
+            m_pacedSelect = false;
         }
         updateRunState();
         syncPaused();
@@ -86,12 +89,20 @@ void MainWindow::connectController() {
     m_liveTimer.setSingleShot(true);
     connect(&m_liveTimer, &QTimer::timeout, this, &MainWindow::flushLive);
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabShown);
+    m_finishRedrawTimer.setSingleShot(true);
+    connect(&m_finishRedrawTimer, &QTimer::timeout, this, [this] {
+        m_lastFinishRedraw.start();
+        refreshCurrent();
+    });
     connect(m_controller, &RunController::finished, this, &MainWindow::onFinished);
     connect(m_controller, &RunController::failed, this, &MainWindow::onFailed);
     connect(m_controller, &RunController::cancelled, this, &MainWindow::onCancelled);
     connect(m_controller, &RunController::idle, this, &MainWindow::updateRunState);
     connect(m_runs, &RunList::runsChanged, this, &MainWindow::refreshOverlay);
-    connect(m_runs, &RunList::currentChanged, this, &MainWindow::refreshCurrent);
+    connect(m_runs, &RunList::currentChanged, this, [this] {
+        if (m_pacedSelect) redrawPaced();
+        else refreshCurrent();
+    });
     connect(m_runs, &RunList::renameRefused, this,
             [this](const QString& why) { statusBar()->showMessage(why, 8000); });
 }
@@ -271,12 +282,17 @@ bool MainWindow::startRuns() {
     m_saysCannotRun = false;
     QList<RunController::Job> jobs;
     const int batch = m_runs->newBatch();
-    for (const auto& nc : planned) {
-        RunRecord& r = m_runs->add(nc.name, nc.config);
-        r.batch = batch;
-        jobs << RunController::Job{r.id, nc.config};
-        m_lastStarted = r.id;
+    {
+        // One redraw for the queued runs, not one per run (see addSessionRuns).
+        const QSignalBlocker queued(m_runs);
+        for (const auto& nc : planned) {
+            RunRecord& r = m_runs->add(nc.name, nc.config);
+            r.batch = batch;
+            jobs << RunController::Job{r.id, nc.config};
+            m_lastStarted = r.id;
+        }
     }
+    Q_EMIT m_runs->runsChanged();
     m_controller->enqueue(jobs);
     updateRunState();
     return true;
@@ -454,10 +470,27 @@ void MainWindow::onFinished(int runId, const ExperimentResult& result) {
     m_runs->refresh(runId);
     m_phase->setText(tr("%1 finished: %2").arg(r->name, r->stateText()));
     m_progress->setValue(1000);
-    refreshOverlay();
-    refreshCurrent();
+    redrawPaced();
     m_autosaveArmed = true;
     scheduleAutosave();
+}
+
+void MainWindow::redrawPaced() {
+    // Every panel draws every visible run: a batch of quick runs (a sweep of 105 runs of 50 ms)
+    // redrew them all when each run was queued, when it started and twice when it ended, so the
+    // drawing grew with the run count and took longer than the runs. While more runs are queued
+    // a run's start and end are drawn at most once per gap; the last run of a batch (and a lone
+    // run) at once.
+    if (m_controller->queued() > 0 && m_lastFinishRedraw.isValid() &&
+        m_lastFinishRedraw.elapsed() < kFinishRedrawGapMs) {
+        if (!m_finishRedrawTimer.isActive())
+            m_finishRedrawTimer.start(
+                static_cast<int>(kFinishRedrawGapMs - m_lastFinishRedraw.elapsed()));
+        return;
+    }
+    m_finishRedrawTimer.stop();
+    m_lastFinishRedraw.start();
+    refreshCurrent(); // the current run's views, then every visible run's (refreshOverlay)
 }
 
 void MainWindow::onFailed(int runId, const QString& message) {

@@ -173,6 +173,9 @@ public:
     /// Live redraw budget: at most this many plot redraws per second in all, across every plot
     /// (what the eye needs to see a curve grow; the rest of the GUI thread is for input).
     static constexpr int kLiveRedrawsPerSecond = 20;
+    /// While more runs of a batch are queued, the panels are redrawn for finished runs at most
+    /// once per this many ms (the batch's last run at once).
+    static constexpr int kFinishRedrawGapMs = 250;
     /// The live view may use at most this share of the wall time as GUI-thread CPU: a redraw
     /// cycle that cost the GUI thread t ms of CPU (the redraw, the paint events it scheduled,
     /// the progress stored meanwhile) is followed by one at least t / share ms long (a slow,
@@ -333,6 +336,12 @@ private:
     QWidget* m_restoreBar = nullptr;
     QLabel* m_restoreText = nullptr;
     int m_overlayRefreshes = 0;
+    // Redraws when a run of a batch starts or ends (redrawPaced): while more runs are queued,
+    // at most one per kFinishRedrawGapMs; the batch's last run draws at once.
+    QTimer m_finishRedrawTimer;
+    QElapsedTimer m_lastFinishRedraw;
+    bool m_pacedSelect = false; ///< the run list selects a run that has just started
+    void redrawPaced();
 };
 
 } // namespace mhla::ui
