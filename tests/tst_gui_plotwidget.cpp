@@ -248,6 +248,21 @@ private Q_SLOTS:
         plot.resize(420, 1200);                             // room for all
         QCoreApplication::processEvents();
         QVERIFY(legend->height() >= lay.height);
+        // A legend that grows (a live run's entries) pushes the note down at once, before any
+        // event is processed: it was drawn over the note until the layout's posted request.
+        plot.setNote(QStringLiteral("A note under the legend"));
+        QCoreApplication::processEvents();
+        auto* note = plot.findChild<QLabel*>(QStringLiteral("tNote"));
+        QVERIFY(note && note->isVisible());
+        plot.setSeries(series.mid(0, 1));
+        QCoreApplication::processEvents();
+        const int oneRow = legend->height();
+        plot.setSeries(series);
+        QVERIFY(legend->height() > oneRow);
+        QVERIFY2(note->y() >= legend->geometry().bottom(),
+                 qPrintable(QStringLiteral("note at %1, legend ends at %2")
+                                .arg(note->y())
+                                .arg(legend->geometry().bottom())));
         // A name longer than a whole row is elided in the middle (its tooltip has it whole).
         PlotSeries longName = line(QString(300, u'x') + QStringLiteral("END"), 1);
         PlotState longState;

@@ -2,6 +2,7 @@
 #include <QCoreApplication>
 #include <QFontMetricsF>
 #include <QHelpEvent>
+#include <QLayout>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -231,7 +232,9 @@ void PlotLegendView::setMaxHeight(int h) {
 
 void PlotLegendView::resizeEvent(QResizeEvent* e) {
     QWidget::resizeEvent(e);
+    m_inResize = true;
     relayout();
+    m_inResize = false;
 }
 
 void PlotLegendView::paintEvent(QPaintEvent*) {
@@ -312,7 +315,13 @@ void PlotLegendView::relayout() {
     }
     const double total = m_layout.height + m_moreRect.height();
     const int h = m_entries.isEmpty() ? 0 : static_cast<int>(std::ceil(total)) + 4;
-    if (height() != h) setFixedHeight(h);
+    if (height() == h) return;
+    setFixedHeight(h);
+    // The widgets below (the plot's note) move now, not at the layout's posted request: in
+    // between, a legend grown by a live run was drawn over the note (seen at x2 on a busy
+    // machine). Not from resizeEvent(): the layout that resized it is still placing widgets.
+    if (!m_inResize)
+        if (QWidget* p = parentWidget(); p && p->layout()) p->layout()->activate();
 }
 
 } // namespace mhla::ui

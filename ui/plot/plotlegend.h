@@ -71,6 +71,7 @@ private:
     QList<plotmath::LegendEntry> m_entries;
     LegendLayout m_layout;
     int m_maxHeight = 0;
+    bool m_inResize = false; ///< relayout() called by resizeEvent(), inside a layout pass
     int m_shown = 0;
     bool m_expanded = false;
     QRectF m_moreRect;
