@@ -103,6 +103,11 @@ private Q_SLOTS:
         band->setFixedWidth(band->sizeHint().width());
         QTRY_VERIFY(!band->isElided());
         QCOMPARE(band->toolTip(), QStringLiteral("The band over the seeds of each grid point"));
+        // A new, longer text of the current choice is elided at once, at the same width.
+        const QString longer = band->currentText() + QStringLiteral(", and then some more words");
+        band->setItemText(band->currentIndex(), longer);
+        QVERIFY(band->isElided());
+        QVERIFY(band->toolTip().startsWith(longer + u'\n'));
     }
 
     void figuresRunsTheSweepAndDrawsIt() {

@@ -22,17 +22,19 @@ namespace mhla::ui {
 namespace {
 const QColor& kExactColor = colors::kExactReference;
 
-PlotSeries curve(const QString& name, const QColor& c, PlotSeries::Style st,
-                 const std::vector<HistoryPoint>& h, double HistoryPoint::*field,
-                 bool inLegend = false, const QString& group = {}) {
+/// One of run r's history curves. Its head curve (train loss, distance) is the run's legend
+/// entry and carries its mark; the others (name + suffix) hide with it, through its group.
+PlotSeries curve(const RunRecord* r, const QString& suffix, PlotSeries::Style st,
+                 double HistoryPoint::*field, bool head) {
     PlotSeries s;
-    s.name = name;
-    s.group = group; // a click on the run's legend entry hides all its curves
-    s.inLegend = inLegend;
-    s.color = c;
+    s.name = r->name + suffix;
+    if (!head) s.group = r->name; // a click on the run's legend entry hides all its curves
+    s.inLegend = head;
+    s.mark = head ? r->mark : 0;
+    s.color = r->color;
     s.style = st;
     s.smoothable = true;
-    for (const auto& p : h)
+    for (const auto& p : r->history())
         if (std::isfinite(p.*field)) s.points << QPointF(p.epoch, p.*field);
     return s;
 }
@@ -199,19 +201,14 @@ void addSingleRun(CurveLists& out, const RunRecord* r) {
     const bool trainer = r->config.solver.kind != SolverKind::Poly;
     if (trainer || !h.empty()) {
         out.anyHistory = out.anyHistory || !h.empty();
-        out.loss << curve(r->name, r->color, PlotSeries::Style::Line, h, &HistoryPoint::trainMse,
-                          true);
-        out.loss.last().mark = r->mark;
-        out.loss << curve(r->name + CurvesPanel::tr(" val"), r->color, PlotSeries::Style::Dashed, h,
-                          &HistoryPoint::valMse, false, r->name);
-        out.loss << curve(r->name + CurvesPanel::tr(" OOD rel"), r->color,
-                          PlotSeries::Style::Dotted, h, &HistoryPoint::oodRelMse, false, r->name);
-        out.dist << curve(r->name, r->color, PlotSeries::Style::Line, h,
-                          &HistoryPoint::distancePRel, true);
-        out.dist.last().mark = r->mark;
-        out.dist << curve(r->name + CurvesPanel::tr(" to exact"), r->color,
-                          PlotSeries::Style::Dashed, h, &HistoryPoint::distanceExactRel, false,
-                          r->name);
+        out.loss << curve(r, {}, PlotSeries::Style::Line, &HistoryPoint::trainMse, true);
+        out.loss << curve(r, CurvesPanel::tr(" val"), PlotSeries::Style::Dashed,
+                          &HistoryPoint::valMse, false);
+        out.loss << curve(r, CurvesPanel::tr(" OOD rel"), PlotSeries::Style::Dotted,
+                          &HistoryPoint::oodRelMse, false);
+        out.dist << curve(r, {}, PlotSeries::Style::Line, &HistoryPoint::distancePRel, true);
+        out.dist << curve(r, CurvesPanel::tr(" to exact"), PlotSeries::Style::Dashed,
+                          &HistoryPoint::distanceExactRel, false);
         if (r->result && r->result->exactMetrics) {
             const Metrics& m = *r->result->exactMetrics;
             out.addRef(out.lossRefs, CurvesPanel::tr("exact: train"), m.trainMse, kExactColor);

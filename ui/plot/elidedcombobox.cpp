@@ -1,4 +1,5 @@
 #include "ui/plot/elidedcombobox.h"
+#include <QEvent>
 #include <QStyleOptionComboBox>
 #include <QStylePainter>
 #include <algorithm>
@@ -6,46 +7,52 @@
 namespace mhla::ui {
 
 ElidedComboBox::ElidedComboBox(QWidget* parent) : QComboBox(parent) {
-    connect(this, &QComboBox::currentIndexChanged, this, [this] { updateTip(); });
+    // currentTextChanged also follows a new text of the current item (QComboBox watches its
+    // model's dataChanged), and a new current item when rows come or go.
+    connect(this, &QComboBox::currentTextChanged, this, [this] { updateShown(); });
 }
 
 void ElidedComboBox::setBaseToolTip(const QString& tip) {
     m_baseTip = tip;
-    updateTip();
+    updateShown();
 }
 
-QString ElidedComboBox::shownText() const {
+void ElidedComboBox::updateShown() {
     QStyleOptionComboBox opt;
     initStyleOption(&opt);
     QRect field =
         style()->subControlRect(QStyle::CC_ComboBox, &opt, QStyle::SC_ComboBoxEditField, this);
     int width = field.width() - 2; // the label's 1 px inset on each side (QCommonStyle)
     if (!opt.currentIcon.isNull()) width -= opt.iconSize.width() + 4;
-    return fontMetrics().elidedText(opt.currentText, Qt::ElideRight, std::max(0, width));
+    const QString shown =
+        fontMetrics().elidedText(opt.currentText, Qt::ElideRight, std::max(0, width));
+    if (shown != m_shown) {
+        m_shown = shown;
+        update();
+    }
+    const QString tip =
+        isElided() ? (m_baseTip.isEmpty() ? currentText() : currentText() + u'\n' + m_baseTip)
+                   : m_baseTip;
+    if (tip != toolTip()) setToolTip(tip);
 }
-
-bool ElidedComboBox::isElided() const { return shownText() != currentText(); }
 
 void ElidedComboBox::paintEvent(QPaintEvent*) {
     QStylePainter p(this);
     QStyleOptionComboBox opt;
     initStyleOption(&opt);
     p.drawComplexControl(QStyle::CC_ComboBox, opt);
-    opt.currentText = shownText();
+    opt.currentText = m_shown;
     p.drawControl(QStyle::CE_ComboBoxLabel, opt);
-    updateTip(); // the items' texts may have changed since the last resize
 }
 
 void ElidedComboBox::resizeEvent(QResizeEvent* e) {
     QComboBox::resizeEvent(e);
-    updateTip();
+    updateShown();
 }
 
-void ElidedComboBox::updateTip() {
-    const QString tip =
-        isElided() ? (m_baseTip.isEmpty() ? currentText() : currentText() + u'\n' + m_baseTip)
-                   : m_baseTip;
-    if (tip != toolTip()) setToolTip(tip);
+void ElidedComboBox::changeEvent(QEvent* e) {
+    QComboBox::changeEvent(e);
+    if (e->type() == QEvent::FontChange || e->type() == QEvent::StyleChange) updateShown();
 }
 
 } // namespace mhla::ui

@@ -14,17 +14,19 @@ public:
     /// tooltip is that text, then this.
     void setBaseToolTip(const QString& tip);
     /// True when the current text does not fit and is drawn elided.
-    [[nodiscard]] bool isElided() const;
+    [[nodiscard]] bool isElided() const { return m_shown != currentText(); }
 
 protected:
     void paintEvent(QPaintEvent* e) override;
     void resizeEvent(QResizeEvent* e) override;
+    void changeEvent(QEvent* e) override;
 
 private:
-    /// The current text as drawn in the field's width.
-    [[nodiscard]] QString shownText() const;
-    void updateTip();
+    /// Elides the current text to the field's width (kept for painting) and sets the tooltip:
+    /// on a change of the text, the width, the font or the style, never while painting.
+    void updateShown();
     QString m_baseTip;
+    QString m_shown; ///< the current text as drawn
 };
 
 } // namespace mhla::ui

@@ -28,6 +28,13 @@ QFont subscriptFont(const QFont& font) {
     return f;
 }
 
+/// A run's mark (plotmath::markShape), outlined a shade darker than its fill.
+void drawMark(QPainter& p, int mark, const QColor& c, const QPointF& at) {
+    p.setPen(QPen(c.darker(130), 1));
+    p.setBrush(c);
+    p.drawPath(markPath(mark, at, 5));
+}
+
 void drawGlyph(QPainter& p, const plotmath::LegendEntry& e, const QRectF& r) {
     const double y = r.center().y();
     QColor c = e.color;
@@ -45,9 +52,7 @@ void drawGlyph(QPainter& p, const plotmath::LegendEntry& e, const QRectF& r) {
         p.setPen(pen);
         p.drawLine(QPointF(r.left() + 1, y), QPointF(r.right() - 1, y));
         if (e.mark > 0) {
-            p.setPen(QPen(c.darker(130), 1));
-            p.setBrush(c);
-            p.drawPath(markPath(e.mark, QPointF(r.center().x(), y), 5));
+            drawMark(p, e.mark, c, QPointF(r.center().x(), y));
         } else if (e.style == Style::LineMarkers) {
             p.setBrush(c);
             p.setPen(Qt::NoPen);
@@ -55,10 +60,13 @@ void drawGlyph(QPainter& p, const plotmath::LegendEntry& e, const QRectF& r) {
         }
         break;
     case Style::Markers:
-        p.setPen(QPen(c.darker(130), 1));
-        p.setBrush(c);
-        if (e.mark > 0) p.drawPath(markPath(e.mark, QPointF(r.center().x(), y), 5));
-        else p.drawEllipse(QPointF(r.center().x(), y), 4, 4);
+        if (e.mark > 0) {
+            drawMark(p, e.mark, c, QPointF(r.center().x(), y));
+        } else {
+            p.setPen(QPen(c.darker(130), 1));
+            p.setBrush(c);
+            p.drawEllipse(QPointF(r.center().x(), y), 4, 4);
+        }
         break;
     case Style::Triangles: {
         QPainterPath tri;
