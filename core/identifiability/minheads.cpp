@@ -107,12 +107,7 @@ public:
         for (int it = 0; it < m_opt.relaxationIterations; ++it) {
             if ((it & 15) == 0) m_ctx.checkCancel();
             X = m_reps.project(Z);
-            const Svd s = svdOf(2.0 * X - Z);
-            int k = 0;
-            while (k < s.s.size() && s.s(k) > t) ++k;
-            svtRank = k;
-            const Vec shrunk = (s.s.head(k).array() - t).matrix();
-            const Mat Y = s.U.leftCols(k) * shrunk.asDiagonal() * s.V.leftCols(k).transpose();
+            const Mat Y = shrinkSingularValues(2.0 * X - Z, t, &svtRank);
             const Mat step = Y - X;
             Z += step;
             m_out.relaxationIterations = it + 1;

@@ -1,5 +1,6 @@
 #include "core/run/explorer.h"
 #include "core/algebra/features.h"
+#include "core/base/parallel.h"
 #include "core/identifiability/reportjson.h"
 #include "core/identifiability/representatives.h"
 #include "core/run/metrics.h"
@@ -7,6 +8,7 @@
 #include <QJsonArray>
 #include <algorithm>
 #include <array>
+#include <future>
 #include <stdexcept>
 
 namespace mhla {
@@ -78,6 +80,16 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
     const bool fitted = task.hasTargets();
     const Heads& t = task.teacher();
     out.fitP = P;
+    // The noise analysis (a dense eigendecomposition of Lambda: ~14 ms of a d = 8 run) depends
+    // on nothing below: with a second thread it runs beside the min_heads search, whose
+    // relaxation is serial. The same arithmetic either way, so the same numbers for any thread
+    // count; if the search throws, the future's destructor waits for the analysis, which polls
+    // the same cancel token. When the OS refuses a thread (ulimit -u), std::async with both
+    // policies defers the analysis to get() (libstdc++ falls back on EAGAIN).
+    std::future<NoiseAnalysis> noise;
+    if (fitted && resolveThreads(ctx.threads) > 1)
+        noise = std::async(std::launch::async | std::launch::deferred,
+                           [&] { return noiseReport(task, cfg, lambda, P, fit, r, ctx); });
     if (fitted) {
         MinHeadsOptions mh;
         mh.rankTol = cfg.solver.rankTolerance;
@@ -121,7 +133,8 @@ IdentifiabilityReport exploreIdentifiability(const Task& task, const ExperimentC
         }
     }
 
-    if (fitted) out.noise = noiseReport(task, cfg, lambda, P, fit, r, ctx);
+    if (fitted)
+        out.noise = noise.valid() ? noise.get() : noiseReport(task, cfg, lambda, P, fit, r, ctx);
     return out;
 }
 
