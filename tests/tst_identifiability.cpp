@@ -175,6 +175,37 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, lowrank::shrinkSingularValues(Y, 0.0));
     }
 
+    // Levenberg-Marquardt from a start 1e-9 away from an exact rank-3 representative reaches
+    // the round-off of the residual (4 eps sqrt(entries) ||W||) and stops there: a few outer
+    // steps, not all 60 (below that floor the residual's noise kept resetting the stall count,
+    // and every step ran a full CG solve).
+    void levenbergMarquardtStopsAtRoundOff() {
+        const int d = 8, dOut = 4, H = 3;
+        Rng teacher(5, Stream::Teacher);
+        Heads h;
+        for (int k = 0; k < H; ++k) {
+            h.V.push_back(teacher.normalMatrix(dOut, d));
+            h.Q.push_back(teacher.normalMatrix(d, d));
+        }
+        // P as a least-squares solve returns it: the teacher's, off by round-off (5e-15 relative),
+        // so that no rank-3 W folds to it more exactly than that.
+        const Mat Pt = foldHeads(h, d, dOut), Wt = headsToW(h, d, dOut);
+        const Mat noise = Rng(7).normalMatrix(Pt.rows(), Pt.cols());
+        const Mat P = Pt + 5e-15 * Pt.norm() / noise.norm() * noise, W0 = unfoldP(P, d);
+        const lowrank::AffineSet set{[d](const Mat& X) { return lowrank::symPart(X, d); }, W0};
+        lowrank::Factors f = lowrank::truncatedFactors(Wt, H);
+        Rng rng(3);
+        f.U += 1e-9 * f.U.norm() * rng.normalMatrix(f.U.rows(), H) / std::sqrt(f.U.size());
+        const double sigma1 = lowrank::svdOf(W0).s(0);
+        int steps = -1;
+        const double fn = lowrank::levenbergMarquardt(set, f, sigma1, W0.norm(), 60, {}, 8, &steps);
+        const double floor =
+            4 * std::numeric_limits<double>::epsilon() * std::sqrt(double(W0.size())) * W0.norm();
+        QVERIFY2(fn <= floor, qPrintable(QString::number(fn / W0.norm())));
+        QVERIFY2(steps <= 6, qPrintable(QString::number(steps)));
+        QVERIFY((foldW(f.product(), d, dOut) - P).norm() <= 1e-13 * P.norm());
+    }
+
     // Random H*-head teachers: min_heads = H*, the refit reproduces P* to 1e-10, the canonical
     // heads fold back to P*, and H* - 1 heads fail from every start.
     void minHeadsOfRandomTeachers_data() {

@@ -63,9 +63,10 @@ void rebalance(Factors& f);
 /// Levenberg-Marquardt on F(U, V) = perp(U V^T) - target. J(dU, dV) = perp(dU V^T + U dV^T);
 /// J^T R = (R V, R^T U) for R in the range of perp. The damped normal equations are solved
 /// matrix-free by conjugate gradients. `scale` sets the damping (sigma_1 of the target), `norm`
-/// the size of the target (stops at ||F|| <= 1e-15 norm). Returns ||F||_F at the end.
+/// the size of the target (stops at the round-off of ||F||: 4 eps sqrt(entries) norm, at least
+/// 1e-15 norm). Returns ||F||_F at the end; `steps` (optional) gets the outer steps taken.
 double levenbergMarquardt(const AffineSet& set, Factors& f, double scale, double norm, int maxOuter,
-                          const RunContext& ctx, int stallLimit = 8);
+                          const RunContext& ctx, int stallLimit = 8, int* steps = nullptr);
 
 /// Factors of the canonical SVD heads of W with head `drop` left out (the top `keep` + 1 heads,
 /// one removed): a start for rank `keep` continued from an exact fit with one head more.
