@@ -175,6 +175,27 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, lowrank::shrinkSingularValues(Y, 0.0));
     }
 
+    // The rank-r truncation through the Gram matrix equals the SVD's (truncateRank) for wide,
+    // tall and square matrices, to round-off times s_1 / (s_r - s_{r+1}), and its V is an
+    // orthonormal basis of the truncation's row space: Y V V^T = Y.
+    void truncationThroughTheGramMatrix() {
+        Rng rng(23);
+        for (const auto& [rows, cols] : {std::pair<Index, Index>{32, 64}, {64, 32}, {64, 64}})
+            for (const int r : {1, 3, 8}) {
+                const Mat X = rng.normalMatrix(rows, cols);
+                const Vec s = lowrank::svdOf(X).s;
+                Mat V;
+                const Mat Y = lowrank::truncateRankGram(X, r, V);
+                const Mat ref = lowrank::truncateRank(X, r);
+                const double bound = 1e-13 * s(0) * s(0) / (s(r - 1) - s(r));
+                QVERIFY2((Y - ref).norm() <= bound, qPrintable(QString::number((Y - ref).norm())));
+                QCOMPARE(V.rows(), cols);
+                QCOMPARE(V.cols(), Index(r));
+                QVERIFY((V.transpose() * V - Mat::Identity(r, r)).norm() <= 1e-13);
+                QVERIFY((Y * V * V.transpose() - Y).norm() <= 1e-12 * s(0));
+            }
+    }
+
     // Levenberg-Marquardt from a start 1e-9 away from an exact rank-3 representative reaches
     // the round-off of the residual (4 eps sqrt(entries) ||W||) and stops there: a few outer
     // steps, not all 60 (below that floor the residual's noise kept resetting the stall count,

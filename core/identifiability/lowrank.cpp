@@ -177,11 +177,6 @@ Factors factorsWithoutHead(const Svd& s, int keep, int drop) {
     return f;
 }
 
-namespace {
-
-/// The best rank-r approximation of X and its leading right singular vectors V (n x r), from the
-/// eigenvectors of the smaller Gram matrix (as shrinkSingularValues(), ~5x faster than a full
-/// SVD at 64 x 64): the restarts of alternatingProjections()' warm-started truncation.
 Mat truncateRankGram(const Mat& X, int r, Mat& V) {
     if (X.rows() < X.cols()) {
         const Eigen::SelfAdjointEigenSolver<Mat> es(X * X.transpose());
@@ -194,8 +189,6 @@ Mat truncateRankGram(const Mat& X, int r, Mat& V) {
     V = es.eigenvectors().rightCols(r);
     return (X * V) * V.transpose();
 }
-
-} // namespace
 
 /// Alternating projections between rank-r matrices and the set. `push` (optional) is applied
 /// after each projection onto the set. Returns the last point on the set.
